@@ -1,0 +1,186 @@
+"""The ``shapescript`` command: a Click group that imports each command only when used.
+
+Commands come from three places, looked up in this order:
+
+1. ``LAZY_COMMANDS``: this package's own, one module each under
+   ``shapescript_cli.commands`` exposing ``command``. A module that isn't installed
+   (``build`` and ``run`` until they are written) is simply not available.
+2. The ``shapescript.exporters`` entry-point group: a plugin distribution registers
+   ``export = "shapescript_export.cli:command"``. The entry point is loaded only when
+   its command runs; ``shapescript --help`` lists it from the distribution's metadata.
+   Where two plugins register one name, the first distribution by name wins.
+3. ``EXTRAS``: commands that belong to an extra not installed. Running one says which
+   extra to install, and exits 2.
+
+So ``shapescript check`` imports neither torch nor any exporter (a subprocess test
+checks this). An exception that escapes a command is a bug: it is reported as
+``error[E0000]: internal error`` with exit code 3, and with ``SHAPESCRIPT_DEBUG=1`` the
+traceback follows.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import os
+import sys
+import traceback
+
+import click
+
+from shapescript_cli.output import debug_enabled
+
+__all__ = ["EXTRAS", "LAZY_COMMANDS", "PLUGIN_GROUP", "ShapeScriptGroup", "main"]
+
+PLUGIN_GROUP = "shapescript.exporters"
+
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    # name: (module exposing `command`, one-line help shown without importing it)
+    "build": ("shapescript_cli.commands.build", "Write the Python module a .ss file compiles to."),
+    "check": ("shapescript_cli.commands.check", "Check .ss files and report their diagnostics."),
+    "explain": ("shapescript_cli.commands.explain", "Explain an error code, or list them all."),
+    "run": ("shapescript_cli.commands.run",
+            "Run a Python script with the import hook, or a .ss file's main."),
+}
+
+EXTRAS: dict[str, tuple[str, str]] = {
+    # name: (extra that provides it, one-line help)
+    "export": ("export", "Export to torch.export and AOTInductor."),
+}
+
+
+def _entry_points() -> dict[str, importlib.metadata.EntryPoint]:
+    """The plugin commands by name (first distribution by name wins)."""
+    found: dict[str, importlib.metadata.EntryPoint] = {}
+    eps = importlib.metadata.entry_points(group=PLUGIN_GROUP)
+    for ep in sorted(eps, key=lambda e: (e.name, _dist_name(e))):
+        found.setdefault(ep.name, ep)
+    return found
+
+
+def _dist_name(ep: importlib.metadata.EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    return dist.metadata["Name"] if dist is not None else ""
+
+
+def _module_exists(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+class ShapeScriptGroup(click.Group):
+    """A group that resolves ``LAZY_COMMANDS``, plugins and ``EXTRAS`` on demand."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        names = set(self.commands)
+        names |= {n for n, (mod, _) in LAZY_COMMANDS.items() if _module_exists(mod)}
+        names |= set(_entry_points()) | set(EXTRAS)
+        return sorted(names)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.commands:
+            return self.commands[cmd_name]
+        if cmd_name in LAZY_COMMANDS:
+            module = LAZY_COMMANDS[cmd_name][0]
+            if _module_exists(module):
+                return importlib.import_module(module).command
+            return _unavailable(cmd_name)
+        ep = _entry_points().get(cmd_name)
+        if ep is not None:
+            return _load_plugin(cmd_name, ep)
+        if cmd_name in EXTRAS:
+            return _missing_extra(cmd_name, EXTRAS[cmd_name][0])
+        return None
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Listed from static text and metadata, so `--help` imports no command.
+        rows = [(name, self._short_help(name)) for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    def _short_help(self, name: str) -> str:
+        if name in self.commands:
+            return self.commands[name].get_short_help_str(limit=70)
+        if name in LAZY_COMMANDS:
+            return LAZY_COMMANDS[name][1]
+        ep = _entry_points().get(name)
+        if ep is not None:
+            dist = getattr(ep, "dist", None)
+            summary = dist.metadata.get("Summary", "") if dist is not None else ""
+            return f"{summary} [{_dist_name(ep)}]".strip()
+        extra, text = EXTRAS[name]
+        return f"{text} Needs shapescript[{extra}]."
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit,
+                click.exceptions.Abort, KeyboardInterrupt, EOFError):
+            raise
+        except BrokenPipeError:
+            # The reader went away (`shapescript explain --list | head`): not a bug.
+            # Point stdout at devnull so that the flush at exit doesn't fail again.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            ctx.exit(1)
+        except Exception:
+            _report_crash(traceback.format_exc())
+            ctx.exit(3)
+
+
+def _report_crash(tb: str) -> None:
+    from shapescript.render import internal_error, render_full
+
+    note = ("this is a bug in ShapeScript, not in your program; please report it, "
+            "with the command you ran")
+    click.echo(render_full([internal_error(note=note)], {}), err=True, nl=False)
+    if debug_enabled():
+        click.echo(tb, err=True, nl=False)
+
+
+def _stub(name: str, message: str, exit_code: int, help_text: str,
+          tb: str | None = None) -> click.Command:
+    """A command that only reports ``message`` (whatever its arguments) and exits."""
+
+    def callback() -> None:
+        click.echo(f"error: {message}", err=True)
+        if tb and debug_enabled():
+            click.echo(tb, err=True, nl=False)
+        raise click.exceptions.Exit(exit_code)
+
+    return click.Command(name, callback=callback, help=help_text, add_help_option=False,
+                         context_settings={"ignore_unknown_options": True,
+                                           "allow_extra_args": True})
+
+
+def _missing_extra(name: str, extra: str) -> click.Command:
+    return _stub(name, f"shapescript {name} needs the {extra} extra: "
+                       f"pip install 'shapescript[{extra}]'", 2, EXTRAS[name][1])
+
+
+def _unavailable(name: str) -> click.Command:
+    return _stub(name, f"shapescript {name} is not available in this installation", 2,
+                 LAZY_COMMANDS[name][1])
+
+
+def _load_plugin(name: str, ep: importlib.metadata.EntryPoint) -> click.Command:
+    try:
+        command = ep.load()
+    except Exception as exc:  # a broken installation: our bug or the plugin's
+        return _stub(name, f"shapescript {name} could not be loaded from {ep.value} "
+                           f"({_dist_name(ep)}): {type(exc).__name__}: {exc}", 3, "",
+                     traceback.format_exc())
+    if not isinstance(command, click.Command):
+        return _stub(name, f"shapescript {name}: {ep.value} is not a click command", 3, "")
+    return command
+
+
+@click.group(cls=ShapeScriptGroup,
+             context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="shapescript-cli", prog_name="shapescript")
+def main() -> None:
+    """ShapeScript: statically shape-typed tensor programs that compile to PyTorch."""

@@ -1,0 +1,81 @@
+"""ShapeScript: a statically shape-typed language for tensor programs, compiled to PyTorch.
+
+>>> import shapescript
+>>> python, diagnostics = shapescript.compile("fn f(x: [n]) -> [n] = x", "f.ss")
+
+Importing this package stays light: torch is imported only when the runtime is first
+used (``shapescript.rt``, the import hook, the error classes), so ``shapescript check``
+never loads it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from shapescript.diagnostics import Diagnostic
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Diagnostic", "compile", "install", "uninstall", "devices", "train", "export",
+    "ShapeScriptError", "ShapeError", "DeviceError", "DomainError", "__version__",
+]
+
+if TYPE_CHECKING:
+    from shapescript.rt.errors import DeviceError, DomainError, ShapeError, ShapeScriptError
+
+
+def compile(src: str, path: str) -> tuple[str | None, list[Diagnostic]]:
+    """Compile ShapeScript source: the Python module's text (None on errors) and the
+    diagnostics, sorted by position. Nothing runs.
+
+    >>> python, diags = compile("dim D = 4\\nfn f(x: [n D]) -> [n D] = x", "f.ss")
+    """
+    from shapescript.compiler import compile_source
+
+    out = compile_source(src, path)
+    return out.python, out.diagnostics
+
+
+def install(checks: str | None = None, value_checks: str | None = None) -> None:
+    """Install the import hook: ``import spotter`` then finds ``spotter.ss``."""
+    from shapescript.importer import install as _install
+
+    _install(checks=checks, value_checks=value_checks)
+
+
+def uninstall() -> None:
+    """Remove the import hook."""
+    from shapescript.importer import uninstall as _uninstall
+
+    _uninstall()
+
+
+def devices(spec: str | None = None) -> Any:
+    """Set the device of every ShapeScript program in this process (``"cuda[0]"``)."""
+    from shapescript.rt.device import devices as _devices
+
+    return _devices(spec)
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("ShapeScriptError", "ShapeError", "DeviceError", "DomainError"):
+        from shapescript.rt import errors
+
+        return getattr(errors, name)
+    if name == "train":
+        from shapescript.rt.ops import train
+
+        return train
+    if name in ("export", "export_hf", "export_gguf"):
+        try:
+            import shapescript_export
+        except ImportError:
+            raise ImportError(f"shapescript.{name} needs the export extra: "
+                              "pip install 'shapescript[export]'") from None
+        return getattr(shapescript_export, name)
+    if name == "rt":
+        import importlib
+
+        return importlib.import_module("shapescript.rt")
+    raise AttributeError(f"module 'shapescript' has no attribute {name!r}")

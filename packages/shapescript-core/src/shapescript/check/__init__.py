@@ -1,0 +1,1 @@
+"""The checker: names, sizes, shapes, domains and the export rules."""

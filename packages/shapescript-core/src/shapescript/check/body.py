@@ -1,0 +1,209 @@
+"""Checking function bodies, and a whole file: ``check_module``.
+
+Each ``fn`` body is checked once, generically: its generic axes are symbols. While
+checking, each body records the functions it calls and the sites that an exported
+program can't contain (Python, host-only operations …); ``check.exports`` then walks
+the call graph from every ``export fn`` and reports those sites (E17xx).
+"""
+
+from __future__ import annotations
+
+from itertools import count
+from typing import Any
+
+from shapescript.check.builtins import BuiltinMixin
+from shapescript.check.declare import Loader, declare
+from shapescript.check.env import FnSig, ModuleEnv
+from shapescript.check.exprs import ExprMixin
+from shapescript.check.fail import Fail
+from shapescript.check.result import CheckedModule, FnResult
+from shapescript.check.scope import Scope, Var
+from shapescript.check.stmts import StmtMixin
+from shapescript.check.training import TrainingMixin
+from shapescript.check.types import ERROR, TensorType, TupleType, Type
+from shapescript.diagnostics import Diagnostic
+from shapescript.source import Span
+from shapescript.syntax import ast
+
+_ids = count(1)
+
+
+class BodyChecker(ExprMixin, BuiltinMixin, TrainingMixin, StmtMixin):
+    """Checks one function body (or a model's field initialisers) in one file."""
+
+    def __init__(self, env: ModuleEnv, sig: FnSig | None, cm: CheckedModule) -> None:
+        self.env = env
+        self.sig = sig
+        self.cm = cm
+        self.source = cm.source
+        self.types = cm.types
+        self.res = cm.res
+        self.scope = Scope()
+        self.used_generics: set[str] = set()
+        self.callees: list[FnSig] = []
+        self.events: list[tuple[str, Span, str, str]] = []
+        self.map_sites: list[tuple[ast.Call, Any]] = []
+        self.cond_sites: list[tuple[ast.If, bool]] = []
+        self.range_loops: list[ast.For] = []
+        self.loop_vars: set[str] | None = None
+        self.tensor_ifs = 0
+        self.extern_sites: list[tuple[str, Span, str, str]] = []
+
+    # -- plumbing ---------------------------------------------------------------
+    def report(self, d: Diagnostic) -> None:
+        self.cm.diagnostics.append(d)
+
+    def fail(self, f: Fail, node: Any) -> None:
+        span = f.span or node.span
+        self.report(Diagnostic.error(f.code, f.message, span, f.label, help=f.help))
+
+    def next_id(self) -> int:
+        return next(_ids)
+
+    def note_call(self, sig: FnSig) -> None:
+        self.callees.append(sig)
+
+    def event(self, code: str, span: Span, message: str, label: str) -> None:
+        self.events.append((code, span, message, label))
+
+    def python_use(self, node: ast.Expr) -> None:
+        self.event("E1701", node.span, "Python in an exported function",
+                   "a Python value: torch.export records torch operations only")
+
+    def as_python(self, e: ast.AssertType) -> None:
+        v = e.value
+        if isinstance(v, ast.Name) and self.scope.get(v.id) is not None:
+            self.event("E1703", e.span, "`as` on a Python value in an exported function",
+                       f"`{v.id}` is a Python value")
+
+    def host_only(self, node: Any, what: str) -> None:
+        self.event("E1704", node.span, f"{what} has no torch-only lowering",
+                   "host-only: not allowed in an exported function")
+
+    # -- a function -----------------------------------------------------------------
+    def run(self) -> FnResult:
+        sig = self.sig
+        assert sig is not None
+        decl = sig.decl
+        assert isinstance(decl, ast.FnDecl)
+        for p, ps in zip(decl.params, sig.params):
+            t: Type
+            if ps.type is None:
+                t = self.expr(p.default) if p.default is not None else ERROR
+            else:
+                t = ps.type  # type: ignore[assignment]
+                if p.default is not None:
+                    dt = self.expr(p.default)
+                    try:
+                        self.expect_fits(dt, t, p.default, f"the default of `{p.name}`")
+                    except Fail as f:
+                        self.fail(f, p.default)
+            from shapescript.check.env import AxisParam, SizeParam
+            if isinstance(ps.type, (AxisParam, SizeParam)):
+                self.report(Diagnostic.error(
+                    "E0504", f"`{ps.type}` is only for `extern fn` parameters", p.span,
+                    "a `fn` parameter", help="take the axis's position or size from the types instead"))
+                t = ERROR
+            self.scope.bind(p.name, Var(t, p.span, "param"))
+        if isinstance(decl.body, tuple):
+            returns = self.block(decl.body)
+            if sig.ret is not None and not returns:
+                self.report(Diagnostic.error(
+                    "E0801", f"`{sig.name}` doesn't return on every path", decl.name_span,
+                    f"declared to return `{self.ret_text()}`",
+                    help="end every path with `return`"))
+        else:
+            t = self.expr(decl.body)
+            if sig.ret is not None:
+                try:
+                    if isinstance(t, ast.Expr):
+                        pass
+                    from shapescript.check.types import PyType
+                    if isinstance(t, PyType):
+                        written = self.ret_text()
+                        raise Fail("E0413", "the shape of this Python value is unknown",
+                                   f"the return type is `{written}`", span=decl.body.span,
+                                   help=f"assert its shape with `as {written}`")
+                    self.expect_fits(t, sig.ret, decl.body, "the return type")
+                except Fail as f:
+                    self.fail(f, decl.body)
+        return FnResult(sig, uses_generics=set(self.used_generics))
+
+
+def check_model_inits(cm: CheckedModule, env: ModuleEnv) -> None:
+    """Field initialisers: ``normal(std=…)``, ``uniform(lo, hi)``, ``zeros``, ``ones``."""
+    bc = BodyChecker(env, None, cm)
+    for info in env.models.values():
+        for f in info.decl.fields:
+            init = f.init
+            if init is None:
+                continue
+            if isinstance(init, ast.Name) and init.id in ("zeros", "ones"):
+                cm.res[id(init)] = ("init", init.id, {})
+                continue
+            if isinstance(init, ast.Call) and isinstance(init.func, ast.Name) and init.func.id in ("normal", "uniform"):
+                kind = init.func.id
+                allowed = ("std", "mean") if kind == "normal" else ("lo", "hi")
+                values: dict[str, ast.Expr] = {}
+                ok = True
+                for i, a in enumerate(init.args):
+                    key = a.name if a.name is not None else (allowed[i] if i < len(allowed) else None)
+                    if key not in allowed:
+                        cm.diagnostics.append(Diagnostic.error(
+                            "E0502", f"`{kind}` has no parameter `{a.name or i}`", a.span, "",
+                            help="`normal(std=…)` or `uniform(lo, hi)`"))
+                        ok = False
+                        continue
+                    t = bc.expr(a.value)
+                    from shapescript.check.types import HostType
+                    if not isinstance(t, HostType) or t.name not in ("int", "float"):
+                        if t is not ERROR:
+                            cm.diagnostics.append(Diagnostic.error(
+                                "E0410", f"`{key}` is a number", a.value.span, f"this is `{t}`"))
+                        ok = False
+                    values[key] = a.value
+                if kind == "uniform" and ok and len(values) != 2:
+                    cm.diagnostics.append(Diagnostic.error(
+                        "E0501", "`uniform` takes `lo` and `hi`", init.span, ""))
+                    ok = False
+                if ok:
+                    cm.res[id(init)] = ("init", kind, values)
+                continue
+            cm.diagnostics.append(Diagnostic.error(
+                "E0503", "not a parameter initialiser", init.span, "",
+                help="use `normal(std=…)`, `uniform(lo, hi)`, `zeros` or `ones`"))
+
+
+def check_module(module: ast.Module, source: str, prelude: ModuleEnv | None,
+                 load: Loader) -> CheckedModule:
+    """Check one parsed file; its diagnostics come sorted by position."""
+    from shapescript.check.exports import check_exports
+
+    env = declare(module, source, prelude, load)
+    cm = CheckedModule(env, source, list(env.diagnostics), models=env.models)
+    checkers: dict[str, BodyChecker] = {}
+    for name, sig in env.fns.items():
+        if sig.is_extern:
+            continue
+        bc = BodyChecker(env, sig, cm)
+        cm.fns[name] = bc.run()
+        checkers[name] = bc
+    check_model_inits(cm, env)
+    check_exports(cm, env, checkers)
+    cm.diagnostics = dedupe(cm.diagnostics)
+    return cm
+
+
+def dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for d in sorted(diags, key=lambda d: d.sort_key()):
+        key = (d.code, d.file, d.line, d.column, d.message)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(d)
+    return out
+
+
+__all__ = ["BodyChecker", "check_module", "TensorType", "TupleType"]

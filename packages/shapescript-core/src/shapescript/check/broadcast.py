@@ -1,0 +1,264 @@
+"""Broadcasting by axis label, ``@``, and positional fits (DECISIONS §3).
+
+``a ⊕ b`` has ``a``'s axes, then those of ``b``'s labels that ``a`` lacks, in ``b``'s
+order. Shared labels need provably equal sizes (E0401); a label occurring a different
+number of times in the operands is E0405; equal counts match in order. So
+``[b n D] - [b n]`` is ``[b n D]`` and ``[D] * [b n D]`` is ``[D b n]``.
+
+Each operand gets a ``Plan``: how to turn it into a tensor that torch broadcasts against
+the result *by position*. A plan is a ``permute`` of the operand's own axes into result
+order, then an index ``t[:, None, :]`` that inserts size-1 axes where the result has axes
+the operand lacks. Leading new axes need nothing (torch prepends them), and trailing
+``:`` are left out, so the common cases are free::
+
+    [b n D] - [b n]    left: identity     right: t[:, :, None]
+    [D] * [b n D]      left: t[:, None, None]   right: t.permute(2, 0, 1)
+
+Host numbers and ``[]`` tensors broadcast to anything with an identity plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from shapescript.check.fail import Fail
+from shapescript.check.sizes import Size
+from shapescript.check.types import Axis, TensorType
+
+__all__ = ["Broadcast", "Plan", "IDENTITY", "broadcast", "matmul", "check_fits"]
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """How codegen aligns one operand with the result.
+
+    ``permute``: ``t.permute(*permute)`` first (None: the axes are already in order).
+    ``index``: then ``t[...]`` with one entry per position, True for ``:`` (an existing
+    axis, in order) and False for ``None`` (a new size-1 axis); None: no indexing.
+    Leading ``None`` entries and trailing ``:`` entries are never emitted.
+    """
+
+    permute: tuple[int, ...] | None = None
+    index: tuple[bool, ...] | None = None
+
+    @property
+    def is_identity(self) -> bool:
+        return self.permute is None and self.index is None
+
+    def subscript(self) -> str | None:
+        """The indexing as Python source, e.g. ``":, :, None"`` (None: no indexing)."""
+        if self.index is None:
+            return None
+        return ", ".join(":" if k else "None" for k in self.index)
+
+    def apply(self, t: Any) -> Any:
+        """Run the plan on a torch tensor (tests and the REPL; codegen emits the same)."""
+        if self.permute is not None:
+            t = t.permute(*self.permute)
+        if self.index is not None:
+            t = t[tuple(slice(None) if k else None for k in self.index)]
+        return t
+
+
+IDENTITY = Plan()
+
+
+@dataclass(frozen=True, slots=True)
+class Broadcast:
+    """The result axes of ``a ⊕ b`` or ``a @ b`` and each operand's plan."""
+
+    axes: tuple[Axis, ...]
+    a_plan: Plan = IDENTITY
+    b_plan: Plan = IDENTITY
+
+
+def _fmt_axes(axes: Sequence[Axis]) -> str:
+    return "[" + " ".join(str(a) for a in axes) + "]"
+
+
+def _occurrences(labels: Sequence[Size]) -> list[int]:
+    """For each position, how many earlier axes have the same label."""
+    out = []
+    for i, lab in enumerate(labels):
+        out.append(sum(1 for x in labels[:i] if x == lab))
+    return out
+
+
+def _count(labels: Sequence[Size], lab: Size) -> int:
+    return sum(1 for x in labels if x == lab)
+
+
+def _plan(src_pos: list[int | None]) -> Plan:
+    """A plan from, for each result position, which operand axis goes there (None: the
+    operand lacks it). Every operand axis appears exactly once."""
+    present = [p for p in src_pos if p is not None]
+    permute = tuple(present) if present != sorted(present) else None
+    # Leading absent positions need nothing: torch prepends size-1 axes.
+    first = next((i for i, p in enumerate(src_pos) if p is not None), len(src_pos))
+    flags = [p is not None for p in src_pos[first:]]
+    while flags and flags[-1]:
+        flags.pop()
+    index = tuple(flags) if flags else None
+    return Plan(permute, index)
+
+
+def _size_fail(lab: Size, sa: Size, sb: Size, left: str = "left operand",
+               right: str = "right") -> Fail:
+    return Fail(
+        "E0401",
+        f"sizes not provably equal: `{lab}` is {sa} in the {left} but {sb} in the {right}",
+        f"`{lab}` is {sa} here but {sb} there",
+        help="if they are equal at run time, assert it with `as`; if these are different "
+             "axes, give one another label with `rearrange` or an annotation")
+
+
+def _is_host_or_scalar(x: object) -> bool:
+    return not isinstance(x, TensorType) or x.rank == 0
+
+
+def _align(a_axes: Sequence[Axis], b_axes: Sequence[Axis], what: str = "operand"
+           ) -> tuple[tuple[Axis, ...], list[int | None], list[int | None]]:
+    """The label broadcast of two axis lists: result axes and, per result position, the
+    index of the axis of ``a`` / ``b`` that lands there."""
+    la = [x.label for x in a_axes]
+    lb = [x.label for x in b_axes]
+    for lab in la + lb:
+        ca, cb = _count(la, lab), _count(lb, lab)
+        if ca and cb and ca != cb:
+            raise Fail(
+                "E0405",
+                f"the label `{lab}` occurs {ca} time{'s' * (ca != 1)} in the left {what} but "
+                f"{cb} time{'s' * (cb != 1)} in the right",
+                f"`{lab}` is repeated unevenly",
+                help="relabel the axes with `rearrange` or an annotation so each label "
+                     "pairs with one axis")
+    occ_a, occ_b = _occurrences(la), _occurrences(lb)
+    b_for_a: list[int | None] = []
+    for i, lab in enumerate(la):
+        j = next((j for j, x in enumerate(lb) if x == lab and occ_b[j] == occ_a[i]), None)
+        b_for_a.append(j)
+        if j is not None and a_axes[i].size != b_axes[j].size:
+            raise _size_fail(lab, a_axes[i].size, b_axes[j].size, f"left {what}")
+    extra = [j for j, lab in enumerate(lb) if not any(x == lab for x in la)]
+    axes = tuple(a_axes) + tuple(b_axes[j] for j in extra)
+    a_pos: list[int | None] = list(range(len(la))) + [None] * len(extra)
+    b_pos: list[int | None] = b_for_a + extra  # type: ignore[operator]
+    return axes, a_pos, b_pos
+
+
+def broadcast(a: TensorType | Any, b: TensorType | Any) -> Broadcast:
+    """The element-wise broadcast of ``a ⊕ b`` by label.
+
+    A host number (any non-``TensorType``) or a ``[]`` tensor broadcasts to anything.
+    Values with ``...`` axes: identical axes on both sides, or ``b``'s (non-``...``)
+    axes equal to ``a``'s last ones, broadcast with identity plans; anything else
+    is E0409.
+
+    >>> broadcast(t("[b n D]"), t("[b n]")).axes    # [b n D]; b_plan index (T, T, F)
+    """
+    if _is_host_or_scalar(b):
+        return Broadcast(a.axes if isinstance(a, TensorType) else ())
+    if _is_host_or_scalar(a):
+        return Broadcast(b.axes)
+    if a.has_variadic or b.has_variadic:
+        if a.axes == b.axes:
+            return Broadcast(a.axes)
+        if not b.has_variadic and b.rank <= a.rank and a.axes[a.rank - b.rank:] == b.axes \
+                and all(not x.variadic for x in a.axes[a.rank - b.rank:]):
+            return Broadcast(a.axes)
+        raise Fail("E0409",
+                   f"can't broadcast `{_fmt_axes(a.axes)}` with `{_fmt_axes(b.axes)}`: "
+                   "it needs the rank of `...`",
+                   "`...` has an unknown rank",
+                   help="give both operands the same axes, or write the axes out "
+                        "instead of `...`")
+    axes, a_pos, b_pos = _align(a.axes, b.axes)
+    return Broadcast(axes, _plan(a_pos), _plan(b_pos))
+
+
+def matmul(a: TensorType, b: TensorType) -> Broadcast:
+    """``a @ b``: contracts ``a``'s last axis with ``b``'s second-to-last (or only) one;
+    leading axes broadcast by label; rank-1 operands act as in torch.
+
+    The result has ``a``'s leading labels (then ``b``'s that ``a`` lacks), ``a``'s
+    second-to-last axis and ``b``'s last. The plans align the leading (batch) axes only;
+    codegen emits ``torch.matmul(plan_a(a), plan_b(b))``.
+
+    >>> matmul(t("[b D]"), t("[D C]")).axes       # [b C], identity plans
+    """
+    if a.rank == 0 or b.rank == 0:
+        which = "left" if a.rank == 0 else "right"
+        raise Fail("E0402", f"`@` needs at least one axis on each side; the {which} operand "
+                   "has none", "a `[]` value", help="multiply by it with `*`")
+    ka, kb = a.axes[-1], (b.axes[-2] if b.rank >= 2 else b.axes[0])
+    if ka.variadic or kb.variadic:
+        raise Fail("E0409", "`@` needs the contracted axes written out, not `...`",
+                   "`...` has an unknown rank")
+    if ka.size != kb.size:
+        raise Fail(
+            "E0401",
+            f"sizes not provably equal: `@` contracts `{ka.label}` ({ka.size}) of the left "
+            f"operand with `{kb.label}` ({kb.size}) of the right",
+            f"{ka.size} against {kb.size}",
+            help="`a @ b` contracts the last axis of `a` with the second-to-last of `b`; "
+                 "use `einsum` to contract other axes, or `as` if they are equal at run time")
+    if a.rank == 1 and b.rank == 1:
+        return Broadcast(())
+    if a.rank == 1:
+        return Broadcast(b.axes[:-2] + b.axes[-1:])
+    if b.rank == 1:
+        return Broadcast(a.axes[:-1])
+    lead_a, lead_b = a.axes[:-2], b.axes[:-2]
+    tail = (a.axes[-2], b.axes[-1])
+    if any(x.variadic for x in lead_a + lead_b):
+        if not lead_b or lead_a == lead_b:
+            return Broadcast(lead_a + tail)
+        if not lead_a:
+            return Broadcast(lead_b + tail)
+        raise Fail("E0409", "`@` needs the batch axes of both operands to be the same `...`",
+                   "`...` has an unknown rank",
+                   help="write the axes out instead of `...`")
+    axes, a_pos, b_pos = _align(lead_a, lead_b, "operand's batch axes")
+    a_pos = a_pos + [len(lead_a), len(lead_a) + 1]
+    b_pos = b_pos + [len(lead_b), len(lead_b) + 1]
+    pa, pb = _plan(a_pos), _plan(b_pos)
+    return Broadcast(axes + tail, pa, pb)
+
+
+def check_fits(value: TensorType, declared: TensorType, what: str = "the value") -> None:
+    """A positional check against a declared type (argument, return, ``as``, annotation):
+    the same rank (E0402) and provably equal sizes, axis by axis (E0401). ``what`` names
+    the value in messages ("the argument `x`", "the return value").
+
+    When the value's labels are the declared ones in another order, the E0401 help
+    suggests swapping the operands of the element-wise operation that made it, or a
+    ``rearrange`` (DECISIONS §3: ``s * x`` is ``[D b n]``, not ``[b n D]``).
+    """
+    va, da = value.axes, declared.axes
+    if len(va) != len(da):
+        raise Fail("E0402",
+                   f"ranks differ: {what} is `{_fmt_axes(va)}` ({len(va)} "
+                   f"ax{'is' if len(va) == 1 else 'es'}) but `{_fmt_axes(da)}` has {len(da)}",
+                   f"{len(va)} axes, expected {len(da)}")
+    for i, (v, d) in enumerate(zip(va, da)):
+        if v.variadic or d.variadic:
+            if v.variadic and d.variadic:
+                continue
+            raise Fail("E0409", f"{what} `{_fmt_axes(va)}` doesn't fit `{_fmt_axes(da)}`: "
+                       "it needs the rank of `...`", "`...` has an unknown rank")
+        if v.size == d.size:
+            continue
+        help = "if they are equal at run time, assert it with `as`"
+        vl, dl = [x.label for x in va], [x.label for x in da]
+        if vl != dl and all(_count(vl, x) == _count(dl, x) for x in vl + dl):
+            src = " ".join(str(x) for x in vl)
+            dst = " ".join(str(x) for x in dl)
+            help = (f"the axes are `{_fmt_axes(da)}` in another order: an element-wise "
+                    "operation puts its left operand's axes first, so swap its operands "
+                    f"(`x * s`, not `s * x`), or write `rearrange(…, {src} -> {dst})`")
+        raise Fail(
+            "E0401",
+            f"sizes not provably equal: axis {i} of {what} is `{v.label}` ({v.size}) but "
+            f"`{_fmt_axes(da)}` declares `{d.label}` ({d.size})",
+            f"`{_fmt_axes(va)}` here", help=help)

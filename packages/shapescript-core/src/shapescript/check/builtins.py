@@ -1,0 +1,393 @@
+"""The operations built into the checker: what no extern signature can say.
+
+Element-wise ``add sub mul div maximum minimum where`` (broadcast by label),
+``matmul``, reductions with ``over=``, ``cross_entropy``, ``topk``, patterns,
+``stack concat split``, ``map`` and ``print``. The host-only training built-ins
+live in ``check.training``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shapescript.check import ops
+from shapescript.check.fail import Fail
+from shapescript.check.result import CallRes
+from shapescript.check.scope import Var
+from shapescript.check.sizes import Size
+from shapescript.check.types import (
+    ERROR, INT, NOTHING, PY, Axis, Domain, ErrorType, HostType, PyType, TensorType, TupleType,
+    Type,
+)
+from shapescript.syntax import ast
+
+REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "var", "std", "logsumexp",
+                        "argmax", "argmin"})
+ELEMENTWISE = {"add": "+", "sub": "-", "mul": "*", "div": "/", "maximum": "maximum",
+               "minimum": "minimum"}
+PATTERNS = frozenset({"rearrange", "reduce", "repeat", "einsum"})
+
+
+def split_args(e: ast.Call) -> tuple[list[ast.Arg], dict[str, ast.Arg]]:
+    pos = [a for a in e.args if a.name is None]
+    kw: dict[str, ast.Arg] = {}
+    for a in e.args:
+        if a.name is not None:
+            if a.name in kw:
+                raise Fail("E0502", f"argument `{a.name}` is given twice", "repeated", span=a.span)
+            kw[a.name] = a
+    return pos, kw
+
+
+def need(e: ast.Call, name: str, pos: list[ast.Arg], kw: dict[str, ast.Arg], n: int,
+         allowed: tuple[str, ...] = (), required: tuple[str, ...] = ()) -> None:
+    if len(pos) != n:
+        raise Fail("E0501", f"`{name}` takes {n} positional argument{'s' if n != 1 else ''}, "
+                   f"{len(pos)} given", "wrong number of arguments", span=e.span)
+    for k, a in kw.items():
+        if k not in allowed:
+            raise Fail("E0502", f"`{name}` has no parameter `{k}`", "unknown keyword", span=a.span,
+                       help=("parameters: " + ", ".join(f"`{x}`" for x in allowed)) if allowed else None)
+    for r in required:
+        if r not in kw:
+            raise Fail("E0501", f"`{name}` needs `{r}=`", f"missing `{r}=`", span=e.span)
+
+
+def over_labels(a: ast.Arg) -> list[tuple[str, ast.Expr]]:
+    """The labels of an ``over=`` argument: a name or a parenthesised group of names."""
+    v = a.value
+    if isinstance(v, ast.Name):
+        return [(v.id, v)]
+    if isinstance(v, ast.TupleExpr) and v.items and all(isinstance(x, ast.Name) for x in v.items):
+        return [(x.id, x) for x in v.items]  # type: ignore[union-attr]
+    raise Fail("E0403", "`over=` takes an axis name or a group of names, not an expression",
+               "not an axis name", span=v.span,
+               help="reduce an axis labelled by an expression with a pattern, or relabel it with an annotation")
+
+
+def find_axis(t: TensorType, label: str, node: ast.Expr) -> int:
+    lab = Size.var(label)
+    hits = [i for i, ax in enumerate(t.axes) if not ax.variadic and ax.label == lab]
+    if not hits:
+        if t.has_variadic:
+            raise Fail("E0409", f"`{label}` isn't an axis outside `...` of `{t}`", "needs the rank of `...`",
+                       span=node.span)
+        raise Fail("E0403", f"`{t}` has no axis labelled `{label}`", "unknown axis label", span=node.span,
+                   help="axes: " + " ".join(str(ax) for ax in t.axes))
+    if len(hits) > 1:
+        raise Fail("E0405", f"the axis label `{label}` occurs {len(hits)} times in `{t}`",
+                   "ambiguous axis label", span=node.span,
+                   help="reduce with a pattern instead, e.g. `reduce(x, b c h w -> b c, sum)`")
+    i = hits[0]
+    vi = next((k for k, ax in enumerate(t.axes) if ax.variadic), None)
+    return i - len(t.axes) if vi is not None and i > vi else i
+
+
+class BuiltinMixin:
+    """Built-in operations; mixed into ``BodyChecker``."""
+
+    def builtin(self, name: str, e: ast.Call) -> Type:
+        if name in REDUCTIONS:
+            return self.b_reduction(name, e)
+        if name in ELEMENTWISE:
+            return self.b_elementwise(name, e)
+        if name in PATTERNS:
+            return self.b_pattern(name, e)
+        m = getattr(self, "b_" + name, None)
+        if m is None:
+            return self.training_builtin(name, e)
+        return m(e)
+
+    def tensor_arg(self, a: ast.Arg, fn: str, what: str = "argument") -> TensorType | None:
+        t = self.expr(a.value)
+        if isinstance(t, ErrorType):
+            return None
+        if isinstance(t, PyType):
+            raise Fail("E0413", "the shape of this Python value is unknown",
+                       f"`{fn}` needs a tensor", span=a.value.span,
+                       help="assert its shape with `as [ … ]`")
+        if not isinstance(t, TensorType):
+            raise Fail("E0410", f"the {what} of `{fn}` is a tensor, not `{t}`", f"this is `{t}`",
+                       span=a.value.span)
+        return t
+
+    # -- element-wise ------------------------------------------------------------
+    def b_elementwise(self, name: str, e: ast.Call) -> Type:
+        pos, kw = split_args(e)
+        need(e, name, pos, kw, 2)
+        a = self.expr(pos[0].value)
+        b = self.expr(pos[1].value)
+        if isinstance(a, ErrorType) or isinstance(b, ErrorType):
+            return ERROR
+        op = ELEMENTWISE[name]
+        if op in ("maximum", "minimum"):
+            for x, arg in ((a, pos[0]), (b, pos[1])):
+                if isinstance(x, PyType):
+                    raise Fail("E0413", "the shape of this Python value is unknown", f"`{name}` needs a tensor",
+                               span=arg.value.span, help="assert its shape with `as [ … ]`")
+            if not isinstance(a, TensorType) and not isinstance(b, TensorType):
+                raise Fail("E0410", f"`{name}` needs a tensor", "two host values", span=e.span)
+            t, plan = ops.elementwise(op, a, b)
+        else:
+            t = self.binop(op, a, b, e)
+            plan = self.res.get(id(e))
+        self.res[id(e)] = CallRes("builtin", name=name, data={"plan": plan, "op": op})
+        return t
+
+    def b_matmul(self, e: ast.Call) -> Type:
+        pos, kw = split_args(e)
+        need(e, "matmul", pos, kw, 2)
+        a = self.expr(pos[0].value)
+        b = self.expr(pos[1].value)
+        if isinstance(a, ErrorType) or isinstance(b, ErrorType):
+            return ERROR
+        t = self.matmul(a, b, e)
+        plan = self.res.get(id(e))
+        self.res[id(e)] = CallRes("builtin", name="matmul", data={"plan": plan})
+        return t
+
+    def b_where(self, e: ast.Call) -> Type:
+        pos, kw = split_args(e)
+        need(e, "where", pos, kw, 3)
+        m = self.expr(pos[0].value)
+        a = self.expr(pos[1].value)
+        b = self.expr(pos[2].value)
+        if any(isinstance(x, ErrorType) for x in (m, a, b)):
+            return ERROR
+        if isinstance(m, TensorType) and m.dtype != "bool":
+            raise Fail("E0804", f"`where` needs a mask, not `{m}`", f"this is `{m}`", span=pos[0].span)
+        t, data = ops.where(m, a, b)
+        self.res[id(e)] = CallRes("builtin", name="where", data=data)
+        return t
+
+    # -- reductions -----------------------------------------------------------------
+    def b_reduction(self, name: str, e: ast.Call) -> Type:
+        pos, kw = split_args(e)
+        need(e, name, pos, kw, 1, allowed=("over",))
+        t = self.tensor_arg(pos[0], name)
+        if t is None:
+            return ERROR
+        labels = over_labels(kw["over"]) if "over" in kw else None
+        positions: list[int] | None = None
+        if labels is not None:
+            positions = [find_axis(t, lab, node) for lab, node in labels]
+            for lab, node in labels:
+                self.types[id(node)] = INT
+            if name in ("argmax", "argmin") and len(positions) != 1:
+                raise Fail("E0403", f"`{name}` takes one axis", "", span=kw["over"].span)
+        elif name in ("argmax", "argmin"):
+            raise Fail("E0501", f"`{name}` needs `over=`", "missing `over=`", span=e.span)
+        out = ops.reduction(name, t, positions, labels, e)
+        self.res[id(e)] = CallRes("builtin", name=name, data={"dims": positions})
+        return out
+
+    def b_cross_entropy(self, e: ast.Call) -> Type:
+        pos, kw = split_args(e)
+        need(e, "cross_entropy", pos, kw, 2, allowed=("over",), required=("over",))
+        logits = self.tensor_arg(pos[0], "cross_entropy")
+        y = self.tensor_arg(pos[1], "cross_entropy")
+        labels = over_labels(kw["over"])
+        if logits is None or y is None:
+            return ERROR
+        if len(labels) != 1:
+            raise Fail("E0403", "`cross_entropy` takes one class axis", "", span=kw["over"].span)
+        lab, node = labels[0]
+        self.types[id(node)] = INT
+        c = find_axis(logits, lab, node)
+        data = ops.cross_entropy(logits, y, c, pos[1])
+        self.res[id(e)] = CallRes("builtin", name="cross_entropy", data=data)
+        return TensorType((), logits.dtype, Domain("NonNeg"))
+
+    def b_topk(self, e: ast.Call) -> Type:
+        pos, kw = split_args(e)
+        need(e, "topk", pos, kw, 2, allowed=("over",), required=("over",))
+        t = self.tensor_arg(pos[0], "topk")
+        k = self.static_size(pos[1].value)
+        labels = over_labels(kw["over"])
+        if t is None:
+            return ERROR
+        lab, node = labels[0]
+        self.types[id(node)] = INT
+        i = find_axis(t, lab, node)
+        ax = t.axes[i]
+        kk = Size.const(k)
+        axes = list(t.axes)
+        axes[i] = Axis(kk, kk)
+        vals = TensorType(tuple(axes), t.dtype, t.domain)
+        idx = TensorType(tuple(axes), "i64", Domain("Index", index=ax.size))
+        self.res[id(e)] = CallRes("builtin", name="topk", data={"k": k, "dim": i})
+        return TupleType((vals, idx))
+
+    # -- patterns ---------------------------------------------------------------------
+    def b_pattern(self, name: str, e: ast.Call) -> Type:
+        if e.pattern is None:
+            raise Fail("E0601", f"`{name}` needs a pattern such as `b n d -> b d`", "no pattern",
+                       span=e.span)
+        pos, kw = split_args(e)
+        n_inputs = len(e.pattern.inputs) if name == "einsum" else 1
+        operands = pos[:e.pattern_pos]
+        rest = pos[e.pattern_pos:]
+        if name != "einsum" and len(operands) != 1:
+            raise Fail("E0501", f"`{name}` takes one tensor before its pattern", "", span=e.span)
+        if name == "einsum" and len(operands) != n_inputs:
+            raise Fail("E0601", f"the pattern has {n_inputs} inputs but `einsum` got {len(operands)} operands",
+                       "", span=e.pattern.span)
+        reduce_op = None
+        if name == "reduce":
+            if len(rest) != 1 or not isinstance(rest[0].value, ast.Name):
+                raise Fail("E0602", "`reduce` needs its operation after the pattern: one of sum mean max min prod",
+                           "missing operation", span=e.span)
+            reduce_op = rest[0].value.id
+            if reduce_op not in ("sum", "mean", "max", "min", "prod"):
+                raise Fail("E0602", f"unknown `reduce` operation `{reduce_op}`", "not an operation",
+                           span=rest[0].span, help="one of sum mean max min prod")
+        elif rest:
+            raise Fail("E0501", f"`{name}` takes no argument after its pattern but keyword sizes",
+                       "unexpected argument", span=rest[0].span)
+        inputs: list[TensorType] = []
+        stacked = False
+        for a in operands:
+            t = self.expr(a.value)
+            if isinstance(t, ErrorType):
+                return ERROR
+            if isinstance(t, TupleType) and name != "einsum":
+                t = ops.stack_tuple(t, a)
+                stacked = True
+            if isinstance(t, PyType):
+                raise Fail("E0413", "the shape of this Python value is unknown", f"`{name}` needs a tensor",
+                           span=a.value.span, help="assert its shape with `as [ … ]`")
+            if not isinstance(t, TensorType):
+                raise Fail("E0410", f"`{name}` needs a tensor, not `{t}`", f"this is `{t}`", span=a.span)
+            inputs.append(t)
+        kw_sizes: dict[str, tuple[Size, Size]] = {}
+        for k, a in kw.items():
+            s = self.expr_size(a.value)
+            if s is None:
+                raise Fail("E0304", f"the size `{k}=` must be a size expression", "not a size",
+                           span=a.value.span, help="use literals, dims and the signature's generics")
+            label = self.label_of_size_expr(a.value, s)
+            kw_sizes[k] = (s, label)
+        out, data = ops.pattern(name, e.pattern, inputs, kw_sizes, self.env,
+                                self.sig.generics if self.sig else frozenset(), reduce_op)
+        data["stacked"] = stacked
+        self.res[id(e)] = CallRes("builtin", name=name, data=data)
+        return out
+
+    def label_of_size_expr(self, node: ast.Expr, size: Size) -> Size:
+        if isinstance(node, ast.Name):
+            return Size.var(node.id)
+        if isinstance(node, ast.BinOp):
+            a = self.label_of_size_expr(node.left, size)
+            b = self.label_of_size_expr(node.right, size)
+            return {"+": a + b, "-": a - b, "*": a * b}.get(node.op) or a.floordiv(b)
+        return size
+
+    # -- stacking -------------------------------------------------------------------
+    def b_stack(self, e: ast.Call) -> Type:
+        pos, kw = split_args(e)
+        need(e, "stack", pos, kw, 1)
+        t = self.expr(pos[0].value)
+        if isinstance(t, ErrorType):
+            return ERROR
+        if not isinstance(t, TupleType):
+            raise Fail("E0408", "`stack` takes a tuple of tensors", f"this is `{t}`", span=pos[0].span)
+        out = ops.stack_tuple(t, pos[0])
+        self.res[id(e)] = CallRes("builtin", name="stack", data={})
+        return out
+
+    def b_concat(self, e: ast.Call) -> Type:
+        pos, kw = split_args(e)
+        need(e, "concat", pos, kw, 1, allowed=("over",), required=("over",))
+        t = self.expr(pos[0].value)
+        if isinstance(t, ErrorType):
+            return ERROR
+        if not isinstance(t, TupleType) or not t.items:
+            raise Fail("E0408", "`concat` takes a tuple of tensors", f"this is `{t}`", span=pos[0].span)
+        lab, node = over_labels(kw["over"])[0]
+        self.types[id(node)] = INT
+        out, dim = ops.concat(t, lab, node, pos[0])
+        self.res[id(e)] = CallRes("builtin", name="concat", data={"dim": dim})
+        return out
+
+    def b_split(self, e: ast.Call) -> Type:
+        pos, kw = split_args(e)
+        need(e, "split", pos, kw, 1, allowed=("over", "sizes"), required=("over", "sizes"))
+        t = self.tensor_arg(pos[0], "split")
+        if t is None:
+            return ERROR
+        lab, node = over_labels(kw["over"])[0]
+        self.types[id(node)] = INT
+        i = find_axis(t, lab, node)
+        sv = kw["sizes"].value
+        items = sv.items if isinstance(sv, ast.TupleExpr) else (sv,)
+        sizes: list[tuple[Size, Size]] = []
+        for it in items:
+            s = self.expr_size(it)
+            if s is None:
+                raise Fail("E0304", "`sizes=` takes size expressions", "not a size", span=it.span)
+            sizes.append((s, self.label_of_size_expr(it, s)))
+        total = Size.const(0)
+        for s, _ in sizes:
+            total = total + s
+        if total != t.axes[i].size:
+            raise Fail("E0401", f"the sizes add up to `{total}`, but the axis `{lab}` is `{t.axes[i].size}`",
+                       "sizes don't add up", span=kw["sizes"].span)
+        outs = []
+        for s, label in sizes:
+            axes = list(t.axes)
+            axes[i] = Axis(s, label)
+            outs.append(TensorType(tuple(axes), t.dtype, t.domain))
+        self.res[id(e)] = CallRes("builtin", name="split", data={"dim": i, "sizes": [s for s, _ in sizes]})
+        return TupleType(tuple(outs))
+
+    # -- map ----------------------------------------------------------------------------
+    def b_map(self, e: ast.Call) -> Type:
+        pos, kw = split_args(e)
+        need(e, "map", pos, kw, 2)
+        count = self.expr_size(pos[0].value)
+        if count is None:
+            self.expr(pos[0].value)
+            raise Fail("E0304", "`map` counts over a size: a dim, a generic axis or a size expression",
+                       "not a size", span=pos[0].value.span)
+        self.types[id(pos[0].value)] = INT
+        lam = pos[1].value
+        if not isinstance(lam, ast.Lambda) or len(lam.params) != 1:
+            raise Fail("E0503", "`map` takes a lambda of one parameter: `c => …`", "not a lambda",
+                       span=pos[1].span)
+        label = self.label_of_size_expr(pos[0].value, count)
+        saved = self.scope
+        self.scope = saved.copy()
+        self.check_local_name(lam.params[0], lam.span)
+        self.scope.bind(lam.params[0], Var(HostType("int", None, "NonNeg"), lam.span, "loop"))
+        try:
+            body = self.expr(lam.body)
+        finally:
+            self.scope = saved
+        self.types[id(lam)] = body
+        if isinstance(body, ErrorType):
+            return ERROR
+        axis = Axis(count, label)
+        if isinstance(body, TensorType):
+            out = TensorType((axis,) + body.axes, body.dtype, body.domain)
+        elif isinstance(body, HostType) and body.name in ("int", "float", "bool"):
+            dt = {"int": "i64", "float": "f32", "bool": "bool"}[body.name]
+            dom = Domain("Mask") if body.name == "bool" else (Domain("Int") if body.name == "int" else Domain("Real"))
+            out = TensorType((axis,), dt, dom)
+        else:
+            raise Fail("E0410", f"`map`'s lambda gives `{body}`, not a tensor or number", "",
+                       span=lam.body.span)
+        self.map_sites.append((e, count))
+        self.res[id(e)] = CallRes("builtin", name="map", data={"count": count, "param": lam.params[0],
+                                                                "body": lam.body})
+        return out
+
+    # -- host -------------------------------------------------------------------------------
+    def b_print(self, e: ast.Call) -> Type:
+        for a in e.args:
+            self.expr(a.value)
+        self.host_only(e, "`print`")
+        self.res[id(e)] = CallRes("builtin", name="print", data={})
+        return NOTHING
+
+
+__all__ = ["BuiltinMixin", "REDUCTIONS", "PATTERNS", "ELEMENTWISE", "Any", "PY"]

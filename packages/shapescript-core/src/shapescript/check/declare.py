@@ -1,0 +1,242 @@
+"""The declaration pass: collect a file's names, evaluate dims, build signatures.
+
+Algorithm: (1) walk the top-level declarations once, registering every name
+(E0202 twice, E0203 reserved) and loading imported modules through ``load``;
+(2) evaluate dims depth-first, a dim on the current path being a cycle (E0301);
+(3) turn each ``fn``/``extern fn`` signature and each model's fields into checker
+types. Bodies are not looked at here.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from shapescript.check.env import (
+    BUILTIN_FUNCS, CONSTRUCTORS, RESERVED_TYPE_NAMES, FieldInfo, FnSig, ModelInfo,
+    ModuleEnv, ParamSig,
+)
+from shapescript.check.sizes import Size
+from shapescript.check.typeconv import SizeError, TypeBuilder
+from shapescript.check.types import ERROR, TensorType
+from shapescript.diagnostics import Diagnostic
+from shapescript.source import Span
+from shapescript.syntax import ast
+
+# load(module_name, importing_path, span) -> ModuleEnv | None (None: reported E0204)
+Loader = Callable[[str, str, Span], "ModuleEnv | None"]
+
+
+def type_text(te: ast.TypeExpr | None, src: str) -> str:
+    """The type as written in the source (for messages)."""
+    if te is None:
+        return ""
+    return src[te.span.start:te.span.end] if te.span.end > te.span.start else ""
+
+
+class Declarer:
+    def __init__(self, module: ast.Module, source: str, prelude: ModuleEnv | None,
+                 load: Loader) -> None:
+        self.env = ModuleEnv(module.path, module, prelude=prelude)
+        self.source = source
+        self.load = load
+        self.seen: dict[str, Span] = {}
+        self.dim_state: dict[str, int] = {}  # 1 visiting, 2 done
+
+    def report(self, d: Diagnostic) -> None:
+        self.env.diagnostics.append(d)
+
+    def err(self, code: str, msg: str, span: Span, label: str = "", help: str | None = None) -> None:
+        self.report(Diagnostic.error(code, msg, span, label, help=help))
+
+    def claim(self, name: str, span: Span, what: str) -> bool:
+        if name in RESERVED_TYPE_NAMES or name in BUILTIN_FUNCS or name in CONSTRUCTORS:
+            self.err("E0203", f"`{name}` is a built-in or reserved name", span,
+                     f"this {what} would shadow it", help="choose another name")
+            return False
+        if name in self.seen:
+            first = self.seen[name]
+            self.err("E0202", f"`{name}` is defined twice", span, "defined again here",
+                     help=f"the first definition is at line {first.line}")
+            return False
+        self.seen[name] = span
+        return True
+
+    # ------------------------------------------------------------------
+    def run(self) -> ModuleEnv:
+        env = self.env
+        for d in env.module.decls:
+            if isinstance(d, ast.Devices):
+                if env.device is not None and env.device != d.device:
+                    self.err("E0202", "the devices line is given twice", d.span,
+                             "a second, different device")
+                env.device = d.device
+            elif isinstance(d, ast.ImportPython):
+                local = d.alias or d.module.split(".")[0]
+                if self.claim(local, d.span, "import"):
+                    env.pymods[local] = d.module if d.alias else d.module.split(".")[0]
+            elif isinstance(d, ast.Import):
+                local = d.alias or d.module
+                sub = self.load(d.module, env.path, d.span)
+                if sub is not None and self.claim(local, d.span, "import"):
+                    env.ssmods[local] = sub
+            elif isinstance(d, ast.FromImport):
+                sub = self.load(d.module, env.path, d.span)
+                if sub is None:
+                    continue
+                for n in d.names:
+                    if not sub.public(n.name):
+                        self.err("E0205", f"`{n.name}` is not public in `{d.module}`", n.span,
+                                 "no such public name",
+                                 help="public names are top-level names not starting with `_`")
+                        continue
+                    local = n.alias or n.name
+                    if self.claim(local, n.span, "import"):
+                        env.imported[local] = (sub, n.name)
+            elif isinstance(d, ast.DimDecl):
+                if self.claim(d.name, d.name_span, "dim"):
+                    if d.shape is not None:
+                        env.aliases[d.name] = d
+                    else:
+                        env.dim_decls[d.name] = d
+            elif isinstance(d, (ast.FnDecl, ast.ExternDecl)):
+                self.claim(d.name, d.name_span, "function")
+            elif isinstance(d, ast.ModelDecl):
+                if self.claim(d.name, d.name_span, "model"):
+                    env.models[d.name] = ModelInfo(d.name, env.path, d)
+        for name in env.dim_decls:
+            self.dim(name)
+        for d in env.module.decls:
+            if isinstance(d, (ast.FnDecl, ast.ExternDecl)) and d.name not in env.fns:
+                if self.seen.get(d.name) == d.name_span:
+                    env.fns[d.name] = self.signature(d)
+        for info in env.models.values():
+            self.model_fields(info)
+        return env
+
+    # ------------------------------------------------------------------
+    def dim(self, name: str) -> int | None:
+        env = self.env
+        if name in env.dims:
+            return env.dims[name]
+        decl = env.dim_decls.get(name)
+        if decl is None:
+            return env.dim_size(name)
+        state = self.dim_state.get(name)
+        if state == 1:
+            self.err("E0301", f"the dims form a cycle through `{name}`", decl.name_span,
+                     f"`{name}` depends on itself")
+            self.dim_state[name] = 2
+            return None
+        if state == 2:
+            return env.dims.get(name)
+        self.dim_state[name] = 1
+        assert decl.size is not None
+        value = self.eval_dim(decl.size, decl)
+        self.dim_state[name] = 2
+        if value is not None:
+            if value < 0:
+                self.err("E0302", f"dim `{name}` is {value}, not a whole number ≥ 0",
+                         decl.size.span, f"this is {value}")
+            else:
+                env.dims[name] = value
+        return env.dims.get(name)
+
+    def eval_dim(self, e: ast.SizeExpr, decl: ast.DimDecl) -> int | None:
+        try:
+            s = self._dim_size(e)
+        except SizeError:
+            return None
+        if s is None:
+            return None
+        assert s.is_const
+        return s.const_value
+
+    def _dim_size(self, e: ast.SizeExpr) -> Size | None:
+        if isinstance(e, ast.SizeInt):
+            return Size.const(e.value)
+        if isinstance(e, ast.SizeName):
+            if e.module is not None:
+                sub = self.env.ssmods.get(e.module)
+                v = None if sub is None else sub.dims.get(e.name)
+            elif e.name in self.env.dim_decls:
+                v = self.dim(e.name)
+                if v is None:
+                    raise SizeError
+            else:
+                v = self.env.dim_size(e.name)
+            if v is None:
+                self.err("E0201", f"unknown dim `{e.name}`", e.span, "not a dim",
+                         help="a dim's size may use only numbers and other dims")
+                raise SizeError
+            return Size.const(v)
+        if isinstance(e, ast.SizeBin):
+            a, b = self._dim_size(e.left), self._dim_size(e.right)
+            assert a is not None and b is not None
+            if e.op == "+":
+                return a + b
+            if e.op == "-":
+                return a - b
+            if e.op == "*":
+                return a * b
+            if b.const_value == 0:
+                self.err("E0302", "division by zero in a dim", e.span, "this divides by 0")
+                raise SizeError
+            return a.floordiv(b)
+        if isinstance(e, ast.SizeProd):
+            s = Size.const(1)
+            for item in e.items:
+                v = self._dim_size(item)
+                assert v is not None
+                s = s * v
+            return s
+        self.err("E0304", "not a size expression", e.span, "a dim's size is a whole number")
+        raise SizeError
+
+    # ------------------------------------------------------------------
+    def signature(self, d: ast.FnDecl | ast.ExternDecl) -> FnSig:
+        generics: set[str] = set()
+        tb = TypeBuilder(self.env, self.report, generics=generics)
+        params: list[ParamSig] = []
+        names: set[str] = set()
+        for p in d.params:
+            if p.name in names:
+                self.err("E0202", f"parameter `{p.name}` is defined twice", p.span)
+            names.add(p.name)
+            t = tb.type(p.type) if p.type is not None else None
+            params.append(ParamSig(p.name, t, p.span, p.default, type_text(p.type, self.source)))
+        ret = tb.type(d.ret) if d.ret is not None else None
+        sig = FnSig(d.name, self.env.path, d, params, ret, frozenset(generics),  # type: ignore[arg-type]
+                    extern=d.target if isinstance(d, ast.ExternDecl) else None,
+                    export=isinstance(d, ast.FnDecl) and d.export, module=self.env)
+        for p in d.params:
+            if p.name in generics or self.env.dim_size(p.name) is not None:
+                self.err("E0203", f"parameter `{p.name}` shadows a {'dim' if p.name not in generics else 'generic axis'}",
+                         p.span, "same name as an axis", help="rename the parameter")
+        return sig
+
+    def model_fields(self, info: ModelInfo) -> None:
+        for f in info.decl.fields:
+            if f.name in info.fields:
+                self.err("E0202", f"field `{f.name}` is defined twice", f.span)
+                continue
+            generics: set[str] = set()
+            tb = TypeBuilder(self.env, self.report, generics=generics)
+            t = tb.type(f.type)
+            if generics:
+                self.err("E0902", f"the type of `{f.name}` is not static", f.type.span,
+                         f"`{sorted(generics)[0]}` is not a dim",
+                         help="a param's axes are dims and literals")
+                continue
+            if not isinstance(t, TensorType):
+                if t is not ERROR:
+                    self.err("E0902", f"`{f.name}` must be a tensor with a static shape", f.type.span)
+                continue
+            if t.has_variadic:
+                self.err("E0902", f"the type of `{f.name}` is not static", f.type.span, "`...`")
+                continue
+            info.fields[f.name] = FieldInfo(f.name, t, f)
+
+
+def declare(module: ast.Module, source: str, prelude: ModuleEnv | None, load: Loader) -> ModuleEnv:
+    """Build the environment of one parsed file (diagnostics in ``env.diagnostics``)."""
+    return Declarer(module, source, prelude, load).run()

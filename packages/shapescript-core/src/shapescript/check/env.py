@@ -1,0 +1,189 @@
+"""The module environment: a file's declarations, resolved once before any body.
+
+Top-level declarations may come in any order, so this pass collects every name
+first (E0202 on duplicates), evaluates dims in dependency order (E0301 cycles,
+E0302 negative), and builds the signatures of functions, externs and models. Bodies
+are checked afterwards against this environment (``check.bodies``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shapescript.check.sizes import Size
+from shapescript.check.types import ModelType, TensorType, Type
+from shapescript.diagnostics import Diagnostic
+from shapescript.source import Span
+from shapescript.syntax import ast
+
+# Names the checker builds in: they can't be declared or shadowed (E0203).
+BUILTIN_FUNCS = frozenset({
+    "add", "sub", "mul", "div", "maximum", "minimum", "where", "matmul",
+    "sum", "mean", "max", "min", "prod", "var", "std", "logsumexp", "argmax", "argmin",
+    "cross_entropy", "topk", "rearrange", "reduce", "repeat", "einsum",
+    "stack", "concat", "split", "map", "print",
+    # host-only training world (§7)
+    "value_and_grad", "sgd", "adamw", "update", "clip_norm", "cosine", "warmup",
+    "shuffle", "batches", "report", "sink", "save", "load",
+})
+CONSTRUCTORS = frozenset({"zeros", "ones", "eye", "arange", "causal", "randn", "rand", "full"})
+RESERVED_TYPE_NAMES = frozenset({
+    "bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64", "Float", "Int",
+    "Real", "NonNeg", "Pos", "Unit", "Signed", "Logit", "LogProb", "Prob", "Index", "Mask",
+    "int", "float", "str", "Size", "Axis", "Axes", "Train",
+})
+MODES = frozenset({"Train"})
+
+
+@dataclass(frozen=True, slots=True)
+class SizeParam:
+    """``Size[K]``: a static whole number that becomes the size ``K``."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f"Size[{self.name}]"
+
+
+@dataclass(frozen=True, slots=True)
+class AxisParam:
+    """``Axis[n]`` / ``Axes[n]``: an axis label, passed as its position."""
+
+    name: str
+    many: bool = False
+
+    def __str__(self) -> str:
+        return f"{'Axes' if self.many else 'Axis'}[{self.name}]"
+
+
+ParamType = Type | SizeParam | AxisParam
+
+
+@dataclass(slots=True)
+class ParamSig:
+    name: str
+    type: ParamType | None  # None: untyped, takes its default's type
+    span: Span
+    default: ast.Expr | None = None
+    written: str = ""  # the type as written, for messages
+
+
+@dataclass(slots=True)
+class FnSig:
+    """A function's or extern's signature, in the declaring file's terms."""
+
+    name: str
+    file: str
+    decl: ast.FnDecl | ast.ExternDecl
+    params: list[ParamSig]
+    ret: Type | None  # None: returns nothing
+    generics: frozenset[str]
+    extern: str | None = None
+    export: bool = False
+    module: "ModuleEnv | None" = None
+
+    @property
+    def is_extern(self) -> bool:
+        return self.extern is not None
+
+
+@dataclass(slots=True)
+class FieldInfo:
+    name: str
+    type: TensorType
+    decl: ast.ParamField
+
+
+@dataclass(slots=True)
+class ModelInfo:
+    name: str
+    file: str
+    decl: ast.ModelDecl
+    fields: dict[str, FieldInfo] = field(default_factory=dict)
+
+    @property
+    def type(self) -> ModelType:
+        return ModelType(self.name, self.file)
+
+
+@dataclass(slots=True)
+class ModuleEnv:
+    """Everything a file declares, by name."""
+
+    path: str
+    module: ast.Module
+    dims: dict[str, int] = field(default_factory=dict)
+    dim_decls: dict[str, ast.DimDecl] = field(default_factory=dict)
+    aliases: dict[str, ast.DimDecl] = field(default_factory=dict)
+    fns: dict[str, FnSig] = field(default_factory=dict)
+    models: dict[str, ModelInfo] = field(default_factory=dict)
+    pymods: dict[str, str] = field(default_factory=dict)  # local name → Python module
+    ssmods: dict[str, "ModuleEnv"] = field(default_factory=dict)  # local name → module
+    imported: dict[str, tuple["ModuleEnv", str]] = field(default_factory=dict)
+    device: str | None = None
+    prelude: "ModuleEnv | None" = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    # For the export rules: per function, its E17xx sites and callees (check.exports).
+    fn_data: dict = field(default_factory=dict)
+
+    def dim_size(self, name: str) -> int | None:
+        if name in self.dims:
+            return self.dims[name]
+        if name in self.imported:
+            env, orig = self.imported[name]
+            return env.dims.get(orig)
+        return None
+
+    def alias(self, name: str) -> tuple["ModuleEnv", ast.DimDecl] | None:
+        if "." in name:
+            mod, _, rest = name.partition(".")
+            if mod in self.ssmods:
+                return self.ssmods[mod].alias(rest)
+            return None
+        if name in self.aliases:
+            return self, self.aliases[name]
+        if name in self.imported:
+            env, orig = self.imported[name]
+            return env.alias(orig)
+        return None
+
+    def model(self, name: str) -> ModelInfo | None:
+        if "." in name:
+            mod, _, rest = name.partition(".")
+            if mod in self.ssmods:
+                return self.ssmods[mod].model(rest)
+            return None
+        if name in self.models:
+            return self.models[name]
+        if name in self.imported:
+            env, orig = self.imported[name]
+            return env.model(orig)
+        return None
+
+    def fn(self, name: str) -> FnSig | None:
+        if name in self.fns:
+            return self.fns[name]
+        if name in self.imported:
+            env, orig = self.imported[name]
+            return env.fns.get(orig)
+        if self.prelude is not None:
+            return self.prelude.fn(name)
+        return None
+
+    def public(self, name: str) -> bool:
+        if name.startswith("_"):
+            return False
+        return (name in self.dims or name in self.aliases or name in self.fns
+                or name in self.models)
+
+
+def dim_value(env: ModuleEnv, name: str, module: str | None = None) -> int | None:
+    """The value of dim ``name`` (``module.name`` when ``module`` is set)."""
+    if module is not None:
+        sub = env.ssmods.get(module)
+        return None if sub is None else sub.dims.get(name)
+    return env.dim_size(name)
+
+
+def size_const(v: int) -> Size:
+    return Size.const(v)

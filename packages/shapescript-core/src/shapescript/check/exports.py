@@ -1,0 +1,147 @@
+"""The export rules (E1701–E1707) as checker rules.
+
+Bodies record the sites an exported program can't contain. Here each ``export fn``
+(or a function named for export) walks the call graph; every site reached is
+reported once, at its own location, naming every exported function that reaches it
+(DECISIONS §22). The parameters of the function being exported must be tensors with
+shapes, or host scalars with defaults (E1705).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from shapescript.check.env import AxisParam, FnSig, ModuleEnv, SizeParam
+from shapescript.check.result import CheckedModule
+from shapescript.check.types import HostType, TensorType
+from shapescript.diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from shapescript.check.body import BodyChecker
+
+TORCH_MODULES = ("torch", "math", "shapescript.rt")
+
+
+def extern_in_torch(target: str) -> bool:
+    return any(target == m or target.startswith(m + ".") for m in TORCH_MODULES)
+
+
+def param_problem(sig: FnSig) -> list[Diagnostic]:
+    out = []
+    for p in sig.params:
+        t = p.type
+        bad = None
+        if isinstance(t, TensorType):
+            if t.has_variadic:
+                bad = f"`{p.name}` is `{p.written}`, whose rank is unknown"
+        elif isinstance(t, HostType) and t.name in ("int", "float", "bool"):
+            if p.default is None:
+                bad = f"`{p.name}` is `{t}` without a default"
+        elif isinstance(t, (SizeParam, AxisParam)):
+            bad = f"`{p.name}` is `{t}`"
+        elif t is None:
+            continue
+        else:
+            bad = f"`{p.name}` is `{p.written or t}`"
+        if bad:
+            out.append(Diagnostic.error(
+                "E1705", "parameter of an export fn that isn't a tensor with a shape", p.span,
+                bad + f", so the exported program of `{sig.name}` has no input for it",
+                help="give it a tensor type such as `[b n D]`, or a host scalar a default, "
+                     "which the exported program keeps"))
+    return out
+
+
+def site_diagnostics(roots: list[FnSig], fn_data: dict[int, Any]) -> list[Diagnostic]:
+    """The E17xx sites reachable from ``roots``, each once, naming its exporters."""
+    reached: dict[tuple[Any, ...], tuple[tuple[str, Any, str, str], list[str]]] = {}
+    for root in roots:
+        seen: set[int] = set()
+        stack = [root]
+        while stack:
+            sig = stack.pop()
+            if id(sig) in seen:
+                continue
+            seen.add(id(sig))
+            data = fn_data.get(id(sig))
+            if data is None:
+                continue
+            events, callees = data
+            for ev in events:
+                code, span = ev[0], ev[1]
+                key = (code, span.file, span.start, span.end, span.line, span.col)
+                if key not in reached:
+                    reached[key] = (ev, [])
+                if root.name not in reached[key][1]:
+                    reached[key][1].append(root.name)
+            stack.extend(callees)
+    out = []
+    for (ev, exporters) in reached.values():
+        code, span, message, label = ev
+        names = " and ".join(f"`{n}`" for n in exporters) if len(exporters) <= 2 else (
+            ", ".join(f"`{n}`" for n in exporters[:-1]) + f" and `{exporters[-1]}`")
+        out.append(Diagnostic.error(code, message, span, label,
+                                    help=HELP.get(code),
+                                    notes=(f"reached from the exported function{'s' if len(exporters) > 1 else ''} {names}",)))
+    return out
+
+
+HELP = {
+    "E1701": "pass the value in as a parameter, or give a torch function a type with `extern fn`",
+    "E1702": "an exported function can call externs into `torch`, its submodules, or `math`",
+    "E1703": "pass the value in as a parameter of the function",
+    "E1704": "an exported program is for inference: pass the model's fields in as tensors",
+    "E1706": "assign the value in both branches and return it after the `if`",
+    "E1707": "`map` over a static size (a dim or a literal) in an exported function",
+}
+
+
+def fn_events(checkers: dict[str, "BodyChecker"], env: ModuleEnv) -> dict[int, Any]:
+    """Per function (by ``id`` of its signature): its sites and its callees."""
+    data: dict[int, Any] = {}
+    for name, bc in checkers.items():
+        sig = env.fns[name]
+        events = list(bc.events)
+        for call, count in bc.map_sites:
+            if count.free_vars():
+                events.append(("E1707", call.span, "`map` over a generic size in an exported function",
+                               f"`{count}` is a generic size, so the loop can't be unrolled"))
+        events += bc.extern_sites
+        data[id(sig)] = (events, [c for c in bc.callees if not c.is_extern])
+    return data
+
+
+def check_exports(cm: CheckedModule, env: ModuleEnv, checkers: dict[str, "BodyChecker"]) -> None:
+    data = fn_events(checkers, env)
+    for sub in _all_imported(env):
+        data.update(sub.fn_data)
+    env.fn_data = data
+    roots = [sig for sig in env.fns.values() if sig.export and not sig.is_extern]
+    for sig in roots:
+        cm.diagnostics.extend(param_problem(sig))
+    cm.diagnostics.extend(site_diagnostics(roots, data))
+
+
+def export_diagnostics(env: ModuleEnv, fn: str) -> list[Diagnostic]:
+    """The E17xx errors of exporting ``fn`` (marked ``export fn`` or not)."""
+    sig = env.fns.get(fn)
+    if sig is None or sig.is_extern:
+        return []
+    if sig.export:
+        return []  # already reported by ``check_exports``
+    data = env.fn_data
+    return param_problem(sig) + site_diagnostics([sig], data)
+
+
+def _all_imported(env: ModuleEnv) -> list[ModuleEnv]:
+    out: list[ModuleEnv] = []
+    seen: set[str] = set()
+    stack = list(env.ssmods.values()) + [e for e, _ in env.imported.values()]
+    while stack:
+        e = stack.pop()
+        if e.path in seen:
+            continue
+        seen.add(e.path)
+        out.append(e)
+        stack.extend(e.ssmods.values())
+    return out

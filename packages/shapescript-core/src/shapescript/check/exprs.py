@@ -1,0 +1,728 @@
+"""Expression inference: "infer the children, then the node" (miniwdl's shape).
+
+Every expression gets a type in ``self.types``; names, calls, operators, indexing,
+conversions and assertions also get a resolution record (``check.result``) that code
+generation reads. A failing node gets ``ERROR``, which unifies with anything, so one
+mistake gives one diagnostic.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from shapescript.check import ops
+from shapescript.check.calls import (
+    Binding, bind_dtype, bind_tensor_params, host_fits, is_number, match_args, subst_domain,
+    subst_type,
+)
+from shapescript.check.env import (
+    BUILTIN_FUNCS, CONSTRUCTORS, AxisParam, FnSig, ModelInfo, ModuleEnv, SizeParam,
+)
+from shapescript.check.exports import extern_in_torch
+from shapescript.check.fail import Fail
+from shapescript.check.result import (
+    ArgVal, AssertRes, CallRes, ConvertRes, IndexRes, NameRes,
+)
+from shapescript.check.sizes import Size
+from shapescript.check.typeconv import SizeError, TypeBuilder
+from shapescript.check.types import (
+    BOOL, ERROR, FLOAT, INT, NONE, NOTHING, PY, STR, Axis, Domain, ErrorType, FnRef,
+    HostOnlyType, HostType, ModelType, ModuleRef, NothingType, PyType, TensorType, TupleType,
+    Type, is_float, is_int,
+)
+from shapescript.syntax import ast
+
+TORCH_PREFIXES = ("torch", "math", "shapescript.rt")
+
+
+def literal_domain(v: float) -> str:
+    """The narrowest interval domain a host number lies in."""
+    if v != v:  # NaN
+        return "Real"
+    if 0 < v <= 1:
+        return "PosUnit"
+    if v == 0:
+        return "Zero"
+    if v > 0:
+        return "Pos"
+    if -1 <= v < 0:
+        return "Signed"
+    return "Real"
+
+
+class ExprMixin:
+    """Expression checking; mixed into ``BodyChecker``."""
+
+    env: ModuleEnv
+    sig: FnSig | None
+
+    # -- entry ---------------------------------------------------------------
+    def expr(self, e: ast.Expr, expect: Type | None = None) -> Type:
+        try:
+            t = self._expr(e, expect)
+        except Fail as f:
+            self.fail(f, e)
+            t = ERROR
+        self.types[id(e)] = t
+        return t
+
+    def _expr(self, e: ast.Expr, expect: Type | None) -> Type:
+        m = getattr(self, "e_" + type(e).__name__)
+        return m(e)
+
+    # -- atoms ---------------------------------------------------------------
+    def e_Num(self, e: ast.Num) -> Type:
+        if isinstance(e.value, int):
+            return HostType("int", e.value, literal_domain(e.value))
+        return HostType("float", e.value, literal_domain(e.value))
+
+    def e_NumName(self, e: ast.NumName) -> Type:
+        return ERROR  # E0104, reported by the parser
+
+    def e_Str(self, e: ast.Str) -> Type:
+        return STR
+
+    def e_Bool(self, e: ast.Bool) -> Type:
+        return HostType("bool", e.value)
+
+    def e_NoneLit(self, e: ast.NoneLit) -> Type:
+        return NONE
+
+    def e_Placeholder(self, e: ast.Placeholder) -> Type:
+        raise Fail("E0106", "`_` outside a pipe stage", "`_` marks where a piped value goes",
+                   help="use `_` only in the arguments of a pipe stage: `x |> add(y, _)`")
+
+    def e_Lambda(self, e: ast.Lambda) -> Type:
+        raise Fail("E0503", "a lambda is only allowed as `map`'s argument", "not inside `map`",
+                   help="write `C |> map(c => …)`")
+
+    def e_Range(self, e: ast.Range) -> Type:
+        raise Fail("E0410", "a range is only allowed in `for` and slices", "a range here",
+                   help="write `for i in a..b:` or `x[a..b]`")
+
+    def e_NumNameOrErr(self, e: Any) -> Type:
+        return ERROR
+
+    def e_Name(self, e: ast.Name) -> Type:
+        t, res = self.lookup(e.id, e)
+        self.res[id(e)] = res
+        if isinstance(t, FnRef):
+            raise Fail("E0503", f"`{e.id}` is a function, used here as a value", "a function",
+                       help=f"call it: `{e.id}(…)`, or use it as a pipe stage: `x |> {e.id}`")
+        if res.kind == "model":
+            raise Fail("E0503", f"`{e.id}` is a model type, used here as a value", "a model",
+                       help=f"make one with `{e.id}.init(seed=0)`")
+        return t
+
+    def lookup(self, name: str, node: ast.Expr) -> tuple[Type, NameRes]:
+        var = self.scope.get(name)
+        if var is not None:
+            return var.type, NameRes("local")
+        if name in self.scope.dead:
+            raise Fail("E0802", f"`{name}` is out of scope here",
+                       "bound only in a loop body or in some branches",
+                       help="bind it before the `if` or loop, or in every branch")
+        if self.sig is not None and name in self.sig.generics:
+            self.used_generics.add(name)
+            return HostType("int", None, "Pos"), NameRes("generic", name)
+        v = self.env.dim_size(name)
+        if v is not None:
+            return HostType("int", v, "Pos" if v > 0 else "Zero"), NameRes("dim", v)
+        sig = self.env.fn(name)
+        if sig is not None:
+            self.note_call(sig)
+            return FnRef(name, sig.file), NameRes("fn", sig)
+        model = self.env.model(name)
+        if model is not None:
+            return ModelType(model.name, model.file), NameRes("model", model)
+        if name in self.env.pymods:
+            self.python_use(node)
+            return PY, NameRes("pymod", self.env.pymods[name])
+        if name in self.env.ssmods:
+            return ModuleRef(name), NameRes("ssmod", self.env.ssmods[name])
+        if name == "Train":
+            return HostOnlyType("mode"), NameRes("mode", name)
+        if name in BUILTIN_FUNCS or name in CONSTRUCTORS:
+            raise Fail("E0503", f"`{name}` is a built-in function, used here as a value",
+                       "a built-in", help=f"call it: `{name}(…)`")
+        raise Fail("E0201", f"unknown name `{name}`", "not found in this scope")
+
+    def e_Attr(self, e: ast.Attr) -> Type:
+        # Dotted names that aren't values: module members.
+        if isinstance(e.value, ast.Name) and self.scope.get(e.value.id) is None:
+            base = e.value.id
+            if base in self.env.ssmods:
+                sub = self.env.ssmods[base]
+                self.res[id(e.value)] = NameRes("ssmod", sub)
+                if not sub.public(e.attr):
+                    raise Fail("E0205", f"`{e.attr}` is not public in `{base}`", "no such public name")
+                if e.attr in sub.dims:
+                    v = sub.dims[e.attr]
+                    self.res[id(e)] = NameRes("dim", v)
+                    return HostType("int", v, "Pos")
+                if e.attr in sub.fns:
+                    raise Fail("E0503", f"`{base}.{e.attr}` is a function, used here as a value",
+                               "a function", help=f"call it: `{base}.{e.attr}(…)`")
+                raise Fail("E0503", f"`{base}.{e.attr}` is not a value", "a type")
+        t = self.expr(e.value)
+        if isinstance(t, ModelType):
+            info = self.model_info(t)
+            f = info.fields.get(e.attr) if info else None
+            if f is None:
+                raise Fail("E0901", f"model `{t.name}` has no field `{e.attr}`", "unknown field",
+                           help=("fields: " + ", ".join(f"`{n}`" for n in info.fields)) if info else None)
+            self.res[id(e)] = NameRes("field", e.attr)
+            return f.type
+        if isinstance(t, (PyType, ErrorType)):
+            self.res[id(e)] = NameRes("pyattr")
+            return t
+        raise Fail("E0901", f"`{t}` has no field `{e.attr}`", "not a model or Python value")
+
+    def model_info(self, t: ModelType) -> ModelInfo | None:
+        if t.module == self.env.path:
+            return self.env.models.get(t.name)
+        found = self.env.model(t.name)
+        if found is not None:
+            return found
+        for sub in self.env.ssmods.values():
+            if sub.path == t.module:
+                return sub.models.get(t.name)
+        return None
+
+    def e_TupleExpr(self, e: ast.TupleExpr) -> Type:
+        return TupleType(tuple(self.expr(x) for x in e.items))
+
+    # -- operators -------------------------------------------------------------
+    def e_BinOp(self, e: ast.BinOp) -> Type:
+        a = self.expr(e.left)
+        b = self.expr(e.right)
+        return self.binop(e.op, a, b, e)
+
+    def binop(self, op: str, a: Type, b: Type, node: ast.Expr) -> Type:
+        if isinstance(a, ErrorType) or isinstance(b, ErrorType):
+            return ERROR
+        if isinstance(a, PyType) or isinstance(b, PyType):
+            return PY
+        if op == "@":
+            return self.matmul(a, b, node)
+        if isinstance(a, HostType) and isinstance(b, HostType):
+            return ops.host_arith(op, a, b)
+        if not isinstance(a, (TensorType, HostType)) or not isinstance(b, (TensorType, HostType)):
+            raise Fail("E0410", f"`{op}` needs numbers or tensors, not `{a}` and `{b}`", "")
+        for t in (a, b):
+            if isinstance(t, HostType) and t.name not in ("int", "float", "bool"):
+                raise Fail("E0410", f"`{op}` needs numbers or tensors, not `{t}`", f"this is `{t}`")
+        t, plan = ops.elementwise(op, a, b)
+        if plan is not None:
+            self.res[id(node)] = plan
+        return t
+
+    def matmul(self, a: Type, b: Type, node: ast.Expr) -> Type:
+        if not isinstance(a, TensorType) or not isinstance(b, TensorType):
+            raise Fail("E0410", "`@` needs two tensors", f"`{a}` @ `{b}`")
+        t, plan = ops.matmul(a, b)
+        self.res[id(node)] = plan
+        return t
+
+    def e_Compare(self, e: ast.Compare) -> Type:
+        a = self.expr(e.left)
+        b = self.expr(e.right)
+        if isinstance(a, ErrorType) or isinstance(b, ErrorType):
+            return ERROR
+        if isinstance(a, PyType) or isinstance(b, PyType):
+            return PY
+        if isinstance(a, HostType) and isinstance(b, HostType):
+            return BOOL
+        t, plan = ops.elementwise(e.op, a, b)
+        if plan is not None:
+            self.res[id(e)] = plan
+        return t
+
+    def e_BoolOp(self, e: ast.BoolOp) -> Type:
+        a = self.expr(e.left)
+        b = self.expr(e.right)
+        if isinstance(a, ErrorType) or isinstance(b, ErrorType):
+            return ERROR
+        if isinstance(a, PyType) or isinstance(b, PyType):
+            return PY
+        if isinstance(a, HostType) and isinstance(b, HostType):
+            if a.name != "bool" or b.name != "bool":
+                raise Fail("E0804", f"`{e.op}` needs conditions, not `{a}` and `{b}`", "")
+            return BOOL
+        for t in (a, b):
+            if isinstance(t, TensorType) and t.dtype != "bool":
+                raise Fail("E0804", f"`{e.op}` needs masks, not `{t}`", f"this is `{t}`",
+                           help="compare it first, e.g. `x > 0`")
+            if isinstance(t, HostType) and t.name != "bool":
+                raise Fail("E0804", f"`{e.op}` needs masks or bools, not `{t}`", "")
+        t, plan = ops.elementwise(e.op, a, b)
+        if plan is not None:
+            self.res[id(e)] = plan
+        return t
+
+    def e_UnaryOp(self, e: ast.UnaryOp) -> Type:
+        a = self.expr(e.operand)
+        if isinstance(a, (ErrorType, PyType)):
+            return a
+        if e.op == "not":
+            if isinstance(a, HostType):
+                if a.name != "bool":
+                    raise Fail("E0804", f"`not` needs a bool, not `{a}`", "")
+                return BOOL
+            if isinstance(a, TensorType) and a.dtype == "bool":
+                return a
+            raise Fail("E0804", f"`not` needs a mask, not `{a}`", f"this is `{a}`")
+        if isinstance(a, HostType):
+            if a.name not in ("int", "float"):
+                raise Fail("E0410", f"`-` needs a number, not `{a}`", "")
+            v = -a.value if a.value is not None else None
+            return HostType(a.name, v, literal_domain(v) if v is not None else "Real")
+        if isinstance(a, TensorType):
+            return ops.negate(a)
+        raise Fail("E0410", f"`-` needs a number or tensor, not `{a}`", "")
+
+    # -- conversions and assertions ---------------------------------------------
+    def e_Convert(self, e: ast.Convert) -> Type:
+        a = self.expr(e.value)
+        if isinstance(a, ErrorType):
+            return ERROR
+        if isinstance(a, PyType):
+            raise Fail("E0413", "the shape of this Python value is unknown", "converted with `to`",
+                       span=e.value.span, help="assert its type with `as` first")
+        if isinstance(a, HostType):
+            raise Fail("E0702", f"`to` converts tensors, not `{a}`", f"this is `{a}`")
+        if not isinstance(a, TensorType):
+            raise Fail("E0702", f"can't convert `{a}`", "")
+        t, steps = ops.convert(a, e.target)
+        self.res[id(e)] = ConvertRes(tuple(steps))
+        return t
+
+    def e_AssertType(self, e: ast.AssertType) -> Type:
+        a = self.expr(e.value)
+        fresh = f"#{self.next_id()}"
+        tb = TypeBuilder(self.env, self.report, generics=set(self.sig.generics if self.sig else ()),
+                         new_generics=False, fresh=fresh)
+        target = tb.type(e.type)
+        if tb.failed or isinstance(target, ErrorType):
+            return ERROR
+        where = f"{os.path.basename(e.span.file)}:{e.span.line}:{e.span.col}"
+        written = self.source[e.type.span.start:e.type.span.end]
+        if isinstance(a, ErrorType):
+            return ERROR if not isinstance(target, TensorType) else target
+        on_python = isinstance(a, PyType)
+        if on_python:
+            self.as_python(e)
+        if isinstance(target, TensorType):
+            if isinstance(a, TensorType):
+                ops.check_assert(a, target)
+            elif not on_python:
+                raise Fail("E0703", f"`as` can't make `{a}` a tensor", f"this is `{a}`",
+                           help="`as` asserts; it never converts")
+        elif isinstance(target, HostType):
+            if not on_python and not (isinstance(a, HostType) and host_fits(a, target)):
+                raise Fail("E0703", f"`as` can't make `{a}` `{target}`", f"this is `{a}`")
+        elif isinstance(target, (SizeParam, AxisParam)):
+            raise Fail("E0504", f"`{target}` is only for extern fn parameters", "")
+        self.res[id(e)] = AssertRes(target, on_python, written, where)  # type: ignore[arg-type]
+        return target  # type: ignore[return-value]
+
+    # -- constructors -------------------------------------------------------------
+    def e_Constructor(self, e: ast.Constructor) -> Type:
+        tb = self.type_builder()
+        try:
+            axes = tb.axes(e.shape)
+        except SizeError:
+            return ERROR
+        for ax in axes:
+            if ax.variadic:
+                raise Fail("E0409", f"`{e.name}[...]` needs a known rank", "`...`")
+            self.used_generics |= ax.size.free_vars() & (self.sig.generics if self.sig else set())
+        fill_t = self.expr(e.fill) if e.fill is not None else None
+        t = ops.constructor(e.name, axes, e.dtype, fill_t, e)
+        return t
+
+    def type_builder(self) -> TypeBuilder:
+        return TypeBuilder(self.env, self.report,
+                           generics=set(self.sig.generics if self.sig else ()), new_generics=False)
+
+    # -- indexing ------------------------------------------------------------------
+    def e_Index(self, e: ast.Index) -> Type:
+        base = self.expr(e.value)
+        if isinstance(base, ErrorType):
+            for i in e.indices:
+                self.expr(i) if not isinstance(i, ast.Range) else None
+            return ERROR
+        if isinstance(base, PyType):
+            for i in e.indices:
+                if isinstance(i, ast.Range):
+                    self.expr(i.lo), self.expr(i.hi)
+                else:
+                    self.expr(i)
+            self.res[id(e)] = IndexRes("python")
+            return PY
+        if isinstance(base, TupleType):
+            if len(e.indices) != 1 or not isinstance(e.indices[0], ast.Num) or not isinstance(e.indices[0].value, int):
+                raise Fail("E0406", "a tuple is indexed by a literal number", "")
+            k = e.indices[0].value
+            n = len(base.items)
+            if not -n <= k < n:
+                raise Fail("E0406", f"index {k} is out of bounds for a tuple of {n}", "out of bounds",
+                           span=e.indices[0].span)
+            self.types[id(e.indices[0])] = INT
+            self.res[id(e)] = IndexRes("tuple", k % n)
+            return base.items[k]
+        if not isinstance(base, TensorType):
+            raise Fail("E0410", f"`{base}` can't be indexed", f"this is `{base}`")
+        return ops.index(self, base, e)
+
+    # -- calls ------------------------------------------------------------------------
+    def e_Call(self, e: ast.Call) -> Type:
+        f = e.func
+        if isinstance(f, ast.Name) and self.scope.get(f.id) is None:
+            name = f.id
+            if name in BUILTIN_FUNCS:
+                return self.builtin(name, e)
+            sig = self.env.fn(name)
+            if sig is not None:
+                self.res[id(f)] = NameRes("fn", sig)
+                self.note_call(sig)
+                return self.call_sig(sig, e)
+            model = self.env.model(name)
+            if model is not None:
+                return self.model_literal(model, e)
+            if name in self.env.pymods:
+                self.res[id(f)] = NameRes("pymod", self.env.pymods[name])
+                self.python_use(f)
+                return self.python_call(e)
+            if name in CONSTRUCTORS:
+                raise Fail("E0503", f"`{name}` is a constructor: write `{name}[axes]`", "",
+                           help=f"e.g. `{name}[n D]`")
+        if isinstance(f, ast.Attr) and isinstance(f.value, ast.Name) and self.scope.get(f.value.id) is None:
+            base = f.value.id
+            if base in self.env.ssmods:
+                sub = self.env.ssmods[base]
+                self.res[id(f.value)] = NameRes("ssmod", sub)
+                if not sub.public(f.attr) or f.attr not in sub.fns:
+                    raise Fail("E0205", f"`{f.attr}` is not a public function of `{base}`", "")
+                sig = sub.fns[f.attr]
+                self.res[id(f)] = NameRes("fn", sig)
+                self.note_call(sig)
+                return self.call_sig(sig, e)
+            model = self.env.model(base)
+            if model is not None and f.attr == "init":
+                return self.model_init(model, e)
+        ft = self.expr(f)
+        if isinstance(ft, (PyType, ErrorType)):
+            return self.python_call(e) if isinstance(ft, PyType) else self.args_only(e)
+        raise Fail("E0503", f"`{ft}` is not callable", f"this is `{ft}`")
+
+    def args_only(self, e: ast.Call) -> Type:
+        for a in e.args:
+            if not isinstance(a.value, ast.Lambda):
+                self.expr(a.value)
+        return ERROR
+
+    def python_call(self, e: ast.Call) -> Type:
+        for a in e.args:
+            self.expr(a.value)
+        self.res[id(e)] = CallRes("python")
+        return PY
+
+    def model_literal(self, model: ModelInfo, e: ast.Call) -> Type:
+        args = {a.name: a for a in e.args}
+        if None in args:
+            raise Fail("E0501", f"`{model.name}(…)` takes its fields by name", "",
+                       help=f"write `{model.name}(" + ", ".join(f"{n}=…" for n in model.fields) + ")`")
+        for a in e.args:
+            fi = model.fields.get(a.name or "")
+            if fi is None:
+                raise Fail("E0901", f"model `{model.name}` has no field `{a.name}`", "unknown field",
+                           span=a.span)
+            t = self.expr(a.value)
+            self.expect_fits(t, fi.type, a.value, f"field `{a.name}`")
+        missing = [n for n in model.fields if n not in args]
+        if missing:
+            raise Fail("E0501", f"`{model.name}(…)` is missing " + ", ".join(f"`{m}`" for m in missing), "")
+        self.res[id(e)] = CallRes("model_new", data=model)
+        self.host_only(e, "a model")
+        return model.type
+
+    def model_init(self, model: ModelInfo, e: ast.Call) -> Type:
+        seed = None
+        for a in e.args:
+            if a.name not in (None, "seed"):
+                raise Fail("E0502", f"`init` has no parameter `{a.name}`", "", span=a.span)
+            t = self.expr(a.value)
+            if not (isinstance(t, (HostType, PyType, ErrorType)) and getattr(t, "name", "int") in ("int",)):
+                raise Fail("E0410", "`seed` is an int", f"this is `{t}`", span=a.span)
+            seed = a.value
+        self.res[id(e)] = CallRes("model_init", data=model, args=(ArgVal("expr", seed),) if seed else ())
+        self.host_only(e, "a model")
+        return model.type
+
+    # -- fn and extern calls ----------------------------------------------------------
+    def call_sig(self, sig: FnSig, e: ast.Call) -> Type:
+        what = f"`{sig.name}`"
+        if sig.is_extern and not extern_in_torch(sig.extern or ""):
+            self.extern_sites.append(("E1702", e.span, "extern fn outside torch, called by an exported function",
+                                      f"`{sig.name}` is `{sig.extern}`"))
+        try:
+            matched = match_args(e, sig.params, what)
+        except Fail:
+            for a in e.args:
+                if not isinstance(a.value, ast.Lambda):
+                    self.expr(a.value)
+            raise
+        b = Binding()
+        types: dict[str, Type] = {}
+        # Axis and Size arguments are bare labels and sizes, not evaluated.
+        for p in sig.params:
+            a = matched.get(p.name)
+            if a is None or isinstance(p.type, (AxisParam, SizeParam)):
+                continue
+            types[p.name] = self.expr(a.value)
+        failed = any(isinstance(t, ErrorType) for t in types.values())
+        for p in sig.params:
+            a = matched.get(p.name)
+            if isinstance(p.type, SizeParam) and a is not None:
+                v = self.static_size(a.value)
+                b.sizes[p.type.name] = (Size.const(v), Size.const(v))
+                self.types[id(a.value)] = HostType("int", v)
+        first_tensor = next((p for p in sig.params if isinstance(p.type, TensorType)), None)
+        for p in sig.params:
+            a = matched.get(p.name)
+            if isinstance(p.type, AxisParam) and a is not None:
+                if first_tensor is None or first_tensor.name not in types:
+                    raise Fail("E1001", "no tensor to find the axis in", "", span=a.span)
+                pos = self.axis_arg(p.type, a, types[first_tensor.name], first_tensor, b, sig)
+                self.res[id(a.value)] = pos
+        tensors: list[tuple[str, TensorType, TensorType, ast.Arg]] = []
+        argvals: dict[str, ArgVal] = {}
+        for p in sig.params:
+            a = matched.get(p.name)
+            pt = p.type
+            if a is None:
+                continue
+            if isinstance(pt, (SizeParam, AxisParam)):
+                argvals[p.name] = ArgVal("const", value=self.res.get(id(a.value)) if isinstance(pt, AxisParam)
+                                         else b.sizes[pt.name][0].const_value)
+                continue
+            at = types[p.name]
+            if isinstance(pt, TensorType):
+                if isinstance(at, TensorType):
+                    tensors.append((p.name, pt, at, a))
+                    argvals[p.name] = ArgVal("expr", a.value)
+                elif isinstance(at, PyType):
+                    raise Fail("E0413", "the shape of this Python value is unknown",
+                               f"parameter `{p.name}` of `{sig.name}` is `{p.written or pt}`",
+                               span=a.value.span, help=f"assert its shape with `as {p.written or pt}`")
+                elif is_number(at):
+                    argvals[p.name] = ArgVal("expr", a.value, wrap=pt.dtype)
+                elif isinstance(at, ErrorType):
+                    argvals[p.name] = ArgVal("expr", a.value)
+                else:
+                    raise Fail("E0410", f"argument `{p.name}` of `{sig.name}` is a tensor, not `{at}`",
+                               f"this is `{at}`", span=a.span)
+            elif isinstance(pt, HostType):
+                if isinstance(at, TensorType):
+                    raise Fail("E0410", f"argument `{p.name}` of `{sig.name}` is `{pt}`, not a tensor",
+                               f"this is `{at}`", span=a.span)
+                if not host_fits(at, pt):
+                    raise Fail("E0404", f"argument `{p.name}` of `{sig.name}` is `{pt}`, not `{at}`",
+                               f"this is `{at}`", span=a.span)
+                argvals[p.name] = ArgVal("expr", a.value)
+            elif isinstance(pt, ModelType):
+                if not isinstance(at, (ModelType, ErrorType)) or (isinstance(at, ModelType) and at.name != pt.name):
+                    raise Fail("E0404", f"argument `{p.name}` of `{sig.name}` is a `{pt.name}`, not `{at}`",
+                               f"this is `{at}`", span=a.span)
+                argvals[p.name] = ArgVal("expr", a.value)
+            else:
+                argvals[p.name] = ArgVal("expr", a.value)
+        if failed:
+            self.record_call(sig, e, matched, argvals)
+            return ERROR if sig.ret is None or not isinstance(sig.ret, TensorType) else self.fallback_ret(sig, b)
+        bind_tensor_params(tensors, b, sig.generics | _existentials(sig))
+        for name, pt, at, a in tensors:
+            bind_dtype(pt, at, b, name, a)
+        for name, pt, at, a in tensors:
+            want = subst_domain(pt.domain, b)
+            ops.check_domain(at, want, a, name, sig.name)
+        # Host numbers for tensor parameters: the dtype the parameter (or its class) says.
+        for p in sig.params:
+            av = argvals.get(p.name)
+            if av is not None and av.wrap in ("Float", "Int"):
+                argvals[p.name] = ArgVal("expr", av.node, wrap=b.dclass.get(av.wrap, "f32" if av.wrap == "Float" else "i64"))
+        self.record_call(sig, e, matched, argvals)
+        if sig.ret is None:
+            return NOTHING
+        return subst_type(sig.ret, b, existential=True)
+
+    def fallback_ret(self, sig: FnSig, b: Binding) -> Type:
+        return ERROR
+
+    def record_call(self, sig: FnSig, e: ast.Call, matched: dict[str, ast.Arg],
+                    argvals: dict[str, ArgVal]) -> None:
+        if sig.is_extern:
+            pos: list[ArgVal] = []
+            kw: list[tuple[str, ArgVal]] = []
+            for i, p in enumerate(sig.params):
+                a = matched.get(p.name)
+                if a is None:
+                    if p.default is not None:
+                        kw.append((p.name, ArgVal("default", p.default)))
+                    continue
+                av = argvals.get(p.name, ArgVal("expr", a.value))
+                if a.name is None:
+                    pos.append(av)
+                else:
+                    kw.append((p.name, av))
+            self.res[id(e)] = CallRes("extern", sig, tuple(pos), tuple(kw))
+        else:
+            args = []
+            for p in sig.params:
+                a = matched.get(p.name)
+                if a is None:
+                    args.append(ArgVal("default", p.default))
+                else:
+                    args.append(argvals.get(p.name, ArgVal("expr", a.value)))
+            self.res[id(e)] = CallRes("fn", sig, tuple(args))
+
+    def axis_arg(self, p: AxisParam, a: ast.Arg, t: Type, tensor_param: Any, b: Binding,
+                 sig: FnSig) -> Any:
+        """The position of the axis an ``Axis[n]``/``Axes[n]`` argument names."""
+        names: list[ast.Name]
+        if isinstance(a.value, ast.Name):
+            names = [a.value]
+        elif isinstance(a.value, ast.TupleExpr) and p.many and all(isinstance(x, ast.Name) for x in a.value.items):
+            names = list(a.value.items)  # type: ignore[arg-type]
+        else:
+            raise Fail("E1001", "an axis argument is a bare axis name", "not an axis name",
+                       span=a.value.span, help="write the axis's label, e.g. `over=D`")
+        if not isinstance(t, TensorType):
+            if isinstance(t, ErrorType):
+                return 0
+            raise Fail("E1001", f"`{tensor_param.name}` is not a tensor, so `{names[0].id}` names no axis",
+                       "", span=a.value.span)
+        positions = []
+        for n in names:
+            label = Size.var(n.id)
+            hits = [i for i, ax in enumerate(t.axes) if not ax.variadic and ax.label == label]
+            if not hits:
+                raise Fail("E1001", f"`{t}` has no axis labelled `{n.id}`", "no such axis",
+                           span=n.span, help="axes: " + " ".join(str(ax) for ax in t.axes))
+            if len(hits) > 1:
+                raise Fail("E1002", f"the axis label `{n.id}` occurs {len(hits)} times in `{t}`",
+                           "ambiguous axis", span=n.span,
+                           help="give the axes names of their own, as `nudge` does: `[b c h w]`")
+            i = hits[0]
+            vi = next((k for k, ax in enumerate(t.axes) if ax.variadic), None)
+            if vi is not None and i < vi:
+                pos = i
+            elif vi is not None:
+                pos = i - len(t.axes)
+            else:
+                pos = i
+            ax = t.axes[i]
+            dim = sig.module.dim_size(p.name) if sig.module else None
+            if dim is not None:
+                if ax.size != Size.const(dim):
+                    raise Fail("E1001", f"`{n.id}` has size `{ax.size}`, but this parameter wants an axis "
+                               f"of size `{p.name}` = {dim}", "wrong size", span=n.span,
+                               help=f"`Axis[{p.name}]` means an axis of size {p.name}; use a new name for any axis")
+            else:
+                b.sizes.setdefault(p.name, (ax.size, ax.label))
+            positions.append(pos)
+            self.types[id(n)] = INT
+            self.res[id(n)] = NameRes("axis", pos)
+        self.types[id(a.value)] = INT
+        return positions if p.many else positions[0]
+
+    def static_size(self, e: ast.Expr) -> int:
+        """A ``Size[K]`` argument: literals and dims only (E1003)."""
+        s = self.expr_size(e, allow_generics=False)
+        if s is None or not s.is_const:
+            raise Fail("E1003", "a `Size` argument must be known before the program runs",
+                       "not a static size", span=e.span, help="use a literal or a dim")
+        return s.const_value  # type: ignore[return-value]
+
+    def expr_size(self, e: ast.Expr, allow_generics: bool = True) -> Size | None:
+        """An expression read as a size (dims → values, generics symbolic)."""
+        if isinstance(e, ast.Num) and isinstance(e.value, int):
+            return Size.const(e.value)
+        if isinstance(e, ast.Name):
+            v = self.env.dim_size(e.id)
+            if v is not None:
+                self.res[id(e)] = NameRes("dim", v)
+                self.types[id(e)] = HostType("int", v, "Pos")
+                return Size.const(v)
+            if allow_generics and self.sig is not None and e.id in self.sig.generics:
+                self.used_generics.add(e.id)
+                self.res[id(e)] = NameRes("generic", e.id)
+                self.types[id(e)] = HostType("int", None, "Pos")
+                return Size.var(e.id)
+            return None
+        if isinstance(e, ast.NumName):
+            inner = self.expr_size(ast.Name(e.name, e.span), allow_generics)
+            return None if inner is None else inner * e.value
+        if isinstance(e, ast.BinOp) and e.op in ("+", "-", "*", "/", "//"):
+            a = self.expr_size(e.left, allow_generics)
+            b = self.expr_size(e.right, allow_generics)
+            if a is None or b is None:
+                return None
+            if e.op == "+":
+                return a + b
+            if e.op == "-":
+                return a - b
+            if e.op == "*":
+                return a * b
+            if b.is_const and b.const_value == 0:
+                return None
+            return a.floordiv(b)
+        return None
+
+    def expect_fits(self, t: Type, want: Type, node: ast.Expr, what: str) -> None:
+        if isinstance(t, ErrorType):
+            return
+        if isinstance(want, TensorType):
+            if isinstance(t, PyType):
+                raise Fail("E0413", "the shape of this Python value is unknown",
+                           f"{what} is `{want}`", span=node.span, help=f"assert its shape with `as {want}`")
+            if isinstance(t, HostType) and is_number(t) and not want.axes:
+                return
+            if not isinstance(t, TensorType):
+                raise Fail("E0410", f"{what} is a tensor, not `{t}`", f"this is `{t}`", span=node.span)
+            ops.check_fits(t, want, what, node)
+            return
+        if isinstance(want, HostType):
+            if isinstance(t, TensorType):
+                raise Fail("E0410", f"{what} is `{want}`, not a tensor", f"this is `{t}`", span=node.span)
+            if not host_fits(t, want):
+                raise Fail("E0404", f"{what} is `{want}`, not `{t}`", f"this is `{t}`", span=node.span)
+            return
+        if isinstance(want, ModelType):
+            if not (isinstance(t, ModelType) and t.name == want.name and t.grads == want.grads):
+                raise Fail("E0404", f"{what} is `{want}`, not `{t}`", f"this is `{t}`", span=node.span)
+            return
+        if isinstance(want, TupleType):
+            if isinstance(t, PyType):
+                raise Fail("E0413", "the shape of this Python value is unknown",
+                           f"{what} is `{want}`", span=node.span, help=f"assert its type with `as {want}`")
+            if not isinstance(t, TupleType) or len(t.items) != len(want.items):
+                raise Fail("E0404", f"{what} is `{want}`, not `{t}`", f"this is `{t}`", span=node.span)
+            for i, (x, y) in enumerate(zip(t.items, want.items)):
+                sub = node.items[i] if isinstance(node, ast.TupleExpr) else node
+                self.expect_fits(x, y, sub, f"{what}, item {i}")
+
+
+def _existentials(sig: FnSig) -> frozenset[str]:
+    out: set[str] = set()
+    for p in sig.params:
+        if isinstance(p.type, TensorType):
+            for ax in p.type.axes:
+                out |= {v for v in ax.size.free_vars() if v.startswith("?")}
+    return frozenset(out)
+
+
+__all__ = ["ExprMixin", "literal_domain", "TORCH_PREFIXES", "FLOAT", "INT", "Axis", "Domain",
+           "is_float", "is_int", "NothingType", "TupleType"]

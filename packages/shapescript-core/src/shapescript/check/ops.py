@@ -1,0 +1,453 @@
+"""Typing rules of operators, indexing, conversions and constructors.
+
+The pure algebra lives in ``broadcast``, ``dtypes``, ``domains`` and ``patterns``;
+this module combines them into result types and the records code generation needs.
+"""
+
+from __future__ import annotations
+
+from itertools import count
+from typing import Any
+
+from shapescript.check import broadcast as bc
+from shapescript.check import domains as dm
+from shapescript.check import dtypes as dt
+from shapescript.check.fail import Fail
+from shapescript.check.result import BroadcastRes, IndexRes
+from shapescript.check.sizes import Size
+from shapescript.check.typeconv import SizeError, TypeBuilder
+from shapescript.check.types import (
+    ERROR, INT_DTYPES, MASK, NOBOUND, REAL, Axis, Domain, ErrorType, HostType, PyType,
+    TensorType, TupleType, Type,
+)
+from shapescript.syntax import ast
+
+_fresh = count(1)
+
+
+def prove_le(a: Size, b: Size) -> bool:
+    return (b - a).provably_nonneg()
+
+
+def fresh_unknown(prefix: str = "k") -> Size:
+    return Size.var(f"?{prefix}#{next(_fresh)}")
+
+
+# -- host arithmetic ------------------------------------------------------------
+def host_arith(op: str, a: HostType, b: HostType) -> HostType:
+    name = dt.result_dtype(op, a, b)
+    value = None
+    if a.value is not None and b.value is not None and op in ("+", "-", "*", "//", "%", "/"):
+        try:
+            value = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
+                     "//": lambda x, y: x // y, "%": lambda x, y: x % y,
+                     "/": lambda x, y: x / y}[op](a.value, b.value)
+        except ZeroDivisionError:
+            value = None
+    dom = dm.binop_domain(op, a, b)
+    return HostType(name, value, dom.kind)
+
+
+# -- element-wise --------------------------------------------------------------------
+def _operand_domain(x: TensorType | HostType) -> Any:
+    return x if isinstance(x, HostType) else x.domain
+
+
+def elementwise(op: str, a: Type, b: Type) -> tuple[Type, BroadcastRes | None]:
+    assert isinstance(a, (TensorType, HostType)) and isinstance(b, (TensorType, HostType))
+    res = bc.broadcast(a, b)
+    if op in ("maximum", "minimum"):
+        dtype = dt.result_dtype("+", a, b)
+        da, db = _operand_domain(a), _operand_domain(b)
+        fa = dm.host_domains(da) if isinstance(da, HostType) else dm.interval_view(da)
+        fb = dm.host_domains(db) if isinstance(db, HostType) else dm.interval_view(db)
+        if op == "maximum" and ("Pos" in fa or "Pos" in fb):
+            dom = Domain("Pos")
+        elif op == "maximum" and ("NonNeg" in fa or "NonNeg" in fb):
+            dom = Domain("NonNeg")
+        else:
+            ja = da if isinstance(da, Domain) else Domain(_narrow(fa))
+            jb = db if isinstance(db, Domain) else Domain(_narrow(fb))
+            dom = dm.join(ja, jb, prove_le)
+        if dtype in INT_DTYPES and dom.kind in ("Real",):
+            dom = NOBOUND
+    else:
+        dtype = dt.result_dtype(op, a, b)
+        dom = dm.binop_domain(op, _operand_domain(a), _operand_domain(b), dtype)
+    if dtype == "bool":
+        dom = MASK
+    out = TensorType(res.axes, dtype, dom)
+    plan = None
+    if not (res.a_plan.is_identity and res.b_plan.is_identity):
+        plan = BroadcastRes(res.a_plan, res.b_plan)
+    return out, plan
+
+
+def _narrow(facts: frozenset[str]) -> str:
+    for k in ("Pos", "Unit", "Signed", "NonNeg"):
+        if k in facts:
+            return k
+    return "Real"
+
+
+def matmul(a: TensorType, b: TensorType) -> tuple[TensorType, BroadcastRes]:
+    res = bc.matmul(a, b)
+    dtype = dt.result_dtype("@", a, b)
+    dom = dm.binop_domain("@", a.domain, b.domain, dtype)
+    return TensorType(res.axes, dtype, dom), BroadcastRes(res.a_plan, res.b_plan)
+
+
+def negate(a: TensorType) -> TensorType:
+    dtype = dt.result_dtype("-", a)
+    return TensorType(a.axes, dtype, dm.binop_domain("-", a.domain, None, dtype))
+
+
+def where(m: Type, a: Type, b: Type) -> tuple[Type, dict[str, Any]]:
+    for x in (m, a, b):
+        if isinstance(x, PyType):
+            raise Fail("E0413", "the shape of this Python value is unknown", "in `where`",
+                       help="assert its shape with `as [ … ]`")
+    if not isinstance(a, (TensorType, HostType)) or not isinstance(b, (TensorType, HostType)):
+        raise Fail("E0410", "`where` takes a mask and two values", "")
+    # x's axes first, then the mask's, then y's.
+    first = bc.broadcast(a, m)
+    mid = TensorType(first.axes, "bool", MASK)
+    second = bc.broadcast(mid, b)
+    axes = second.axes
+    out_t = TensorType(axes, "bool", MASK)
+    plans = [bc.broadcast(out_t, x) for x in (m, a, b)]
+    dtype = dt.result_dtype("+", a, b)
+    da = a.domain if isinstance(a, TensorType) else Domain(_narrow(dm.host_domains(a)))
+    db = b.domain if isinstance(b, TensorType) else Domain(_narrow(dm.host_domains(b)))
+    dom = dm.join(da, db, prove_le)
+    return TensorType(axes, dtype, dom), {"plans": [p.b_plan for p in plans]}
+
+
+# -- domains and fits --------------------------------------------------------------
+def join_domain(a: Domain, b: Domain) -> Domain:
+    return dm.join(a, b, prove_le)
+
+
+def domain_fits(t: Type, old: Type) -> bool:
+    if isinstance(t, TensorType) and isinstance(old, TensorType):
+        try:
+            return dm.is_subdomain(t.domain, old.domain, prove_le, t.labels())
+        except Fail:
+            return False
+    return True
+
+
+def check_domain(at: TensorType, want: Domain, arg: Any, name: str, fn: str) -> None:
+    try:
+        ok = dm.is_subdomain(at.domain, want, prove_le, at.labels())
+    except Fail as f:
+        f.span = f.span or arg.span
+        raise
+    if not ok:
+        raise Fail("E0701", f"argument `{name}` of `{fn}` is `{at.domain}`, expected `{want}`",
+                   f"this is `{at}`", span=arg.span,
+                   help=_widen_help(at.domain, want))
+
+
+def _widen_help(have: Domain, want: Domain) -> str:
+    if have.kind == "Unit" and want.kind == "Signed":
+        return "convert it with `to Signed` (2x - 1)"
+    if have.kind == "Int" and want.kind == "Index":
+        return f"assert the bound with `as … Index[{want.index}]`, checked at run time"
+    return f"assert it with `as … {want}` (checked at run time), or convert it with `to`"
+
+
+def check_fits(t: TensorType, want: TensorType, what: str, node: Any) -> None:
+    if len(t.axes) == len(want.axes) and any(a.size.var_name and a.size.var_name.startswith("?")
+                                             for a in want.axes):
+        # A `?` size in a declared type accepts any size (DECISIONS §2).
+        want = TensorType(tuple(Axis(v.size, v.label) if (a.size.var_name or "").startswith("?") else a
+                                for a, v in zip(want.axes, t.axes)), want.dtype, want.domain)
+    try:
+        bc.check_fits(t, want, what)
+    except Fail as f:
+        f.span = f.span or node.span
+        raise
+    if want.dtype not in ("Float", "Int") and t.dtype != want.dtype:
+        raise Fail("E0404", f"dtypes differ: {what} is `{want.dtype}`, this is `{t.dtype}`",
+                   f"this is `{t}`", span=node.span, help=f"convert it with `to {want.dtype}`")
+    try:
+        ok = dm.is_subdomain(t.domain, want.domain, prove_le, t.labels())
+    except Fail as f:
+        f.span = f.span or node.span
+        raise
+    if not ok:
+        raise Fail("E0701", f"the domain is too wide: {what} is `{want.domain}`, this is `{t.domain}`",
+                   f"this is `{t}`", span=node.span, help=_widen_help(t.domain, want.domain))
+
+
+def check_assert(a: TensorType, target: TensorType) -> None:
+    if not target.has_variadic and not a.has_variadic and a.rank != target.rank:
+        raise Fail("E0402", f"`as` can't change the rank: this is `{a}`, not `{target}`",
+                   f"{a.rank} axes, `as` says {target.rank}",
+                   help="reshape with `rearrange`")
+    if a.dtype != target.dtype and target.dtype not in ("Float", "Int"):
+        raise Fail("E0703", f"`as` can't change the dtype from `{a.dtype}` to `{target.dtype}`",
+                   f"this is `{a}`", help=f"convert it with `to {target.dtype}`")
+
+
+# -- conversions -----------------------------------------------------------------------
+def convert(a: TensorType, te: ast.TensorTypeExpr) -> tuple[TensorType, list[tuple]]:
+    if te.shape is not None or te.alias is not None:
+        raise Fail("E0702", "`to` converts a dtype or a domain, not a shape", "a shape",
+                   span=te.span, help="assert a shape with `as`, or reshape with `rearrange`")
+    target_domain = None
+    if te.domain is not None:
+        tb = TypeBuilder.__new__(TypeBuilder)
+        target_domain = _domain_of(te.domain, a)
+    dtype, domain, steps = dm.convert(a.dtype, a.domain, te.dtype, target_domain, prove_le)
+    return TensorType(a.axes, dtype, domain), list(steps)
+
+
+def _domain_of(d: ast.DomainExpr, a: TensorType) -> Domain:
+    if d.name in ("Logit", "LogProb", "Prob"):
+        if d.over is None:
+            raise Fail("E0705", f"`{d.name}` needs a class axis", "", span=d.span)
+        lab = Size.var(d.over)
+        n = sum(1 for ax in a.axes if ax.label == lab)
+        if n != 1:
+            raise Fail("E0705", f"the class axis `{d.over}` is {'absent' if n == 0 else 'repeated'}",
+                       "", span=d.span)
+        return Domain(d.name, over=lab)
+    if d.name == "Index":
+        raise Fail("E0702", "`to` can't give an `Index` bound", "",
+                   span=d.span, help="assert it with `as … Index[C]`, checked at run time")
+    return Domain(d.name)
+
+
+# -- constructors ------------------------------------------------------------------------
+CTOR_DOMAIN = {"zeros": "NonNeg", "ones": "Pos", "eye": "Unit", "rand": "Unit", "randn": "Real"}
+
+
+def constructor(name: str, axes: tuple[Axis, ...], dtype: str | None, fill: Type | None,
+                e: ast.Constructor) -> TensorType:
+    if name == "causal":
+        if len(axes) != 2:
+            raise Fail("E0402", "`causal` makes a square mask: `causal[n n]`", "", span=e.span)
+        return TensorType(axes, dtype or "bool", MASK)
+    if name == "arange":
+        if len(axes) != 1:
+            raise Fail("E0402", "`arange` makes one axis: `arange[n]`", "", span=e.span)
+        d = dtype or "i64"
+        dom = Domain("Index", index=axes[0].size) if d in INT_DTYPES else Domain("NonNeg")
+        return TensorType(axes, d, dom)
+    if name == "full":
+        if fill is None:
+            raise Fail("E0501", "`full` needs its value: `full[n n](-1e9)`", "", span=e.span)
+        if isinstance(fill, ErrorType):
+            return TensorType(axes, dtype or "f32", REAL)
+        if not isinstance(fill, HostType) or fill.name not in ("int", "float", "bool"):
+            raise Fail("E0410", "`full`'s value is a host number", f"this is `{fill}`", span=e.span)
+        d = dtype or {"int": "i64", "float": "f32", "bool": "bool"}[fill.name]
+        if d == "bool":
+            return TensorType(axes, d, MASK)
+        facts = dm.host_domains(fill)
+        k = _narrow(facts)
+        return TensorType(axes, d, Domain(k) if d not in INT_DTYPES else NOBOUND)
+    if fill is not None:
+        raise Fail("E0501", f"`{name}` takes no value", "", span=e.span)
+    if name == "eye" and len(axes) != 2:
+        raise Fail("E0402", "`eye` makes a square matrix: `eye[n n]`", "", span=e.span)
+    d = dtype or "f32"
+    if d in INT_DTYPES:
+        return TensorType(axes, d, NOBOUND)
+    if d == "bool":
+        return TensorType(axes, d, MASK)
+    return TensorType(axes, d, Domain(CTOR_DOMAIN[name]))
+
+
+# -- reductions and friends ----------------------------------------------------------------
+def reduction(name: str, t: TensorType, positions: list[int] | None,
+              labels: list[tuple[str, Any]] | None, e: ast.Call) -> TensorType:
+    over = None if positions is None else [t.axes[p].label for p in positions]
+    dtype = dt.reduction_dtype(name, t.dtype)
+    axis_size = t.axes[positions[0]].size if positions and name in ("argmax", "argmin") else None
+    dom = dm.reduction_domain(name, t.domain, t.dtype, axis_size, check_over=True, over=over)
+    if positions is None:
+        axes: tuple[Axis, ...] = ()
+        if t.has_variadic:
+            axes = ()
+    else:
+        drop = {p % len(t.axes) for p in positions}
+        axes = tuple(ax for i, ax in enumerate(t.axes) if i not in drop)
+    if dtype == "bool":
+        dom = MASK
+    return TensorType(axes, dtype, dom)
+
+
+def cross_entropy(logits: TensorType, y: TensorType, c: int, yarg: Any) -> dict[str, Any]:
+    if logits.dtype not in ("f16", "bf16", "f32", "f64"):
+        raise Fail("E0411", f"`cross_entropy` needs float logits, not `{logits.dtype}`", "")
+    dm.check_class_over(logits.domain, [logits.axes[c].label], "cross_entropy")
+    rest = [ax for i, ax in enumerate(logits.axes) if i != c % len(logits.axes)]
+    if y.dtype not in INT_DTYPES:
+        raise Fail("E0404", f"the labels are `{y.dtype}`, expected an integer `Index`", "",
+                   span=yarg.span)
+    want = Domain("Index", index=logits.axes[c].size)
+    if not dm.is_subdomain(y.domain, want, prove_le):
+        raise Fail("E0701", f"the labels are `{y.domain}`, expected `{want}`", f"this is `{y}`",
+                   span=yarg.span, help=_widen_help(y.domain, want))
+    # y has the logits' other axes, by label.
+    ylabels = [ax.label for ax in y.axes]
+    perm = []
+    for ax in rest:
+        hits = [i for i, lab in enumerate(ylabels) if lab == ax.label]
+        if len(hits) != 1 or y.axes[hits[0]].size != ax.size:
+            raise Fail("E0401", f"the labels `{y}` don't have the logits' other axes "
+                       f"[{' '.join(str(a) for a in rest)}]", "", span=yarg.span)
+        perm.append(hits[0])
+    if len(y.axes) != len(rest):
+        raise Fail("E0402", f"the labels `{y}` have {len(y.axes)} axes, expected {len(rest)}", "",
+                   span=yarg.span)
+    return {"dim": c % len(logits.axes), "yperm": None if perm == sorted(perm) else perm}
+
+
+def stack_tuple(t: TupleType, arg: Any) -> TensorType:
+    items = t.items
+    if not items or not all(isinstance(x, TensorType) for x in items):
+        raise Fail("E0408", "a tuple of tensors is needed here", f"this is `{t}`", span=arg.span)
+    first = items[0]
+    for x in items[1:]:
+        assert isinstance(x, TensorType) and isinstance(first, TensorType)
+        if x.dtype != first.dtype or x.domain != first.domain or len(x.axes) != len(first.axes) or \
+                any(p.size != q.size or p.label != q.label for p, q in zip(x.axes, first.axes)):
+            raise Fail("E0408", "the tuple's tensors differ", f"`{first}` and `{x}`", span=arg.span,
+                       help="stacking needs the same sizes, dtype, domain and labels")
+    n = Size.const(len(items))
+    assert isinstance(first, TensorType)
+    return TensorType((Axis(n, n),) + first.axes, first.dtype, first.domain)
+
+
+def concat(t: TupleType, lab: str, node: Any, arg: Any) -> tuple[TensorType, int]:
+    items = t.items
+    if not all(isinstance(x, TensorType) for x in items):
+        raise Fail("E0408", "`concat` takes a tuple of tensors", f"this is `{t}`", span=arg.span)
+    first = items[0]
+    assert isinstance(first, TensorType)
+    label = Size.var(lab)
+    hits = [i for i, ax in enumerate(first.axes) if ax.label == label]
+    if len(hits) != 1:
+        raise Fail("E0403" if not hits else "E0405", f"`{first}` has {'no' if not hits else 'several'} "
+                   f"axis labelled `{lab}`", "", span=node.span)
+    i = hits[0]
+    total = Size.const(0)
+    tl = Size.const(0)
+    for x in items:
+        assert isinstance(x, TensorType)
+        if len(x.axes) != len(first.axes) or x.dtype != first.dtype:
+            raise Fail("E0408", "the tuple's tensors differ", f"`{first}` and `{x}`", span=arg.span)
+        for j, (p, q) in enumerate(zip(x.axes, first.axes)):
+            if j != i and p.size != q.size:
+                raise Fail("E0401", f"the tensors differ on axis {j}: `{p.size}` and `{q.size}`", "",
+                           span=arg.span)
+        total = total + x.axes[i].size
+        tl = tl + x.axes[i].label
+    axes = list(first.axes)
+    axes[i] = Axis(total, tl)
+    dom = first.domain
+    for x in items[1:]:
+        dom = dm.join(dom, x.domain, prove_le)  # type: ignore[union-attr]
+    return TensorType(tuple(axes), first.dtype, dom), i
+
+
+# -- patterns ---------------------------------------------------------------------------------
+def pattern(name: str, pat: ast.Pattern, inputs: list[TensorType],
+            kw_sizes: dict[str, tuple[Size, Size]], env: Any, generics: frozenset[str],
+            reduce_op: str | None) -> tuple[TensorType, dict[str, Any]]:
+    from shapescript.check import patterns as pt
+
+    dims = dict(env.dims)
+    for local, (sub, orig) in env.imported.items():
+        if orig in sub.dims:
+            dims[local] = sub.dims[orig]
+    r = pt.check_pattern(name, pat, inputs, kw_sizes, dims, generics, reduce_op)
+    return r.out, {"pattern": r.einops_pattern, "kwargs": r.einops_kwargs,
+                   "checks": r.runtime_checks, "op": reduce_op}
+
+
+# -- indexing ------------------------------------------------------------------------------------
+def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
+    idx = e.indices
+    if base.has_variadic:
+        raise Fail("E0409", "indexing needs the rank of `...`", "a `[...]` value", span=e.value.span)
+    if len(idx) == 1 and isinstance(idx[0], ast.Range):
+        r = idx[0]
+        lo = ck.expr_size(r.lo)
+        hi = ck.expr_size(r.hi)
+        if not base.axes:
+            raise Fail("E0406", "a `[]` value has no axis to slice", "", span=e.span)
+        if lo is not None and hi is not None:
+            size = hi - lo
+            lab = ck.label_of_size_expr(r.hi, hi) - ck.label_of_size_expr(r.lo, lo)
+            if lo.is_const and hi.is_const and base.axes[0].size.is_const:
+                if not 0 <= lo.const_value <= hi.const_value <= base.axes[0].size.const_value:  # type: ignore[operator]
+                    raise Fail("E0406", f"the slice {lo}..{hi} is out of bounds for an axis of "
+                               f"{base.axes[0].size}", "out of bounds", span=r.span)
+            ax = Axis(size, lab)
+        else:
+            for x in (r.lo, r.hi):
+                t = ck.expr(x)
+                if not isinstance(t, (ErrorType, PyType)) and not (isinstance(t, HostType) and t.name == "int"):
+                    raise Fail("E0410", f"a slice's bounds are ints, not `{t}`", "", span=x.span)
+            u = fresh_unknown("k")
+            ax = Axis(u, u)
+        ck.res[id(e)] = IndexRes("slice", {"lo": r.lo, "hi": r.hi})
+        return TensorType((ax,) + base.axes[1:], base.dtype, base.domain)
+    types = [ck.expr(i) for i in idx]
+    if any(isinstance(t, ErrorType) for t in types):
+        return ERROR
+    if all(isinstance(t, (HostType, PyType)) or (isinstance(t, TensorType) and not t.axes and t.dtype in INT_DTYPES)
+           for t in types):
+        for t, i in zip(types, idx):
+            if isinstance(t, HostType) and t.name != "int":
+                raise Fail("E0410", f"an index is an int, not `{t}`", f"this is `{t}`", span=i.span)
+        if len(idx) > base.rank:
+            raise Fail("E0406", f"{len(idx)} indices for a value with {base.rank} axes", "too many indices",
+                       span=e.span)
+        for k, (t, i) in enumerate(zip(types, idx)):
+            if isinstance(t, HostType) and t.value is not None:
+                n = base.axes[k].size
+                v = t.value
+                if n.is_const and not -n.const_value <= v < n.const_value:  # type: ignore[operator]
+                    raise Fail("E0406", f"index {v} is out of bounds for an axis of {n}", "out of bounds",
+                               span=i.span)
+                if v < 0 and not n.is_const and not v >= -1:
+                    pass
+        ck.res[id(e)] = IndexRes("int", len(idx))
+        return TensorType(base.axes[len(idx):], base.dtype, base.domain)
+    if len(idx) != 1:
+        raise Fail("E0410", "index with one mask or one tensor of indices", "", span=e.span)
+    t = types[0]
+    if isinstance(t, TensorType) and t.dtype == "bool":
+        if t.rank > base.rank:
+            raise Fail("E0402", f"the mask `{t}` has more axes than `{base}`", "", span=idx[0].span)
+        for k, (p, q) in enumerate(zip(t.axes, base.axes)):
+            if p.size != q.size:
+                raise Fail("E0401", f"the mask's axis {k} is `{p.size}` but the value's is `{q.size}`",
+                           f"this is `{t}`", span=idx[0].span,
+                           help="a mask matches the value's leading axes by position")
+        u = fresh_unknown("k")
+        ck.res[id(e)] = IndexRes("mask")
+        return TensorType((Axis(u, u),) + base.axes[t.rank:], base.dtype, base.domain)
+    if isinstance(t, TensorType) and t.dtype in INT_DTYPES:
+        if not base.axes:
+            raise Fail("E0406", "a `[]` value can't be indexed", "", span=e.span)
+        v = base.axes[0].size
+        want = Domain("Index", index=v)
+        if t.domain.kind != "Index" or not dm.is_subdomain(t.domain, want, prove_le):
+            raise Fail("E0701", f"the indices are `{t.domain}`, but the table has {v} rows",
+                       f"this is `{t}`", span=idx[0].span,
+                       help=f"assert the bound with `as … Index[{v}]`, checked at run time")
+        ck.res[id(e)] = IndexRes("gather")
+        return TensorType(t.axes + base.axes[1:], base.dtype, base.domain)
+    raise Fail("E0410", f"can't index with `{t}`", f"this is `{t}`", span=idx[0].span)
+
+
+__all__ = ["SizeError", "host_arith", "elementwise", "matmul", "negate", "where", "join_domain",
+           "domain_fits", "check_domain", "check_fits", "check_assert", "convert", "constructor",
+           "reduction", "cross_entropy", "stack_tuple", "concat", "pattern", "index"]

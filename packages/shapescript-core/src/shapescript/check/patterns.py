@@ -1,0 +1,592 @@
+"""Static checking of einops patterns (DECISIONS §4, §5; LANGUAGE §5).
+
+``check_pattern`` binds a pattern's names to its inputs' axes by position, solves groups,
+builds the output type and the exact string and keywords codegen passes to einops::
+
+    rearrange(img, b c (gh p1) (gw p2) -> b (gh gw) (p1 p2 c), p1=P, p2=P)
+    # img: [b 1 S S] (S = 16, P = 4): gh = gw = S/P = 4
+    # out: [b (gh gw) (p1 p2 c)], sizes b 16 16, labels b (S/P)*(S/P) P*P
+
+Names:
+
+- a dim's name constrains its axis to the dim's size (E0605), and is passed to einops;
+- one of the enclosing signature's generics constrains its axis to that generic;
+- a keyword size (``p1=P``) binds its name;
+- any other name is local to the pattern: it takes the size of its axis, or is solved by
+  exact division inside a group. Its *label* is the expression it was solved to, with
+  dims symbolic (DECISIONS §3): ``k`` from ``(k two)`` on a ``D`` axis, ``two=2``, is
+  labelled ``D/2``; a bare local takes its axis's label.
+
+A group is labelled by the product of its members' labels. Integer literals other than
+1 become generated names (``(k 2)`` is ``(k ss_2)`` with ``ss_2=2``): DECISIONS §4 says
+``_ss_2``, but einops rejects axis names that start or end with ``_``, so the generated
+names are ``ss_<n>`` (``ss_<n>_<k>`` for the k-th ``n`` on one side), renamed away from
+any name the pattern already uses. The i-th literal ``n`` of the input side matches the
+i-th ``n`` of the output side.
+
+Tuples (DECISIONS §5) are the caller's business: it stacks a tuple of equal tensors into
+one input with a new first axis of the tuple's length (labelled by it) and passes that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shapescript.check.domains import interval_view, reduction_domain
+from shapescript.check.dtypes import reduction_dtype
+from shapescript.check.fail import Fail
+from shapescript.check.sizes import Size, exact_div
+from shapescript.check.types import (
+    NOBOUND, REAL, Axis, Domain, INT_DTYPES, TensorType,
+)
+from shapescript.syntax import ast
+
+__all__ = ["PatternResult", "RuntimeCheck", "REDUCE_OPS", "check_pattern", "pattern_text"]
+
+REDUCE_OPS = ("sum", "mean", "max", "min", "prod")
+KINDS = ("rearrange", "reduce", "repeat", "einsum")
+ONE = Size.const(1)
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeCheck:
+    """A divisibility the checker could not decide: ``inputs[input].shape[axis]`` (the
+    checker's ``num``) must be a multiple of ``den``, else a ``ShapeError(text)``.
+    ``axis`` counts from the end (negative) for axes after a ``...``."""
+
+    input: int
+    axis: int
+    num: Size
+    den: Size
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class PatternResult:
+    """The checked pattern.
+
+    ``out``: the result type (axes with sizes and labels, dtype, domain).
+    ``einops_pattern``: the string for einops, with generated names for literals.
+    ``einops_kwargs``: name → size for every dim, keyword size and generated literal in
+    the pattern, and every generic einops can't infer (in a group, or only on the
+    output side of ``repeat``); empty for ``einsum``, which takes none.
+    ``runtime_checks``: undecidable divisibilities codegen checks before the call.
+    ``reduced``: labels of the input axes a ``reduce`` or ``einsum`` sums away.
+    """
+
+    out: TensorType
+    einops_pattern: str
+    einops_kwargs: dict[str, Size] = field(default_factory=dict)
+    runtime_checks: tuple[RuntimeCheck, ...] = ()
+    reduced: tuple[Size, ...] = ()
+
+
+# ---------------------------------------------------------------------------
+# Internal terms: names (literals already renamed), "1", "...", groups.
+
+
+@dataclass(frozen=True, slots=True)
+class _T:
+    kind: str  # "name" | "one" | "ell" | "group"
+    name: str = ""
+    literal: int | None = None  # the number a generated name stands for
+    items: tuple["_T", ...] = ()
+
+    def text(self) -> str:
+        if self.kind == "name":
+            return self.name
+        if self.kind == "one":
+            return "1"
+        if self.kind == "ell":
+            return "..."
+        return "(" + " ".join(i.text() for i in self.items) + ")"
+
+    def src(self) -> str:
+        """As the user wrote it (literals as numbers)."""
+        if self.kind == "name":
+            return str(self.literal) if self.literal is not None else self.name
+        if self.kind == "group":
+            return "(" + " ".join(i.src() for i in self.items) + ")"
+        return self.text()
+
+    def names(self) -> list[str]:
+        if self.kind == "name":
+            return [self.name]
+        return [n for i in self.items for n in i.names()]
+
+
+def _side_text(terms: tuple[_T, ...]) -> str:
+    return " ".join(t.src() for t in terms)
+
+
+def _fmt_axes(axes: tuple[Axis, ...]) -> str:
+    return "[" + " ".join(str(a) for a in axes) + "]"
+
+
+def pattern_text(pattern: ast.Pattern) -> str:
+    """The pattern as written (for messages)."""
+
+    def term(t: ast.PatTerm) -> str:
+        if isinstance(t, ast.PatName):
+            return t.name
+        if isinstance(t, ast.PatInt):
+            return str(t.value)
+        if isinstance(t, ast.PatEllipsis):
+            return "..."
+        return "(" + " ".join(term(i) for i in t.items) + ")"
+
+    ins = ", ".join(" ".join(term(t) for t in side) for side in pattern.inputs)
+    return f"{ins} -> {' '.join(term(t) for t in pattern.output)}"
+
+
+def _syntax(msg: str, label: str = "", help: str | None = None) -> Fail:
+    return Fail("E0601", msg, label or "pattern syntax", help=help)
+
+
+def _user_names(terms: tuple[ast.PatTerm, ...]) -> list[str]:
+    out: list[str] = []
+    for t in terms:
+        if isinstance(t, ast.PatName):
+            out.append(t.name)
+        elif isinstance(t, ast.PatGroup):
+            out.extend(_user_names(t.items))
+    return out
+
+
+class _Renamer:
+    """Generated names for integer literals, numbered per side."""
+
+    def __init__(self, taken: set[str]) -> None:
+        self.taken = taken
+        self.base: dict[int, str] = {}
+
+    def name(self, value: int, k: int) -> str:
+        base = self.base.get(value)
+        if base is None:
+            base = f"ss_{value}"
+            while any(t == base or t.startswith(base + "_") for t in self.taken):
+                base = "s" + base
+            self.base[value] = base
+        return base if k == 1 else f"{base}_{k}"
+
+
+def _convert_side(terms: tuple[ast.PatTerm, ...], ren: _Renamer, kind: str,
+                  output: bool) -> tuple[_T, ...]:
+    counts: dict[int, int] = {}
+    n_ell = 0
+
+    def conv(t: ast.PatTerm, in_group: bool) -> _T:
+        nonlocal n_ell
+        if isinstance(t, ast.PatName):
+            if t.name.startswith("_") or t.name.endswith("_"):
+                raise _syntax(f"`{t.name}` can't be an axis name in a pattern: einops "
+                              "names don't start or end with `_`", "not an axis name")
+            return _T("name", t.name)
+        if isinstance(t, ast.PatEllipsis):
+            if in_group and not output:
+                raise _syntax("`...` can't be inside a group on the left of `->`",
+                              "`...` in a group")
+            n_ell += 1
+            return _T("ell")
+        if isinstance(t, ast.PatInt):
+            if kind == "einsum":
+                raise _syntax("`einsum` patterns can't contain numbers", "a number",
+                              help="squeeze or insert axes with `rearrange` first")
+            if t.value == 1:
+                return _T("one")
+            if t.value < 1:
+                raise _syntax(f"`{t.value}` can't be an axis size in a pattern", "not a size")
+            counts[t.value] = counts.get(t.value, 0) + 1
+            return _T("name", ren.name(t.value, counts[t.value]), literal=t.value)
+        if in_group:
+            raise _syntax("groups can't be nested", "nested group")
+        if kind == "einsum":
+            raise _syntax("`einsum` patterns can't contain groups", "a group",
+                          help="split or merge axes with `rearrange` first")
+        return _T("group", items=tuple(conv(i, True) for i in t.items))
+
+    out = tuple(conv(t, False) for t in terms)
+    if n_ell > 1:
+        raise _syntax("`...` appears twice on one side", "second `...`")
+    return out
+
+
+def _check_unique(side: tuple[_T, ...], where: str) -> None:
+    seen: set[str] = set()
+    for n in (n for t in side for n in t.names()):
+        if n in seen:
+            raise _syntax(f"`{n}` appears twice on the {where} of the pattern", f"`{n}` twice",
+                          help="each name stands for one axis; use different names")
+        seen.add(n)
+
+
+# ---------------------------------------------------------------------------
+
+
+class _Checker:
+    def __init__(self, kind: str, inputs: list[TensorType], kw: dict[str, tuple[Size, Size]],
+                 dims: dict[str, int], generics: frozenset[str]) -> None:
+        self.kind = kind
+        self.inputs = inputs
+        self.kw = kw
+        self.dims = dims
+        self.generics = generics
+        # name -> (size, label, origin): origin "dim", "generic", "kw", "literal", "local"
+        self.known: dict[str, tuple[Size, Size, str]] = {}
+        self.bound: dict[str, tuple[Size, Size]] = {}
+        self.in_group_names: set[str] = set()
+        self.checks: list[RuntimeCheck] = []
+        self.ell: tuple[Axis, ...] | None = None
+        self.input_axes_names: list[list[tuple[Axis, list[str]]]] = []
+
+    def seed(self, all_terms: list[_T]) -> None:
+        names = {n for t in all_terms for n in t.names()}
+        for t in all_terms:
+            for item in ([t] if t.kind != "group" else list(t.items)):
+                if item.kind == "name" and item.literal is not None:
+                    c = Size.const(item.literal)
+                    self.known[item.name] = (c, c, "literal")
+        for n in names:
+            if n in self.known:
+                continue
+            if n in self.dims:
+                self.known[n] = (Size.const(self.dims[n]), Size.var(n), "dim")
+            elif n in self.generics:
+                self.known[n] = (Size.var(n), Size.var(n), "generic")
+        for n, (size, label) in self.kw.items():
+            if n not in names:
+                raise Fail("E0502", f"the keyword `{n}` names no axis of the pattern",
+                           "unknown keyword", help="remove it, or use the name in the pattern")
+            prev = self.known.get(n)
+            if prev is not None and prev[0] != size:
+                raise Fail("E0605", f"`{n}` is {prev[0]} but its keyword says {size}",
+                           f"`{n}={size}`")
+            if prev is None or prev[2] != "dim":
+                self.known[n] = (size, label, "kw")
+
+    def _misfit(self, name: str, size: Size, axis: Axis, what: str) -> Fail:
+        origin = self.known[name][2] if name in self.known else "local"
+        desc = {"dim": f"the dim `{name}` is {size}",
+                "generic": f"`{name}` is the generic axis `{name}`",
+                "kw": f"`{name}` is {size} by its keyword",
+                "literal": f"`{size}` is {size}"}.get(origin, f"`{name}` is {size}")
+        return Fail("E0605", f"{desc} but {what} `{axis.label}` has size {axis.size}",
+                    f"`{axis.label}` is {axis.size}",
+                    help="check the pattern's axis order against the input's type")
+
+    def bind_name(self, name: str, axis: Axis) -> None:
+        if name in self.known:
+            size = self.known[name][0]
+            if size != axis.size:
+                raise self._misfit(name, size, axis, "the axis it names,")
+            self.bound.setdefault(name, (size, self.known[name][1]))
+            return
+        if name in self.bound:
+            size, label = self.bound[name]
+            if size != axis.size:
+                raise Fail("E0401", f"sizes not provably equal: `{name}` is {size} in one "
+                           f"place but {axis.size} (`{axis.label}`) in another",
+                           f"`{name}` is {axis.size} here",
+                           help="use different names for different axes, or `as`")
+            return
+        self.bound[name] = (axis.size, axis.label)
+
+    def bind_group(self, i: int, pos: int, g: _T, axis: Axis) -> None:
+        k_size, k_label = ONE, ONE
+        unknown: list[str] = []
+        for m in g.items:
+            if m.kind == "one":
+                continue
+            self.in_group_names.add(m.name)
+            if m.name in self.known:
+                s, lab, _ = self.known[m.name]
+            elif m.name in self.bound:
+                s, lab = self.bound[m.name]
+            else:
+                unknown.append(m.name)
+                continue
+            k_size, k_label = k_size * s, k_label * lab
+        gs = g.src()
+        if not unknown:
+            if k_size != axis.size:
+                raise Fail("E0605", f"the group `{gs}` is {k_size} but its axis `{axis.label}` "
+                           f"has size {axis.size}", f"`{axis.label}` is {axis.size}")
+            for m in g.items:
+                if m.kind == "name":
+                    self.bound.setdefault(m.name, self.known[m.name][:2]
+                                          if m.name in self.known else self.bound[m.name])
+            return
+        if len(unknown) > 1:
+            raise Fail("E0604", f"the group `{gs}` has {len(unknown)} unknown sizes "
+                       f"({', '.join('`' + u + '`' for u in unknown)}) on an axis of size "
+                       f"{axis.size}", "not solvable",
+                       help=f"give all but one as keywords, e.g. `{unknown[-1]}=…`")
+        u = unknown[0]
+        if k_size == 0:
+            raise Fail("E0604", f"the group `{gs}` has a member of size 0", "not solvable")
+        q = exact_div(axis.size, k_size)
+        if q is None:
+            if _provably_inexact(axis.size, k_size):
+                raise Fail("E0604", f"the group `{gs}` doesn't divide its axis exactly: "
+                           f"{axis.size} is not a multiple of {k_size}",
+                           f"{axis.size} / {k_size}",
+                           help="choose sizes whose product is the axis's size")
+            q = axis.size.floordiv(k_size)
+            self.checks.append(RuntimeCheck(
+                i, pos, axis.size, k_size,
+                f"`{gs}` needs axis `{axis.label}` to be a multiple of {k_size}"))
+        ql = exact_div(axis.label, k_label)
+        if ql is None:
+            ql = axis.label.floordiv(k_label)
+        self.bound[u] = (q, ql)
+        for m in g.items:
+            if m.kind == "name" and m.name in self.known:
+                self.bound.setdefault(m.name, self.known[m.name][:2])
+
+    def bind_input(self, i: int, side: tuple[_T, ...], t: TensorType) -> None:
+        axes = t.axes
+        e = next((j for j, x in enumerate(side) if x.kind == "ell"), None)
+        where = f"input {i + 1} " if len(self.inputs) > 1 else "input "
+        if e is None:
+            if any(a.variadic for a in axes):
+                raise Fail("E0409", f"the pattern `{_side_text(side)}` needs the rank of the "
+                           f"{where}`{_fmt_axes(axes)}`", "`...` has an unknown rank",
+                           help="add `...` to the pattern for the axes `...` stands for")
+            if len(axes) != len(side):
+                raise Fail("E0603", f"the pattern `{_side_text(side)}` has {len(side)} axes but "
+                           f"the {where}`{_fmt_axes(axes)}` has {len(axes)}",
+                           f"{len(side)} axes, the input has {len(axes)}")
+            pairs = [(j, side[j], axes[j]) for j in range(len(side))]
+            ell_axes: tuple[Axis, ...] | None = None
+        else:
+            pre, post = side[:e], side[e + 1:]
+            if len(pre) + len(post) > len(axes):
+                raise Fail("E0603", f"the pattern `{_side_text(side)}` needs at least "
+                           f"{len(pre) + len(post)} axes but the {where}`{_fmt_axes(axes)}` has "
+                           f"{len(axes)}", "too few axes")
+            n = len(axes)
+            ell_axes = axes[len(pre): n - len(post)]
+            if any(a.variadic for a in axes[:len(pre)] + axes[n - len(post):]):
+                raise Fail("E0409", f"the pattern `{_side_text(side)}` needs the rank of the "
+                           f"{where}`{_fmt_axes(axes)}`", "`...` has an unknown rank")
+            pairs = [(j, pre[j], axes[j]) for j in range(len(pre))]
+            pairs += [(j - len(post), post[j], axes[n - len(post) + j]) for j in range(len(post))]
+            if self.ell is None:
+                self.ell = ell_axes
+            elif len(self.ell) != len(ell_axes) or any(
+                    x.size != y.size or x.variadic != y.variadic
+                    for x, y in zip(self.ell, ell_axes)):
+                raise Fail("E0401", "sizes not provably equal: `...` stands for "
+                           f"`{_fmt_axes(self.ell)}` in input 1 but `{_fmt_axes(ell_axes)}` "
+                           f"in input {i + 1}", "`...` differs")
+        names_per_axis: list[tuple[Axis, list[str]]] = []
+        for pos, term, axis in pairs:
+            if term.kind == "one":
+                if axis.size != ONE:
+                    raise Fail("E0605", f"`1` in the pattern but axis `{axis.label}` has size "
+                               f"{axis.size}", f"`{axis.label}` is {axis.size}")
+            elif term.kind == "name":
+                self.bind_name(term.name, axis)
+            else:
+                self.bind_group(i, pos, term, axis)
+            names_per_axis.append((axis, term.names()))
+        if ell_axes is not None:
+            names_per_axis.extend((a, ["..."]) for a in ell_axes)
+        self.input_axes_names.append(names_per_axis)
+
+    def out_axis(self, term: _T, input_names: set[str], has_ell: bool) -> list[Axis]:
+        if term.kind == "one":
+            return [Axis(ONE, ONE)]
+        if term.kind == "ell":
+            if not has_ell:
+                raise Fail("E0602", "`...` is on the right side of the pattern only",
+                           "`...` on one side")
+            assert self.ell is not None
+            return list(self.ell)
+        if term.kind == "name":
+            return [Axis(*self.out_name(term, input_names))]
+        size, label = ONE, ONE
+        for m in term.items:
+            if m.kind == "ell":
+                if not has_ell:
+                    raise Fail("E0602", "`...` is on the right side of the pattern only",
+                               "`...` on one side")
+                assert self.ell is not None
+                for a in self.ell:
+                    if a.variadic:
+                        raise Fail("E0409", "a group of `...` needs the rank of `...`",
+                                   "`...` has an unknown rank")
+                    size, label = size * a.size, label * a.label
+            elif m.kind == "name":
+                s, lab = self.out_name(m, input_names)
+                size, label = size * s, label * lab
+        return [Axis(size, label)]
+
+    def out_name(self, term: _T, input_names: set[str]) -> tuple[Size, Size]:
+        n = term.name
+        if n in input_names:
+            return self.bound[n]
+        shown = term.src()
+        if self.kind == "repeat":
+            if n in self.known:
+                return self.known[n][:2]
+            raise Fail("E0602", f"`{n}` is a new axis of `repeat` without a size",
+                       "no size", help=f"give its size as a keyword: `{n}=…`")
+        if self.kind == "rearrange" and term.literal is not None:
+            raise Fail("E0602", f"`{shown}` is on the right side of the pattern only",
+                       f"`{shown}` on one side",
+                       help="in `rearrange`, a number other than 1 is a named axis: write "
+                            "it on both sides, or use `repeat` to make a new axis")
+        help = {"rearrange": "`rearrange` only moves axes: use `repeat` to add one",
+                "reduce": "`reduce` only removes axes: use `repeat` to add one",
+                "einsum": "every output name of `einsum` must name an input axis"}[self.kind]
+        raise Fail("E0602", f"`{shown}` is on the right side of the pattern only",
+                   f"`{shown}` on one side", help=help)
+
+
+def _provably_inexact(num: Size, den: Size) -> bool:
+    d = den.const_value
+    if d is None or d == 0:
+        return False
+    n = num.const_value
+    if n is not None:
+        return n % d != 0
+    lin = num.linear()
+    if lin is not None:
+        _, a, c = lin
+        return a % d == 0 and c % d != 0
+    return False
+
+
+def _fix_class(d: Domain, axes: tuple[Axis, ...]) -> Domain:
+    """A class domain survives only with exactly one axis labelled by its class axis."""
+    if d.kind not in ("Logit", "LogProb", "Prob"):
+        return d
+    if sum(1 for a in axes if not a.variadic and a.label == d.over) == 1:
+        return d
+    return Domain("Unit") if d.kind == "Prob" else REAL
+
+
+def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
+                  kw_sizes: dict[str, tuple[Size, Size]] | None = None,
+                  dims: dict[str, int] | None = None,
+                  generics: frozenset[str] = frozenset(),
+                  reduce_op: str | None = None) -> PatternResult:
+    """Check ``kind`` (``rearrange reduce repeat einsum``) with ``pattern`` on ``inputs``.
+
+    ``kw_sizes``: keyword sizes, name → ``(size, label)`` (already converted by the
+    checker). ``dims``: the module's dims, name → value. ``generics``: the enclosing
+    signature's generic names. ``reduce_op``: ``reduce``'s operation.
+
+    Errors: E0601 syntax (a name twice on one side, nested groups, two ``...``, numbers or
+    groups in ``einsum``), E0602 a name on one side only or an unknown ``reduce``
+    operation, E0603 rank mismatch, E0604 a group not solvable exactly, E0605 a dim,
+    generic, keyword or literal that doesn't fit its axis, E0401 one name on axes of
+    different sizes, E0404 ``einsum`` of different dtypes, E0409 ``...`` axes without a
+    rank, E0411 ``reduce(…, mean)`` of integers, E0502 a keyword naming no axis, E0704
+    ``reduce`` of a class domain not over its class axis.
+
+    >>> r = check_pattern("reduce", pat("b c h w -> b"), [images], reduce_op="max")
+    >>> r.einops_pattern
+    'b c h w -> b'
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown pattern kind {kind!r}")
+    kw_sizes = dict(kw_sizes or {})
+    dims = dims or {}
+    if kind == "reduce" and reduce_op not in REDUCE_OPS:
+        raise Fail("E0602", f"`{reduce_op}` is not a `reduce` operation" if reduce_op
+                   else "`reduce` needs an operation", "unknown operation",
+                   help="use one of " + ", ".join(f"`{o}`" for o in REDUCE_OPS))
+    if kind == "einsum" and kw_sizes:
+        raise Fail("E0502", f"`einsum` takes no keyword sizes (`{next(iter(kw_sizes))}`)",
+                   "unknown keyword")
+    if kind != "einsum" and len(pattern.inputs) != 1:
+        raise _syntax(f"`{kind}` takes one input pattern, not {len(pattern.inputs)}",
+                      "one input expected")
+    if len(pattern.inputs) != len(inputs):
+        raise Fail("E0603", f"the pattern has {len(pattern.inputs)} inputs but "
+                   f"{len(inputs)} operands are given", "number of inputs")
+
+    taken = set(_user_names(pattern.output))
+    for side in pattern.inputs:
+        taken |= set(_user_names(side))
+    ren = _Renamer(taken)
+    in_sides = [_convert_side(s, ren, kind, False) for s in pattern.inputs]
+    out_side = _convert_side(pattern.output, ren, kind, True)
+    if kind != "einsum":
+        _check_unique(in_sides[0], "left")
+    _check_unique(out_side, "right")
+
+    c = _Checker(kind, inputs, kw_sizes, dims, generics)
+    c.seed([t for s in in_sides for t in s] + list(out_side))
+    for i, (side, t) in enumerate(zip(in_sides, inputs)):
+        c.bind_input(i, side, t)
+
+    input_names = {n for s in in_sides for t in s for n in t.names()}
+    has_ell = any(t.kind == "ell" for s in in_sides for t in s)
+    out_has_ell = any(t.kind == "ell" or any(m.kind == "ell" for m in t.items)
+                      for t in out_side)
+    out_names = {n for t in out_side for n in t.names()}
+    out_axes: list[Axis] = []
+    for t in out_side:
+        out_axes.extend(c.out_axis(t, input_names, has_ell))
+    axes = tuple(out_axes)
+
+    # Names (and `...`) that the output drops.
+    order = list(dict.fromkeys(n for s in in_sides for t in s for n in t.names()))
+    dropped = [n for n in order if n not in out_names]
+    if has_ell and not out_has_ell:
+        dropped.append("...")
+    if dropped and kind in ("rearrange", "repeat"):
+        literals = {t.name: t.literal for s in in_sides for t0 in s
+                    for t in [t0, *t0.items] if t.literal is not None}
+        shown = str(literals.get(dropped[0], dropped[0]))
+        help = ("`rearrange` keeps every axis: use `reduce` to remove one"
+                if kind == "rearrange" else "`repeat` can't remove axes: use `reduce` first")
+        raise Fail("E0602", f"`{shown}` is on the left side of the pattern only",
+                   f"`{shown}` on one side", help=help)
+    reduced = tuple(ax.label for per_input in c.input_axes_names for ax, ns in per_input
+                    if any(n in dropped for n in ns))
+
+    # dtype and domain.
+    first = inputs[0]
+    dtype, domain = first.dtype, first.domain
+    if kind == "reduce" and reduced:
+        op = reduce_op or "sum"
+        dtype = reduction_dtype(op, first.dtype)
+        domain = reduction_domain(op, first.domain, dtype, check_over=True, over=reduced)
+    elif kind == "einsum":
+        dtypes = {t.dtype for t in inputs}
+        if len(dtypes) > 1:
+            shown = ", ".join(f"`{t.dtype}`" for t in inputs)
+            raise Fail("E0404", f"dtypes differ: `einsum` of {shown}", "dtypes differ",
+                       help=f"convert the operands to one dtype with `to`, e.g. `to {first.dtype}`")
+        if dtype == "bool":
+            raise Fail("E0404", "`einsum` of masks", "`bool`",
+                       help="convert with `to f32` first")
+        if len(inputs) > 1 or reduced:
+            if dtype in INT_DTYPES or dtype == "Int":
+                domain = NOBOUND
+            elif all("NonNeg" in interval_view(t.domain) for t in inputs):
+                domain = Domain("NonNeg")
+            else:
+                domain = REAL
+    domain = _fix_class(domain, axes)
+
+    # What einops needs as keywords.
+    kwargs: dict[str, Size] = {}
+    if kind != "einsum":
+        for n, (size, _, origin) in c.known.items():
+            if origin == "generic" and n in input_names and n not in c.in_group_names:
+                continue  # einops reads it from the input's shape
+            if n in input_names or n in out_names:
+                kwargs[n] = size
+    if kind == "einsum":
+        text = ", ".join(" ".join(t.text() for t in s) for s in in_sides)
+    else:
+        text = " ".join(t.text() for t in in_sides[0])
+    text += " -> " + " ".join(t.text() for t in out_side)
+    return PatternResult(TensorType(axes, dtype, domain), text, kwargs, tuple(c.checks),
+                         reduced)
+

@@ -1,0 +1,336 @@
+"""Statements and control flow: assignment, return, if, for, with.
+
+Scopes follow DECISIONS §13: a name bound in every branch of an ``if`` that falls
+through is defined after it (sizes and dtypes agree, domains join); a name bound in
+only some branches, or first in a loop body, is out of scope after it (E0802); a
+loop may not change the type of a variable from before it (E0803).
+"""
+
+from __future__ import annotations
+
+from shapescript.check import ops
+from shapescript.check.env import CONSTRUCTORS, RESERVED_TYPE_NAMES
+from shapescript.check.fail import Fail
+from shapescript.check.scope import Scope, Var
+from shapescript.check.types import (
+    BOOL, ERROR, INT, PY, ErrorType, HostOnlyType, HostType, ModelType, NothingType, PyType,
+    TensorType, TupleType, Type,
+)
+from shapescript.diagnostics import Diagnostic
+from shapescript.source import Span
+from shapescript.syntax import ast
+
+
+def same_shape(a: Type, b: Type) -> bool:
+    """Sizes, dtype and labels agree (domains may differ)."""
+    if isinstance(a, ErrorType) or isinstance(b, ErrorType):
+        return True
+    if isinstance(a, TensorType) and isinstance(b, TensorType):
+        return (a.dtype == b.dtype and len(a.axes) == len(b.axes)
+                and all(x.size == y.size and x.label == y.label and x.variadic == y.variadic
+                        for x, y in zip(a.axes, b.axes)))
+    if isinstance(a, HostType) and isinstance(b, HostType):
+        return a.name == b.name or {a.name, b.name} == {"int", "float"}
+    if isinstance(a, TupleType) and isinstance(b, TupleType):
+        return len(a.items) == len(b.items) and all(same_shape(x, y) for x, y in zip(a.items, b.items))
+    return type(a) is type(b) and (not isinstance(a, ModelType) or a == b)
+
+
+def merge_types(a: Type, b: Type) -> Type:
+    if isinstance(a, TensorType) and isinstance(b, TensorType):
+        return TensorType(a.axes, a.dtype, ops.join_domain(a.domain, b.domain))
+    if isinstance(a, HostType) and isinstance(b, HostType):
+        if a.name != b.name:
+            return HostType("float")
+        return a if a == b else HostType(a.name)
+    return a
+
+
+class StmtMixin:
+    """Statement checking; mixed into ``BodyChecker``."""
+
+    scope: Scope
+
+    def block(self, stmts: tuple[ast.Stmt, ...]) -> bool:
+        """Check a block; True when it returns on every path."""
+        returns = False
+        for s in stmts:
+            if returns:
+                # Unreachable code is still checked, for its diagnostics.
+                self.stmt(s)
+                continue
+            returns = self.stmt(s)
+        return returns
+
+    def stmt(self, s: ast.Stmt) -> bool:
+        try:
+            return getattr(self, "s_" + type(s).__name__)(s)
+        except Fail as f:
+            self.fail(f, s)
+            # A failed `return` still ends its path: no E0801 cascade.
+            return isinstance(s, ast.Return)
+
+    # ------------------------------------------------------------------
+    def check_local_name(self, name: str, span: Span) -> None:
+        why = None
+        if self.env.dim_size(name) is not None:
+            why = "a dim"
+        elif self.sig is not None and name in self.sig.generics:
+            why = "a generic axis of this signature"
+        elif name in CONSTRUCTORS or name in RESERVED_TYPE_NAMES:
+            # Built-in function names may name locals (the book's `norm` has `var`);
+            # constructors and type names may not.
+            why = "a built-in or reserved name"
+        if why is not None:
+            raise Fail("E0203", f"`{name}` shadows {why}", "choose another name", span=span,
+                       help=f"`{name}` as a value is already {why}'s value" if why != "a built-in or reserved name" else None)
+
+    def bind_name(self, name: str, t: Type, span: Span) -> None:
+        self.check_local_name(name, span)
+        old = self.scope.get(name)
+        if old is not None and self.loop_vars is not None and name in self.loop_vars:
+            if not same_shape(old.type, t) or not ops.domain_fits(t, old.type):
+                raise Fail("E0803", f"the loop changes the type of `{name}`",
+                           f"`{name}` was `{old.type}` before the loop, this is `{t}`", span=span,
+                           help="a variable keeps its type through a loop; use a new name")
+            t = old.type
+        self.scope.bind(name, Var(t, span, old.kind if old else "local"))
+
+    def s_Assign(self, s: ast.Assign) -> bool:
+        t = self.expr(s.value)
+        if isinstance(t, NothingType):
+            raise Fail("E0404", "this call gives nothing to assign", "returns nothing", span=s.value.span)
+        if len(s.targets) == 1:
+            target = s.targets[0]
+            if isinstance(target, ast.Attr):
+                return self.assign_field(target, t, s)
+            assert isinstance(target, ast.Name)
+            if s.annotation is not None:
+                tb = self.type_builder()
+                ann = tb.type(s.annotation)
+                if tb.failed or isinstance(ann, ErrorType):
+                    t = ERROR
+                else:
+                    self.expect_fits(t, ann, s.value, f"`{target.id}`")  # type: ignore[arg-type]
+                    if isinstance(ann, TensorType) and isinstance(t, TensorType):
+                        ann = TensorType(ann.axes, ann.dtype, ann.domain)
+                    t = ann  # type: ignore[assignment]
+            self.types[id(target)] = t
+            self.bind_name(target.id, t, target.span)
+            return False
+        n = len(s.targets)
+        if isinstance(t, TupleType):
+            if len(t.items) != n:
+                raise Fail("E0406", f"{n} names for a tuple of {len(t.items)}", "", span=s.span)
+            items = list(t.items)
+        elif isinstance(t, (PyType, ErrorType)):
+            items = [t] * n
+        else:
+            raise Fail("E0404", f"`{t}` can't be unpacked into {n} names", "not a tuple", span=s.value.span)
+        for target, it in zip(s.targets, items):
+            if not isinstance(target, ast.Name):
+                raise Fail("E0101", "only names can be unpacked into", "", span=target.span)
+            self.types[id(target)] = it
+            self.bind_name(target.id, it, target.span)
+        return False
+
+    def assign_field(self, target: ast.Attr, t: Type, s: ast.Assign) -> bool:
+        mt = self.expr(target.value)
+        if isinstance(mt, ErrorType):
+            return False
+        if not isinstance(mt, ModelType):
+            raise Fail("E0901", f"`{mt}` has no fields to assign", "not a model", span=target.span)
+        info = self.model_info(mt)
+        f = info.fields.get(target.attr) if info else None
+        if f is None:
+            raise Fail("E0901", f"model `{mt.name}` has no field `{target.attr}`", "unknown field",
+                       span=target.span)
+        try:
+            self.expect_fits(t, f.type, s.value, f"field `{target.attr}`")
+        except Fail as err:
+            raise Fail("E0903", f"field `{mt.name}.{target.attr}` is `{f.type}`, not `{t}`",
+                       f"this is `{t}`", span=s.value.span,
+                       help=err.help or "a field keeps its declared type") from None
+        self.host_only(s, "changing a model's field")
+        self.types[id(target)] = f.type
+        return False
+
+    def s_ExprStmt(self, s: ast.ExprStmt) -> bool:
+        self.expr(s.expr)
+        return False
+
+    def s_Return(self, s: ast.Return) -> bool:
+        sig = self.sig
+        if s.value is None:
+            if sig is not None and sig.ret is not None:
+                raise Fail("E0801", "`return` without a value in a function that returns one",
+                           f"the return type is `{self.ret_text()}`", span=s.span)
+            return True
+        t = self.expr(s.value)
+        if self.tensor_ifs:
+            self.event("E1706", s.span, "`return` inside an `if` on a tensor",
+                       "this returns from inside a `torch.cond` branch")
+        if sig is None:
+            return True
+        if sig.ret is None:
+            if not isinstance(t, (NothingType, ErrorType)):
+                raise Fail("E0404", f"`{sig.name}` declares no return type but returns `{t}`",
+                           "a value is returned", span=s.value.span,
+                           help="add a return type: `-> T`")
+            return True
+        if isinstance(t, PyType):
+            written = self.ret_text()
+            raise Fail("E0413", "the shape of this Python value is unknown",
+                       f"the return type is `{written}`", span=s.value.span,
+                       help=f"assert its shape with `as {written}`")
+        self.expect_fits(t, sig.ret, s.value, "the return type")
+        return True
+
+    def ret_text(self) -> str:
+        decl = self.sig.decl if self.sig else None
+        if decl is None or decl.ret is None:
+            return ""
+        sp = decl.ret.span
+        return self.source[sp.start:sp.end]
+
+    def condition(self, c: ast.Expr) -> bool:
+        """Check an ``if`` condition; True when it is a tensor (a ``torch.cond``)."""
+        t = self.expr(c)
+        if isinstance(t, (ErrorType, PyType)):
+            return False
+        if isinstance(t, HostType) and t.name == "bool":
+            return False
+        if isinstance(t, TensorType) and t.dtype == "bool" and not t.axes:
+            return True
+        label = f"this is `{t}`"
+        help = None
+        if isinstance(t, TensorType) and t.dtype == "bool":
+            help = "reduce it to one value first, e.g. `max(m)` (any) or `min(m)` (all)"
+        raise Fail("E0804", "not a condition", label, span=c.span,
+                   help=help or "an `if` takes a bool or a `[] Mask`")
+
+    def s_If(self, s: ast.If) -> bool:
+        before = self.scope
+        outs: list[tuple[Scope, bool]] = []
+        tensor_cond = False
+        for br in s.branches:
+            self.scope = before.copy()
+            try:
+                is_tensor = self.condition(br.cond)
+            except Fail as f:
+                self.fail(f, br.cond)
+                is_tensor = False
+            tensor_cond |= is_tensor
+            if is_tensor:
+                self.tensor_ifs += 1
+            ret = self.block(br.body)
+            if is_tensor:
+                self.tensor_ifs -= 1
+            outs.append((self.scope, ret))
+        if s.orelse is not None:
+            self.scope = before.copy()
+            if tensor_cond:
+                self.tensor_ifs += 1
+            ret = self.block(s.orelse)
+            if tensor_cond:
+                self.tensor_ifs -= 1
+            outs.append((self.scope, ret))
+        else:
+            outs.append((before.copy(), False))
+        self.cond_sites.append((s, tensor_cond))
+        self.scope = self.merge(before, outs, s)
+        return all(ret for _, ret in outs)
+
+    def merge(self, before: Scope, outs: list[tuple[Scope, bool]], s: ast.Stmt) -> Scope:
+        result = before.copy()
+        live = [sc for sc, ret in outs if not ret]
+        names: set[str] = set()
+        for sc, _ in outs:
+            names |= set(sc.vars)
+            for d, sp in sc.dead.items():
+                if d not in before.vars:
+                    result.dead[d] = sp
+        for name in names:
+            vs = [sc.vars.get(name) for sc in live]
+            if not live:
+                continue
+            if any(v is None for v in vs):
+                if name not in before.vars:
+                    first = next(v for v in vs if v is not None) if any(vs) else None
+                    result.dead[name] = first.span if first else s.span
+                    result.vars.pop(name, None)
+                continue
+            t = vs[0].type  # type: ignore[union-attr]
+            for v in vs[1:]:
+                assert v is not None
+                if not same_shape(t, v.type):
+                    self.report(Diagnostic.error(
+                        "E0401", f"`{name}` has different types in the branches",
+                        v.span, f"this is `{v.type}`, another branch gives `{t}`",
+                        help="give it the same shape and dtype in every branch"))
+                    t = ERROR
+                    break
+                t = merge_types(t, v.type)
+            result.vars[name] = Var(t, vs[0].span, vs[0].kind)  # type: ignore[union-attr]
+        return result
+
+    def s_For(self, s: ast.For) -> bool:
+        before = self.scope
+        body_scope = before.copy()
+        it = s.iter
+        target_types: list[Type]
+        if isinstance(it, ast.Range):
+            for end in (it.lo, it.hi):
+                t = self.expr(end)
+                if not isinstance(t, (ErrorType, PyType)) and not (isinstance(t, HostType) and t.name == "int"):
+                    self.fail(Fail("E0410", f"a range's ends are host ints, not `{t}`", f"this is `{t}`",
+                                   span=end.span), end)
+            if len(s.targets) != 1:
+                raise Fail("E0101", "a range gives one value per step", "", span=s.span)
+            target_types = [HostType("int", None, "NonNeg")]
+            self.range_loops.append(s)
+        else:
+            t = self.expr(it)
+            self.host_only(s, "a `for` loop over anything but a range")
+            if isinstance(t, TensorType):
+                raise Fail("E0805", "`for` over a tensor", f"this is `{t}`", span=it.span,
+                           help="use `map`, or index it: `for i in 0..n:` then `x[i]`")
+            if isinstance(t, HostOnlyType) and t.kind == "batches":
+                if len(s.targets) != len(t.items):
+                    raise Fail("E0406", f"{len(s.targets)} names for batches of {len(t.items)} tensors",
+                               "", span=s.span)
+                target_types = list(t.items)
+            elif isinstance(t, (PyType, ErrorType)):
+                target_types = [PY if isinstance(t, PyType) else ERROR] * len(s.targets)
+            else:
+                raise Fail("E0805", f"`for` can't walk over `{t}`", f"this is `{t}`", span=it.span)
+        self.scope = body_scope
+        saved_loop = self.loop_vars
+        self.loop_vars = set(before.vars) | (saved_loop or set())
+        spans = s.target_spans or tuple(s.span for _ in s.targets)
+        for name, t, sp in zip(s.targets, target_types, spans):
+            self.check_local_name(name, sp)
+            self.scope.bind(name, Var(t, sp, "loop"))
+        self.block(s.body)
+        self.loop_vars = saved_loop
+        after = before.copy()
+        for name, v in self.scope.vars.items():
+            if name not in before.vars:
+                after.dead[name] = v.span
+            else:
+                after.vars[name] = before.vars[name]
+        for d, sp in self.scope.dead.items():
+            if d not in before.vars:
+                after.dead[d] = sp
+        self.scope = after
+        return False
+
+    def s_With(self, s: ast.With) -> bool:
+        if s.mode != "Train":
+            raise Fail("E0201", f"unknown mode `{s.mode}`", "not a mode", span=s.span,
+                       help="the mode is `Train`: `with Train:`")
+        self.host_only(s, "`with Train:`")
+        return self.block(s.body)
+
+
+__all__ = ["StmtMixin", "same_shape", "merge_types", "INT", "BOOL"]

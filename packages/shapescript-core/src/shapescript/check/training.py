@@ -1,0 +1,236 @@
+"""The host-only training built-ins (LANGUAGE §7, DECISIONS §18), typed.
+
+All of them are host-only: an exported function that reaches one is E1704.
+"""
+
+from __future__ import annotations
+
+from shapescript.check.builtins import split_args
+from shapescript.check.fail import Fail
+from shapescript.check.result import CallRes, NameRes
+from shapescript.check.sizes import Size
+from shapescript.check.types import (
+    ERROR, NOTHING, Axis, Domain, ErrorType, HostOnlyType, HostType, ModelType, PyType,
+    TensorType, TupleType, Type,
+)
+from shapescript.syntax import ast
+
+_batch = [0]
+
+
+class TrainingMixin:
+    """Training built-ins; mixed into ``BodyChecker``."""
+
+    def training_builtin(self, name: str, e: ast.Call) -> Type:
+        self.host_only(e, f"`{name}`")
+        m = getattr(self, "t_" + name)
+        t = m(e)
+        if id(e) not in self.res:
+            self.res[id(e)] = CallRes("builtin", name=name, data={})
+        return t
+
+    def host_number_or_schedule(self, a: ast.Arg, what: str) -> None:
+        t = self.expr(a.value)
+        if isinstance(t, (ErrorType, PyType)):
+            return
+        if isinstance(t, HostType) and t.name in ("int", "float"):
+            return
+        if isinstance(t, HostOnlyType) and t.kind == "schedule" and what == "lr":
+            return
+        raise Fail("E0410", f"`{what}=` is a number{' or a schedule' if what == 'lr' else ''}, not `{t}`",
+                   f"this is `{t}`", span=a.value.span)
+
+    def model_arg(self, a: ast.Arg, fn: str, grads: bool = False) -> ModelType | None:
+        t = self.expr(a.value)
+        if isinstance(t, ErrorType):
+            return None
+        if not isinstance(t, ModelType) or t.grads != grads:
+            want = "gradients (from `value_and_grad`)" if grads else "a model"
+            raise Fail("E0404", f"`{fn}` needs {want}, not `{t}`", f"this is `{t}`", span=a.value.span)
+        return t
+
+    def t_value_and_grad(self, e: ast.Call) -> Type:
+        pos, kw = split_args(e)
+        if len(pos) < 2:
+            raise Fail("E0501", "`value_and_grad(f, m, args…)` needs a function and a model", "",
+                       span=e.span)
+        f = pos[0].value
+        sig = self.env.fn(f.id) if isinstance(f, ast.Name) and self.scope.get(f.id) is None else None
+        if sig is None:
+            raise Fail("E1101", "`value_and_grad` needs a top-level `fn`", "not a function", span=f.span)
+        self.res[id(f)] = NameRes("fn", sig)
+        self.note_call(sig)
+        mt = self.model_arg(pos[1], "value_and_grad")
+        if not sig.params or not isinstance(sig.params[0].type, ModelType):
+            raise Fail("E1101", f"`{sig.name}` must take the model first", "its first parameter isn't a model",
+                       span=f.span)
+        ret = sig.ret
+        if not (isinstance(ret, TensorType) and not ret.axes):
+            raise Fail("E1101", f"`{sig.name}` must return `[]`, a single number", f"it returns `{ret}`",
+                       span=f.span)
+        # Check the rest as a call of `f(m, args…)`.
+        call = ast.Call(f, tuple(pos[1:]) + tuple(a for a in e.args if a.name is not None), e.span)
+        value = self.call_sig(sig, call)
+        self.res[id(e)] = CallRes("builtin", name="value_and_grad", data={"sig": sig, "call": call})
+        if mt is None or isinstance(value, ErrorType):
+            return ERROR
+        return TupleType((value, ModelType(mt.name, mt.module, grads=True)))
+
+    def t_sgd(self, e: ast.Call) -> Type:
+        return self.optimizer(e, "sgd", ("lr", "momentum", "weight_decay"))
+
+    def t_adamw(self, e: ast.Call) -> Type:
+        return self.optimizer(e, "adamw", ("lr", "weight_decay", "beta1", "beta2", "eps"))
+
+    def optimizer(self, e: ast.Call, name: str, allowed: tuple[str, ...]) -> Type:
+        pos, kw = split_args(e)
+        if len(pos) != 1:
+            raise Fail("E0501", f"`{name}` takes the model, then keywords", "", span=e.span)
+        self.model_arg(pos[0], name)
+        for k, a in kw.items():
+            if k not in allowed:
+                raise Fail("E0502", f"`{name}` has no parameter `{k}`", "", span=a.span,
+                           help="parameters: " + ", ".join(f"`{x}`" for x in allowed))
+            self.host_number_or_schedule(a, k)
+        if "lr" not in kw:
+            raise Fail("E0501", f"`{name}` needs `lr=`", "missing `lr=`", span=e.span)
+        return HostOnlyType("optimizer")
+
+    def t_update(self, e: ast.Call) -> Type:
+        pos, kw = split_args(e)
+        if len(pos) != 3 or kw:
+            raise Fail("E0501", "`update(m, grads, opt)` takes three arguments", "", span=e.span)
+        m = self.model_arg(pos[0], "update")
+        g = self.model_arg(pos[1], "update", grads=True)
+        o = self.expr(pos[2].value)
+        if m is not None and g is not None and m.name != g.name:
+            raise Fail("E0404", f"gradients of `{g.name}` for a `{m.name}`", "", span=pos[1].span)
+        if not isinstance(o, (HostOnlyType, ErrorType)) or (isinstance(o, HostOnlyType) and o.kind != "optimizer"):
+            raise Fail("E0404", f"`update` needs an optimizer (`sgd`, `adamw`), not `{o}`", "",
+                       span=pos[2].span)
+        return NOTHING
+
+    def t_clip_norm(self, e: ast.Call) -> Type:
+        pos, kw = split_args(e)
+        if len(pos) != 1 or set(kw) != {"max"}:
+            raise Fail("E0501", "`clip_norm(grads, max=…)`", "", span=e.span)
+        g = self.model_arg(pos[0], "clip_norm", grads=True)
+        self.host_number_or_schedule(kw["max"], "max")
+        return g if g is not None else ERROR
+
+    def t_cosine(self, e: ast.Call) -> Type:
+        pos, kw = split_args(e)
+        if len(pos) != 1 or "lr" not in kw or set(kw) - {"lr", "min"}:
+            raise Fail("E0501", "`cosine(steps, lr=…)`", "", span=e.span)
+        self.int_arg(pos[0], "steps")
+        for k, a in kw.items():
+            self.host_number_or_schedule(a, k)
+        return HostOnlyType("schedule")
+
+    def t_warmup(self, e: ast.Call) -> Type:
+        pos, kw = split_args(e)
+        if len(pos) != 2 or kw:
+            raise Fail("E0501", "`warmup(steps, schedule)`", "", span=e.span)
+        self.int_arg(pos[0], "steps")
+        self.host_number_or_schedule(pos[1], "lr")
+        return HostOnlyType("schedule")
+
+    def int_arg(self, a: ast.Arg, what: str) -> None:
+        t = self.expr(a.value)
+        if isinstance(t, (ErrorType, PyType)) or (isinstance(t, HostType) and t.name == "int"):
+            return
+        raise Fail("E0410", f"`{what}` is an int, not `{t}`", f"this is `{t}`", span=a.value.span)
+
+    def dataset_items(self, a: ast.Arg, fn: str) -> tuple[Type, ...]:
+        t = self.expr(a.value)
+        if isinstance(t, ErrorType):
+            return ()
+        if isinstance(t, HostOnlyType) and t.kind == "dataset":
+            return t.items
+        items = t.items if isinstance(t, TupleType) else (t,)
+        first = None
+        for it in items:
+            if not isinstance(it, TensorType) or not it.axes:
+                raise Fail("E0404", f"`{fn}` needs a tensor or a tuple of tensors sharing their first axis",
+                           f"this is `{t}`", span=a.value.span)
+            if first is None:
+                first = it.axes[0].size
+            elif it.axes[0].size != first:
+                raise Fail("E0401", f"the tensors given to `{fn}` have different first axes", "",
+                           span=a.value.span)
+        return tuple(items)
+
+    def t_shuffle(self, e: ast.Call) -> Type:
+        pos, kw = split_args(e)
+        if len(pos) != 1 or set(kw) - {"seed"}:
+            raise Fail("E0501", "`shuffle(data, seed=…)`", "", span=e.span)
+        items = self.dataset_items(pos[0], "shuffle")
+        if "seed" in kw:
+            self.int_arg(kw["seed"], "seed")
+        return HostOnlyType("dataset", items)
+
+    def t_batches(self, e: ast.Call) -> Type:
+        pos, kw = split_args(e)
+        if len(pos) != 1 or set(kw) != {"size"}:
+            raise Fail("E0501", "`batches(data, size=…)`", "", span=e.span)
+        items = self.dataset_items(pos[0], "batches")
+        self.int_arg(kw["size"], "size")
+        _batch[0] += 1
+        nb = Size.var(f"?batch#{_batch[0]}")
+        out = []
+        for it in items:
+            assert isinstance(it, TensorType)
+            out.append(TensorType((Axis(nb, nb),) + it.axes[1:], it.dtype, it.domain))
+        return HostOnlyType("batches", tuple(out))
+
+    def t_report(self, e: ast.Call) -> Type:
+        pos, kw = split_args(e)
+        if len(pos) != 1:
+            raise Fail("E0501", "`report(step, name=value, …)`", "", span=e.span)
+        self.int_arg(pos[0], "step")
+        for k, a in kw.items():
+            t = self.expr(a.value)
+            ok = isinstance(t, (ErrorType, PyType)) or (isinstance(t, HostType) and t.name in ("int", "float", "bool")) \
+                or (isinstance(t, TensorType) and not t.axes)
+            if not ok:
+                raise Fail("E1102", f"`report` value `{k}` is not a number", f"this is `{t}`",
+                           span=a.value.span, help="report host numbers or `[]` tensors, e.g. `mean(x)`")
+        return NOTHING
+
+    def t_sink(self, e: ast.Call) -> Type:
+        pos, kw = split_args(e)
+        if len(pos) != 1 or kw:
+            raise Fail("E0501", "`sink(\"run.jsonl\")`", "", span=e.span)
+        self.str_arg(pos[0])
+        return NOTHING
+
+    def str_arg(self, a: ast.Arg) -> None:
+        t = self.expr(a.value)
+        if not (isinstance(t, (ErrorType, PyType)) or (isinstance(t, HostType) and t.name == "str")):
+            raise Fail("E0410", f"a path is a str, not `{t}`", "", span=a.value.span)
+
+    def t_save(self, e: ast.Call) -> Type:
+        pos, kw = split_args(e)
+        if len(pos) < 2 or kw:
+            raise Fail("E0501", "`save(path, m, …)` takes a path and models", "", span=e.span)
+        self.str_arg(pos[0])
+        for a in pos[1:]:
+            self.model_arg(a, "save")
+        return NOTHING
+
+    def t_load(self, e: ast.Call) -> Type:
+        pos, kw = split_args(e)
+        if len(pos) != 2 or kw:
+            raise Fail("E0501", "`load(path, Model)`", "", span=e.span)
+        self.str_arg(pos[0])
+        m = pos[1].value
+        info = self.env.model(m.id) if isinstance(m, ast.Name) else None
+        if info is None:
+            raise Fail("E0404", "`load` needs a model's name", "not a model", span=m.span)
+        self.res[id(m)] = NameRes("model", info)
+        self.types[id(m)] = info.type
+        self.res[id(e)] = CallRes("builtin", name="load", data={"model": info})
+        return info.type
+
+
+__all__ = ["TrainingMixin", "Domain"]

@@ -1,0 +1,208 @@
+"""The checker's types: tensors whose axes carry sizes and labels, and host types.
+
+Sizes are ``Size`` normal forms (``check.sizes``). In a function body a generic axis
+``n`` is the symbol ``n``; dims are substituted by their values in sizes but kept as
+symbols in labels, so ``P*P`` and ``16`` are equal sizes but different labels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shapescript.check.sizes import Size
+
+DTYPES = ("bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64")
+FLOAT_DTYPES = frozenset({"f16", "bf16", "f32", "f64"})
+INT_DTYPES = frozenset({"u8", "i8", "i16", "i32", "i64"})
+DTYPE_CLASSES = frozenset({"Float", "Int"})
+TORCH_DTYPE = {
+    "bool": "torch.bool", "u8": "torch.uint8", "i8": "torch.int8", "i16": "torch.int16",
+    "i32": "torch.int32", "i64": "torch.int64", "f16": "torch.float16",
+    "bf16": "torch.bfloat16", "f32": "torch.float32", "f64": "torch.float64",
+}
+
+# Domain kinds. Interval domains are ordered by the "is also" column of LANGUAGE §4.1.
+DOMAINS = ("Real", "NonNeg", "Pos", "Unit", "Signed", "Logit", "LogProb", "Prob",
+           "Index", "Mask")
+CLASS_DOMAINS = frozenset({"Logit", "LogProb", "Prob"})
+
+
+@dataclass(frozen=True, slots=True)
+class Domain:
+    """A value domain. ``kind`` is one of ``DOMAINS`` or ``"Int"`` (an integer
+    tensor with no bound). ``over`` is the class axis's label for Logit/LogProb/Prob;
+    ``index`` the bound of ``Index[C]``."""
+
+    kind: str
+    over: Size | None = None
+    index: Size | None = None
+
+    def __str__(self) -> str:
+        if self.kind == "Index":
+            return f"Index[{self.index}]"
+        if self.over is not None:
+            return f"{self.kind} over {self.over}"
+        return self.kind
+
+
+REAL = Domain("Real")
+NOBOUND = Domain("Int")
+MASK = Domain("Mask")
+
+
+@dataclass(frozen=True, slots=True)
+class Axis:
+    """One axis: its ``size`` (dims substituted) and its ``label`` (dims symbolic).
+
+    ``variadic`` marks the ``...`` of a signature or of a ``[...]`` value; such an
+    axis stands for any number of axes and has no size.
+    """
+
+    size: Size
+    label: Size
+    variadic: bool = False
+
+    def __str__(self) -> str:
+        return "..." if self.variadic else str(self.label)
+
+
+@dataclass(frozen=True, slots=True)
+class TensorType:
+    axes: tuple[Axis, ...]
+    dtype: str  # a DTYPES name, or "Float"/"Int" inside a signature
+    domain: Domain
+
+    @property
+    def rank(self) -> int:
+        return len(self.axes)
+
+    @property
+    def has_variadic(self) -> bool:
+        return any(a.variadic for a in self.axes)
+
+    def labels(self) -> tuple[Size, ...]:
+        return tuple(a.label for a in self.axes)
+
+    def sizes(self) -> tuple[Size, ...]:
+        return tuple(a.size for a in self.axes)
+
+    def __str__(self) -> str:
+        shape = "[" + " ".join(str(a) for a in self.axes) + "]"
+        parts = [shape, self.dtype]
+        if self.domain.kind not in ("Real", "Int") or self.domain.kind == "Real" and self.dtype not in FLOAT_DTYPES:
+            parts.append(str(self.domain))
+        return " ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class HostType:
+    """``int``, ``float``, ``bool``, ``str`` or ``none``."""
+
+    name: str
+    # A host number known statically (a literal, or a dim used as a value).
+    value: int | float | bool | None = None
+    # Sign facts of a host number, as a domain kind ("Pos", "Unit", "Real" …).
+    domain: str = "Real"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class PyType:
+    """A Python value: untyped until an ``as``."""
+
+    def __str__(self) -> str:
+        return "a Python value"
+
+
+@dataclass(frozen=True, slots=True)
+class TupleType:
+    items: tuple["Type", ...]
+
+    def __str__(self) -> str:
+        return "(" + ", ".join(str(t) for t in self.items) + ")"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelType:
+    """A value of a declared model (or its gradients: ``grads=True``)."""
+
+    name: str
+    module: str  # the declaring file's path
+    grads: bool = False
+
+    def __str__(self) -> str:
+        return f"grads of {self.name}" if self.grads else self.name
+
+
+@dataclass(frozen=True, slots=True)
+class HostOnlyType:
+    """Host-only values of the training world (E1704 in exported functions):
+    ``optimizer``, ``schedule``, ``dataset``, ``batches``, ``sink``, ``mode``."""
+
+    kind: str
+    # For datasets and batches: the element types (tensors sharing their first axis).
+    items: tuple["Type", ...] = field(default=())
+
+    def __str__(self) -> str:
+        return self.kind
+
+
+@dataclass(frozen=True, slots=True)
+class FnRef:
+    """A top-level function (``fn``/``extern fn``) used as a value or pipe stage."""
+
+    name: str
+    module: str
+
+    def __str__(self) -> str:
+        return f"fn {self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleRef:
+    """An imported ShapeScript module or a Python module (``python=True``)."""
+
+    name: str
+    python: bool = False
+
+    def __str__(self) -> str:
+        return f"module {self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class NothingType:
+    """What a call to a function without a return type gives."""
+
+    def __str__(self) -> str:
+        return "nothing"
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorType:
+    """The type of an expression that already failed: unifies with anything, silently."""
+
+    def __str__(self) -> str:
+        return "<error>"
+
+
+Type = (TensorType | HostType | PyType | TupleType | ModelType | HostOnlyType | FnRef
+        | ModuleRef | NothingType | ErrorType)
+
+ERROR = ErrorType()
+PY = PyType()
+NOTHING = NothingType()
+INT = HostType("int")
+FLOAT = HostType("float")
+BOOL = HostType("bool")
+STR = HostType("str")
+NONE = HostType("none")
+
+
+def is_float(dtype: str) -> bool:
+    return dtype in FLOAT_DTYPES or dtype == "Float"
+
+
+def is_int(dtype: str) -> bool:
+    return dtype in INT_DTYPES or dtype == "Int"

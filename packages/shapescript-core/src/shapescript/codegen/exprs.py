@@ -1,0 +1,267 @@
+"""Expressions to Python source: torch and einops calls, no checks.
+
+Every compound subexpression is parenthesised, so the text needs no precedence
+reasoning. Broadcasting by label becomes explicit ``permute`` and ``[:, None]``
+indexing from the checker's plans; patterns become einops calls with every size
+einops can't infer passed as a keyword.
+"""
+
+from __future__ import annotations
+
+import keyword
+from typing import Any
+
+from shapescript.check.result import (
+    ArgVal, AssertRes, BroadcastRes, CallRes, CheckedModule, ConvertRes, IndexRes, NameRes,
+)
+from shapescript.check.sizes import Size
+from shapescript.check.types import TORCH_DTYPE, HostType, PyType, TensorType, TupleType
+from shapescript.syntax import ast
+
+T = "_ss_torch"
+
+
+def pyname(name: str) -> str:
+    """A user name as a Python identifier (keywords get a trailing ``_``)."""
+    return name + "_" if keyword.iskeyword(name) or name in ("None", "True", "False") else name
+
+
+def generic_var(name: str) -> str:
+    return "_ss_g_" + name
+
+
+def dtype_expr(dt: str) -> str:
+    return TORCH_DTYPE[dt].replace("torch.", T + ".")
+
+
+class ExprGen:
+    """Generates Python for one function body (or module-level code)."""
+
+    def __init__(self, cm: CheckedModule, ctx: Any) -> None:
+        self.cm = cm
+        self.ctx = ctx  # the module generator: imports, extern names, device, modes
+
+    # -- helpers ----------------------------------------------------------------
+    def size(self, s: Size) -> str:
+        """A size as Python: dims are module constants, generics body locals."""
+        if s.is_const:
+            return str(s.const_value)
+
+        def name_of(v: str) -> str:
+            if v in self.cm.env.dims:
+                return v
+            if v.startswith("?"):
+                raise ValueError(f"unknown size {v} has no value")
+            self.ctx.need_generic(v)
+            return generic_var(v)
+
+        return s.to_python(name_of)
+
+    def plan(self, code: str, plan: Any) -> str:
+        if plan is None or plan.is_identity:
+            return code
+        if plan.permute is not None:
+            code = f"{code}.permute({', '.join(map(str, plan.permute))})"
+        sub = plan.subscript()
+        if sub is not None:
+            code = f"{code}[{sub}]"
+        return code
+
+    # -- dispatch ------------------------------------------------------------------
+    def expr(self, e: ast.Expr) -> str:
+        return getattr(self, "g_" + type(e).__name__)(e)
+
+    def g_Num(self, e: ast.Num) -> str:
+        return repr(e.value)
+
+    def g_Str(self, e: ast.Str) -> str:
+        return repr(e.value)
+
+    def g_Bool(self, e: ast.Bool) -> str:
+        return "True" if e.value else "False"
+
+    def g_NoneLit(self, e: ast.NoneLit) -> str:
+        return "None"
+
+    def g_Name(self, e: ast.Name) -> str:
+        res: NameRes | None = self.cm.res.get(id(e))
+        if res is None or res.kind == "local":
+            return pyname(e.id)
+        if res.kind == "dim":
+            return e.id if e.id in self.cm.env.dims else str(res.value)
+        if res.kind == "generic":
+            self.ctx.need_generic(e.id)
+            return generic_var(e.id)
+        if res.kind == "pymod":
+            return self.ctx.pymod(e.id, res.value)
+        if res.kind == "fn":
+            return self.ctx.fn_ref(res.value)
+        if res.kind == "axis":
+            return repr(res.value)
+        if res.kind == "ssmod":
+            return self.ctx.ssmod(e.id)
+        if res.kind == "model":
+            return self.ctx.model_ref(res.value)
+        return pyname(e.id)
+
+    def g_Attr(self, e: ast.Attr) -> str:
+        res: NameRes | None = self.cm.res.get(id(e))
+        if res is not None and res.kind == "dim":
+            return str(res.value)
+        return f"{self.expr(e.value)}.{e.attr}"
+
+    def g_TupleExpr(self, e: ast.TupleExpr) -> str:
+        items = [self.expr(x) for x in e.items]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+    def g_BinOp(self, e: ast.BinOp) -> str:
+        a, b = self.expr(e.left), self.expr(e.right)
+        res = self.cm.res.get(id(e))
+        if e.op == "@":
+            if isinstance(res, BroadcastRes):
+                a, b = self.plan(a, res.left), self.plan(b, res.right)
+            return f"{T}.matmul({a}, {b})"
+        if isinstance(res, BroadcastRes):
+            a, b = self.plan(a, res.left), self.plan(b, res.right)
+        op = e.op
+        lt, rt = self.cm.types.get(id(e.left)), self.cm.types.get(id(e.right))
+        if op == "/" and isinstance(lt, HostType) and isinstance(rt, HostType):
+            return f"({a} / {b})"
+        return f"({a} {op} {b})"
+
+    def g_Compare(self, e: ast.Compare) -> str:
+        a, b = self.expr(e.left), self.expr(e.right)
+        res = self.cm.res.get(id(e))
+        if isinstance(res, BroadcastRes):
+            a, b = self.plan(a, res.left), self.plan(b, res.right)
+        return f"({a} {e.op} {b})"
+
+    def g_BoolOp(self, e: ast.BoolOp) -> str:
+        a, b = self.expr(e.left), self.expr(e.right)
+        t = self.cm.types.get(id(e))
+        if isinstance(t, TensorType):
+            res = self.cm.res.get(id(e))
+            if isinstance(res, BroadcastRes):
+                a, b = self.plan(a, res.left), self.plan(b, res.right)
+            return f"({a} {'&' if e.op == 'and' else '|'} {b})"
+        return f"({a} {e.op} {b})"
+
+    def g_UnaryOp(self, e: ast.UnaryOp) -> str:
+        a = self.expr(e.operand)
+        t = self.cm.types.get(id(e))
+        if e.op == "not":
+            return f"(~{a})" if isinstance(t, TensorType) else f"(not {a})"
+        return f"(-{a})"
+
+    def g_Convert(self, e: ast.Convert) -> str:
+        code = self.expr(e.value)
+        res: ConvertRes | None = self.cm.res.get(id(e))
+        for step in (res.ops if res else ()):
+            if step[0] == "cast":
+                code = f"{code}.to({dtype_expr(step[1])})"
+            elif step[0] == "div":
+                code = f"({code} / {step[1]})"
+            elif step[0] == "affine":
+                code = f"({code} * {step[1]!r} + {step[2]!r})"
+        return code
+
+    def g_AssertType(self, e: ast.AssertType) -> str:
+        res: AssertRes | None = self.cm.res.get(id(e))
+        code = self.expr(e.value)
+        if res is None:
+            return code
+        return self.ctx.assert_check(code, e, res, self)
+
+    def g_Constructor(self, e: ast.Constructor) -> str:
+        t = self.cm.types.get(id(e))
+        assert isinstance(t, TensorType)
+        shape = [self.size(ax.size) for ax in t.axes]
+        dev = self.ctx.device_expr()
+        dt = dtype_expr(t.dtype)
+        tup = "(" + ", ".join(shape) + ("," if len(shape) == 1 else "") + ")"
+        if e.name == "causal":
+            return f"{T}.ones({tup}, dtype={T}.bool, device={dev}).tril()"
+        if e.name == "arange":
+            return f"{T}.arange({shape[0]}, dtype={dt}, device={dev})"
+        if e.name == "eye":
+            return f"{T}.eye({shape[0]}, {shape[1]}, dtype={dt}, device={dev})"
+        if e.name == "full":
+            assert e.fill is not None
+            return f"{T}.full({tup}, {self.expr(e.fill)}, dtype={dt}, device={dev})"
+        return f"{T}.{e.name}({tup}, dtype={dt}, device={dev})"
+
+    def g_Index(self, e: ast.Index) -> str:
+        base = self.expr(e.value)
+        res: IndexRes | None = self.cm.res.get(id(e))
+        if res is not None and res.kind == "slice":
+            lo, hi = self.index_value(res.data["lo"]), self.index_value(res.data["hi"])
+            return f"{base}[{lo}:{hi}]"
+        if res is not None and res.kind == "tuple":
+            return f"{base}[{res.data}]"
+        idx = ", ".join(self.index_value(i) for i in e.indices)
+        return f"{base}[{idx}]"
+
+    def index_value(self, i: ast.Expr) -> str:
+        code = self.expr(i)
+        t = self.cm.types.get(id(i))
+        if isinstance(t, TensorType) and not t.axes and t.dtype != "bool":
+            return f"int({code})"
+        return code
+
+    def g_Lambda(self, e: ast.Lambda) -> str:
+        return f"(lambda {', '.join(map(pyname, e.params))}: {self.expr(e.body)})"
+
+    def g_Call(self, e: ast.Call) -> str:
+        res: CallRes | None = self.cm.res.get(id(e))
+        if res is None or res.kind == "python":
+            return self.python_call(e)
+        if res.kind == "fn":
+            return self.fn_call(res)
+        if res.kind == "extern":
+            return self.extern_call(res)
+        if res.kind == "builtin":
+            from shapescript.codegen.builtins import gen_builtin
+
+            return gen_builtin(self, res, e)
+        if res.kind == "model_init":
+            seed = self.expr(res.args[0].node) if res.args else "0"
+            return f"{self.ctx.model_ref(res.data)}.init(seed={seed})"
+        if res.kind == "model_new":
+            kw = ", ".join(f"{a.name}={self.expr(a.value)}" for a in e.args)
+            return f"{self.ctx.model_ref(res.data)}({kw})"
+        raise AssertionError(res.kind)
+
+    def python_call(self, e: ast.Call) -> str:
+        f = self.expr(e.func)
+        parts = []
+        for a in e.args:
+            v = self.expr(a.value)
+            parts.append(v if a.name is None else f"{pyname(a.name)}={v}")
+        return f"{f}({', '.join(parts)})"
+
+    def argval(self, av: ArgVal, module_ctx: Any = None) -> str:
+        if av.kind == "const":
+            return repr(av.value)
+        if av.kind == "default":
+            return self.ctx.default_value(av.node)
+        code = self.expr(av.node)
+        if av.wrap is not None:
+            t = self.cm.types.get(id(av.node))
+            if isinstance(t, HostType):
+                dt = av.wrap if av.wrap not in ("Float", "Int") else "f32"
+                return f"{T}.as_tensor({code}, dtype={dtype_expr(dt)}, device={self.ctx.device_expr()})"
+        return code
+
+    def fn_call(self, res: CallRes) -> str:
+        assert res.sig is not None
+        args = ", ".join(self.argval(a) for a in res.args)
+        return f"{self.ctx.unchecked_ref(res.sig)}({args})"
+
+    def extern_call(self, res: CallRes) -> str:
+        assert res.sig is not None
+        parts = [self.argval(a) for a in res.args]
+        parts += [f"{k}={self.argval(a)}" for k, a in res.kwargs]
+        return f"{self.ctx.extern_ref(res.sig)}({', '.join(parts)})"
+
+
+__all__ = ["ExprGen", "pyname", "generic_var", "dtype_expr", "T", "PyType", "TupleType"]

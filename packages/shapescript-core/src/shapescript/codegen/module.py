@@ -1,0 +1,293 @@
+"""A checked file to the source of a Python module.
+
+Layout of the generated module (each piece on its ``.ss`` line where it has one):
+
+- line 1: the imports (torch as ``_ss_torch``, einops, the runtime, the externs' Python
+  functions, the user's ``import python`` modules) and the file's device line;
+- each ``dim`` as a module constant, each ``model`` as an ``nn.Module`` class;
+- each ``fn`` as ``_unchecked_<name>``, the body ShapeScript calls;
+- after the last ``.ss`` line: the argument specs, the checkers built from them once
+  at import, and the checked entry ``<name>``, which Python calls.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from shapescript.check.env import AxisParam, FnSig, ModelInfo, SizeParam
+from shapescript.check.result import AssertRes, CheckedModule
+from shapescript.codegen.exprs import T, ExprGen, generic_var, pyname
+from shapescript.codegen.layout import Emitter
+from shapescript.codegen.specs import SpecBuilder
+from shapescript.codegen.stmts import StmtGen
+from shapescript.syntax import ast
+
+
+def mode_expr(mode: str) -> str:
+    """A checks mode as a Python condition: always, debug (``__debug__``) or never."""
+    return {"always": "True", "debug": "__debug__", "never": "False"}[mode]
+
+
+class ModuleGen:
+    def __init__(self, cm: CheckedModule, program: Any, checks: str, value_checks: str,
+                 devices: str | None, standalone: bool) -> None:
+        self.cm = cm
+        self.program = program
+        self.checks = checks
+        self.value_checks = value_checks
+        self.devices = devices
+        self.standalone = standalone
+        self.em = Emitter()
+        self.imports: dict[str, str] = {}  # import line → alias (ordered)
+        self.externs: dict[tuple[str, str], str] = {}
+        self.tail: list[str] = []  # module code after the last .ss line
+        self.specs = SpecBuilder(cm, self)
+        self.as_count = 0
+        self.fn: FnSig | None = None
+        self.fn_generics: set[str] = set()
+        self.fn_device = False
+        self.basename = os.path.basename(cm.env.path)
+
+    # -- context for expression generation ------------------------------------------
+    def need_generic(self, name: str) -> None:
+        self.fn_generics.add(name)
+
+    def device_expr(self) -> str:
+        self.fn_device = True
+        return "_ss_dev"
+
+    def pymod(self, local: str, module: str) -> str:
+        return pyname(local)
+
+    def ssmod(self, local: str) -> str:
+        return "_ss_m_" + local
+
+    def einops(self) -> str:
+        return "_ss_einops"
+
+    def rt_helper(self, name: str) -> str:
+        return f"_ss_rt.{name}"
+
+    def fn_ref(self, sig: FnSig) -> str:
+        if sig.is_extern:
+            return self.extern_ref(sig)
+        return self.unchecked_ref(sig)
+
+    def unchecked_ref(self, sig: FnSig) -> str:
+        if sig.file == self.cm.env.path:
+            return "_unchecked_" + sig.name
+        return f"{self.module_alias(sig)}._unchecked_{sig.name}"
+
+    def module_alias(self, sig: FnSig) -> str:
+        for local, env in self.cm.env.ssmods.items():
+            if env.path == sig.file:
+                return self.ssmod(local)
+        for local, (env, orig) in self.cm.env.imported.items():
+            if env.path == sig.file:
+                mod = os.path.splitext(os.path.basename(env.path))[0]
+                alias = "_ss_m_" + mod
+                self.imports[f"import {mod} as {alias}"] = alias
+                return alias
+        raise AssertionError(f"no module for {sig.file}")
+
+    def extern_ref(self, sig: FnSig) -> str:
+        target = sig.extern or ""
+        mod, _, fn = target.rpartition(".")
+        key = (mod, fn)
+        if key not in self.externs:
+            alias = f"_ss_x_{fn}" if f"_ss_x_{fn}" not in self.externs.values() else f"_ss_x{len(self.externs)}_{fn}"
+            self.externs[key] = alias
+        return self.externs[key]
+
+    def model_ref(self, info: ModelInfo) -> str:
+        return info.name
+
+    def default_value(self, node: ast.Expr) -> str:
+        return ExprGen(self.cm, self).expr(node)
+
+    def assert_check(self, code: str, e: ast.AssertType, res: AssertRes, g: ExprGen) -> str:
+        if self.checks == "never" and self.value_checks == "never":
+            return code
+        self.as_count += 1
+        name = f"_ss_as_{self.as_count}"
+        spec = self.specs.as_spec(e, res)
+        self.tail.append(f"{name} = _ss_rt.make_as_checker({spec})")
+        generics = self.specs.generics_in(res.target)
+        env = "{" + ", ".join(f"{k!r}: {self.gen_generic(k)}" for k in sorted(generics)) + "}"
+        return f"{name}({code}, {env}, {mode_expr(self.checks)}, {mode_expr(self.value_checks)})"
+
+    def gen_generic(self, name: str) -> str:
+        self.need_generic(name)
+        return generic_var(name)
+
+    def training_builtin(self, name: str, e: ast.Call, data: Any, g: ExprGen) -> str:
+        from shapescript.codegen.training import gen_training
+
+        return gen_training(self, name, e, data, g)
+
+    # -- the module ---------------------------------------------------------------------
+    def run(self) -> str:
+        env = self.cm.env
+        body = Emitter()
+        self.em = body
+        for d in env.module.decls:
+            if isinstance(d, ast.DimDecl) and d.size is not None and d.name in env.dims:
+                body.emit(d.span.line, 0, f"{d.name} = {env.dims[d.name]}")
+            elif isinstance(d, ast.ImportPython):
+                local = d.alias or d.module.split(".")[0]
+                if d.alias:
+                    self.imports[f"import {d.module} as {pyname(d.alias)}"] = local
+                else:
+                    self.imports[f"import {d.module}"] = local
+            elif isinstance(d, ast.Import):
+                local = d.alias or d.module
+                self.imports[f"import {d.module} as {self.ssmod(local)}"] = local
+            elif isinstance(d, ast.FromImport):
+                for n in d.names:
+                    local = n.alias or n.name
+                    self.imports[f"from {d.module} import {n.name} as {pyname(local)}"] = local
+                    self.imports.setdefault(f"import {d.module} as _ss_m_{d.module}", d.module)
+            elif isinstance(d, ast.ModelDecl):
+                from shapescript.codegen.models import gen_model
+
+                gen_model(self, d)
+            elif isinstance(d, ast.FnDecl) and d.name in env.fns:
+                self.gen_fn(env.fns[d.name])
+        for sig in env.fns.values():
+            if sig.is_extern:
+                self.gen_extern_entry(sig)
+        head = ["import torch as _ss_torch", "import einops as _ss_einops",
+                "from shapescript import rt as _ss_rt"]
+        head += list(self.imports)
+        for (mod, fn), alias in self.externs.items():
+            if mod == "shapescript.rt":
+                head.append(f"from shapescript.rt import {fn} as {alias}")
+            else:
+                head.append(f"from {mod} import {fn} as {alias}")
+        if any(isinstance(d, ast.Import) or isinstance(d, ast.FromImport) for d in env.module.decls):
+            head.insert(0, "import shapescript as _ss; _ss.install()")
+        device = self.devices or env.device
+        if env.device is not None:
+            head.append(f"_ss_rt.declare_module_device({self.basename!r}, {env.device!r})")
+        final = Emitter()
+        final.emit(1, 0, "; ".join(head))
+        final.lines += body.lines
+        for line in self.tail:
+            final.emit(None, 0, line)
+        del device
+        return final.layout()
+
+    # -- functions ----------------------------------------------------------------------
+    def gen_fn(self, sig: FnSig) -> None:
+        decl = sig.decl
+        assert isinstance(decl, ast.FnDecl)
+        self.fn = sig
+        self.fn_generics = set()
+        self.fn_device = False
+        params = ", ".join(self.param_text(p) for p in decl.params)
+        header_line = decl.span.line
+        sub = Emitter()
+        saved = self.em
+        self.em = sub
+        g = StmtGen(self.cm, self, sub)
+        if isinstance(decl.body, tuple):
+            g.block(decl.body, 1)
+        else:
+            sub.emit(decl.body.span.line, 1, "return " + g.expr(decl.body))
+        self.em = saved
+        pre = self.prelude_lines(sig)
+        self.em.emit(header_line, 0, f"def _unchecked_{sig.name}({params}):", simple=False)
+        if pre:
+            first = sub.lines[0].ss_line if sub.lines else header_line + 1
+            for text in pre:
+                self.em.emit(first, 1, text)
+        self.em.lines += sub.lines
+        self.gen_entry(sig)
+        self.fn = None
+
+    def param_text(self, p: ast.Param) -> str:
+        if p.default is None:
+            return pyname(p.name)
+        return f"{pyname(p.name)}={ExprGen(self.cm, self).expr(p.default)}"
+
+    def prelude_lines(self, sig: FnSig) -> list[str]:
+        """Generic sizes and the device, read from the arguments where the body needs them."""
+        lines = []
+        for name in sorted(self.fn_generics):
+            lines.append(f"{generic_var(name)} = {self.specs.generic_source(sig, name)}")
+        if self.fn_device:
+            lines.append(f"_ss_dev = {self.specs.device_source(sig)}")
+        return lines
+
+    def gen_entry(self, sig: FnSig) -> None:
+        decl = sig.decl
+        params = ", ".join(self.param_text(p) for p in decl.params)
+        names = [pyname(p.name) for p in decl.params]
+        call = f"_unchecked_{sig.name}({', '.join(names)})"
+        self.tail += self.entry_code(sig, params, names, call)
+
+    def entry_code(self, sig: FnSig, params: str, names: list[str], call: str) -> list[str]:
+        specs = self.specs.arg_specs(sig)
+        lines = []
+        checks_on, values_on = mode_expr(self.checks), mode_expr(self.value_checks)
+        check = None
+        if specs is not None and (self.checks != "never" or self.value_checks != "never"):
+            lines.append(f"_ss_check_{sig.name} = _ss_rt.make_checker({specs})")
+            tup = "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+            check = f"_ss_check_{sig.name}({tup}, {checks_on}, {values_on})"
+        lines.append(f"def {sig.name}({params}):")
+        doc = sig.decl.doc
+        if doc:
+            lines.append(f"    {doc!r}")
+        if check is not None:
+            if self.checks == "debug" and self.value_checks in ("debug", "never"):
+                lines.append(f"    if __debug__: {check}")
+            else:
+                lines.append(f"    {check}")
+        wrapped = self.wrap_host_args(sig, names)
+        lines += wrapped
+        lines.append(f"    return {call}")
+        return lines
+
+    def wrap_host_args(self, sig: FnSig, names: list[str]) -> list[str]:
+        """A Python number for a ``[]`` parameter becomes a 0-d tensor (DECISIONS §20)."""
+        from shapescript.check.types import TensorType
+        from shapescript.codegen.exprs import dtype_expr
+
+        out = []
+        for p, n in zip(sig.params, names):
+            t = p.type
+            if isinstance(t, TensorType) and not t.axes:
+                dt = t.dtype if t.dtype not in ("Float", "Int") else "f32"
+                out.append(f"    if not isinstance({n}, {T}.Tensor): {n} = {T}.as_tensor({n}, "
+                           f"dtype={dtype_expr(dt)})")
+        return out
+
+    def gen_extern_entry(self, sig: FnSig) -> None:
+        decl = sig.decl
+        if sig.file != self.cm.env.path:
+            return
+        params = ", ".join(self.param_text(p) if p.default is not None else pyname(p.name)
+                           for p in decl.params)
+        names = [pyname(p.name) for p in decl.params]
+        target = self.extern_ref(sig)
+        parts = []
+        for p, n in zip(sig.params, names):
+            parts.append(f"{p.name}={n}" if p.default is not None else n)
+        call = f"{target}({', '.join(parts)})"
+        self.tail.append(f"_unchecked_{sig.name} = {target}")
+        self.tail += self.entry_code(sig, params, names, call)
+
+
+def generate(cm: CheckedModule, program: Any, *, checks: str = "always",
+             value_checks: str = "debug", devices: str | None = None,
+             standalone: bool = False) -> str:
+    """The Python source of the checked module ``cm`` (laid out on its ``.ss`` lines)."""
+    for mode in (checks, value_checks):
+        if mode not in ("always", "debug", "never"):
+            raise ValueError(f"checks mode must be always, debug or never, not {mode!r}")
+    return ModuleGen(cm, program, checks, value_checks, devices, standalone).run()
+
+
+__all__ = ["generate", "AxisParam", "SizeParam"]

@@ -1,0 +1,207 @@
+"""The compiler's front door: parse, check and generate code for a file.
+
+``check_file`` and ``check_source`` run the front end only (no torch import, so
+``shapescript check`` stays fast); ``compile_file``/``compile_source`` also generate
+the Python module. Imported ``.ss`` modules are found next to the importing file,
+then on ``sys.path``, and checked once per compilation.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from shapescript.check.body import check_module
+from shapescript.check.env import ModuleEnv
+from shapescript.check.result import CheckedModule
+from shapescript.diagnostics import Diagnostic
+from shapescript.source import Span
+from shapescript.syntax.parser import parse
+
+__version__ = "0.1.0"
+PRELUDE_DIR = Path(__file__).parent / "prelude"
+
+
+@lru_cache(maxsize=1)
+def prelude_env() -> ModuleEnv:
+    """The prelude (``prelude.ss``) and ``nn.ss``, checked once per process."""
+    env: ModuleEnv | None = None
+    for name in ("prelude.ss", "nn.ss"):
+        path = PRELUDE_DIR / name
+        src = path.read_text(encoding="utf-8")
+        module, diags = parse(src, f"<{name}>")
+        assert module is not None and not any(d.is_error for d in diags), diags
+        cm = check_module(module, src, env, _no_imports)
+        assert cm.ok, cm.diagnostics
+        env = cm.env
+    assert env is not None
+    return env
+
+
+def _no_imports(name: str, importer: str, span: Span) -> None:
+    return None
+
+
+@dataclass
+class Program:
+    """One compilation: the main file and every ``.ss`` module it imports."""
+
+    main: CheckedModule | None
+    modules: dict[str, CheckedModule] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.is_error for d in self.diagnostics)
+
+    @property
+    def dependencies(self) -> tuple[str, ...]:
+        main = self.main.env.path if self.main else None
+        return tuple(p for p in self.modules if p != main)
+
+
+class _Compilation:
+    def __init__(self, search: list[str] | None = None) -> None:
+        self.program = Program(None)
+        self.loading: set[str] = set()
+        self.search = search
+
+    def find(self, name: str, importer: str) -> str | None:
+        rel = name.replace(".", os.sep) + ".ss"
+        dirs = [os.path.dirname(os.path.abspath(importer))] if not importer.startswith("<") else []
+        dirs += self.search if self.search is not None else [p or "." for p in sys.path]
+        for d in dirs:
+            cand = os.path.join(d, rel)
+            if os.path.isfile(cand):
+                return cand
+        return None
+
+    def load(self, name: str, importer: str, span: Span) -> ModuleEnv | None:
+        path = self.find(name, importer)
+        if path is None:
+            self.program.diagnostics.append(Diagnostic.error(
+                "E0204", f"module `{name}` not found", span, f"no `{name}.ss` here",
+                help=f"put `{name}.ss` next to this file or on Python's path"))
+            return None
+        key = os.path.abspath(path)
+        for cm in self.program.modules.values():
+            if os.path.abspath(cm.env.path) == key:
+                return cm.env
+        if key in self.loading:
+            self.program.diagnostics.append(Diagnostic.error(
+                "E0204", f"module `{name}` imports itself (a cycle)", span, "circular import",
+                help="move the shared declarations into a third module"))
+            return None
+        try:
+            src = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            self.program.diagnostics.append(Diagnostic.error(
+                "E0204", f"module `{name}` can't be read: {err}", span, ""))
+            return None
+        cm = self.check(src, path)
+        return None if cm is None else cm.env
+
+    def check(self, src: str, path: str) -> CheckedModule | None:
+        key = os.path.abspath(path)
+        self.loading.add(key)
+        self.program.sources[path] = src
+        try:
+            module, diags = parse(src, path)
+            self.program.diagnostics.extend(diags)
+            if module is None:
+                return None
+            cm = check_module(module, src, prelude_env(), self.load)
+            self.program.diagnostics.extend(cm.diagnostics)
+            self.program.modules[path] = cm
+            return cm
+        finally:
+            self.loading.discard(key)
+
+
+def internal_error(path: str, err: BaseException) -> Diagnostic:
+    note = "this is a bug in ShapeScript, not in your program; please report it, with this file"
+    d = Diagnostic("E0000", "error", "internal error", path, 1, 1, 1, 1, (), None, (note,))
+    if os.environ.get("SHAPESCRIPT_DEBUG") == "1":
+        tb = "".join(traceback.format_exception(err))
+        d = Diagnostic("E0000", "error", "internal error", path, 1, 1, 1, 1, (), None, (note, tb))
+    return d
+
+
+def check_program(src: str, path: str, search: list[str] | None = None) -> Program:
+    """Parse and check ``src`` (the file ``path``) and what it imports."""
+    comp = _Compilation(search)
+    try:
+        comp.program.main = comp.check(src, path)
+    except RecursionError as err:
+        comp.program.diagnostics.append(internal_error(path, err))
+    except Exception as err:  # a checker bug: one diagnostic, never a traceback
+        comp.program.diagnostics.append(internal_error(path, err))
+    p = comp.program
+    p.diagnostics = _sorted(p.diagnostics, path)
+    return p
+
+
+def _sorted(diags: list[Diagnostic], main: str) -> list[Diagnostic]:
+    seen: set[tuple] = set()
+    out = []
+    for d in sorted(diags, key=lambda d: (d.file != main, d.file, d.line, d.column, d.code)):
+        key = (d.code, d.file, d.line, d.column, d.end_line, d.end_column, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+def check_source(src: str, path: str) -> list[Diagnostic]:
+    """The diagnostics of ``src``, sorted by position (imports resolved from ``path``)."""
+    return check_program(src, path).diagnostics
+
+
+def check_file(path: str) -> tuple[list[Diagnostic], dict[str, str]]:
+    """Check a file: its diagnostics and the source texts by path (for rendering).
+
+    Raises OSError if the file can't be read.
+    """
+    src = Path(path).read_text(encoding="utf-8")
+    p = check_program(src, path)
+    return p.diagnostics, p.sources
+
+
+@dataclass
+class CompileOutput:
+    """The result of compiling one file to Python."""
+
+    python: str | None
+    diagnostics: list[Diagnostic]
+    sources: dict[str, str]
+    dependencies: tuple[str, ...] = ()
+
+
+def compile_source(src: str, path: str, *, checks: str = "always", value_checks: str = "debug",
+                   devices: str | None = None, standalone: bool = False) -> CompileOutput:
+    """Compile ShapeScript source to the text of a Python module (None on errors)."""
+    p = check_program(src, path)
+    if not p.ok or p.main is None:
+        return CompileOutput(None, p.diagnostics, p.sources, p.dependencies)
+    from shapescript.codegen.module import generate
+
+    try:
+        python = generate(p.main, p, checks=checks, value_checks=value_checks,
+                          devices=devices, standalone=standalone)
+    except Exception as err:  # a code generator bug
+        return CompileOutput(None, p.diagnostics + [internal_error(path, err)], p.sources,
+                             p.dependencies)
+    return CompileOutput(python, p.diagnostics, p.sources, p.dependencies)
+
+
+def compile_file(path: str, *, checks: str = "always", value_checks: str = "debug",
+                 devices: str | None = None, standalone: bool = False) -> CompileOutput:
+    """Compile the file ``path`` (see ``compile_source``)."""
+    src = Path(path).read_text(encoding="utf-8")
+    return compile_source(src, path, checks=checks, value_checks=value_checks, devices=devices,
+                          standalone=standalone)

@@ -1,0 +1,120 @@
+"""Small functions the prelude's ``extern fn``s name as ``"shapescript.rt.X"``.
+
+torch's positional ``dim=`` becomes ShapeScript's ``over=`` here (DECISIONS §17): each
+takes the class or feature axis by position, any position. Training mode (for
+``dropout``) is a context variable, set by ``with Train:`` and ``shapescript.train()``,
+independent of ``Module.training`` (DECISIONS §18).
+
+Each helper is a top-level function of torch and the standard library only, so
+``shapescript.rt.standalone`` can copy it into modules that don't need ShapeScript.
+"""
+
+from __future__ import annotations
+
+import contextvars
+
+import torch
+import torch.nn.functional as F
+
+_TRAINING = contextvars.ContextVar("shapescript_training", default=False)
+
+
+class train:
+    """Runs a block in training mode, in which ``dropout`` drops (``with Train:``).
+
+    Nestable and per context (threads and asyncio tasks each have their own mode);
+    ``train(False)`` turns training mode off inside a block.
+
+    >>> with train():
+    ...     is_training()
+    True
+    """
+
+    def __init__(self, mode=True):
+        self.mode = bool(mode)
+        self._tokens = []
+
+    def __enter__(self):
+        self._tokens.append(_TRAINING.set(self.mode))
+        return self
+
+    def __exit__(self, *exc):
+        _TRAINING.reset(self._tokens.pop())
+        return False
+
+
+def is_training():
+    """Whether the current context is in training mode."""
+    return _TRAINING.get()
+
+
+def softmax(x, over):
+    """``torch.softmax`` over the axis at position ``over``."""
+    return torch.softmax(x, dim=over)
+
+
+def log_softmax(x, over):
+    """``torch.log_softmax`` over the axis at position ``over``."""
+    return torch.log_softmax(x, dim=over)
+
+
+def logsumexp(x, over):
+    """``torch.logsumexp`` over the axis (or list of axes) at ``over``."""
+    return torch.logsumexp(x, dim=over)
+
+
+def layer_norm(x, over, weight=None, bias=None, eps=1e-5):
+    """Layer normalisation over the one axis at position ``over``, with optional
+    ``weight`` and ``bias`` of that axis's size: ``F.layer_norm`` on that axis moved last.
+    """
+    over = over % x.dim()
+    last = over == x.dim() - 1
+    y = x if last else x.movedim(over, -1)
+    y = F.layer_norm(y, (y.shape[-1],), weight, bias, eps)
+    return y if last else y.movedim(-1, over)
+
+
+def rms_norm(x, over, weight=None, eps=None):
+    """RMS normalisation over the axis at position ``over`` (``F.rms_norm``'s semantics:
+    ``eps=None`` is ``torch.finfo(x.dtype).eps``)."""
+    over = over % x.dim()
+    last = over == x.dim() - 1
+    y = x if last else x.movedim(over, -1)
+    y = F.rms_norm(y, (y.shape[-1],), weight, eps)
+    return y if last else y.movedim(-1, over)
+
+
+def cross_entropy(logits, y, over):
+    """Mean cross-entropy of ``logits`` (class axis at ``over``) against the indices ``y``,
+    which has the logits' other axes in order (DECISIONS §15)."""
+    if logits.dim() > 1:
+        over = over % logits.dim()
+        if over != 1:
+            logits = logits.movedim(over, 1)
+    if y.dtype != torch.int64:
+        y = y.long()
+    return F.cross_entropy(logits, y)
+
+
+def dropout(x, p=0.5):
+    """Zeroes each element with probability ``p`` and scales the rest by ``1/(1-p)``, in
+    training mode only; outside it, the identity."""
+    if not _TRAINING.get() or p == 0:
+        return x
+    return F.dropout(x, p, training=True)
+
+
+def stack_map(n, fn, device=None):
+    """``n |> map(i => fn(i))``: the results for ``i`` in ``0 .. n-1``, stacked along a new
+    first axis; host results become 0-d tensors (``int`` i64, ``float`` f32, ``bool``)."""
+    items = []
+    for i in range(n):
+        v = fn(i)
+        if not isinstance(v, torch.Tensor):
+            dtype = (torch.bool if isinstance(v, bool) else
+                     torch.int64 if isinstance(v, int) else torch.float32)
+            v = torch.tensor(v, dtype=dtype, device=device)
+        items.append(v)
+    if not items:
+        return torch.empty((0,), device=device)
+    return torch.stack(items)

@@ -1,0 +1,1 @@
+"""Syntax: the grammar, the parser and the syntax tree."""

@@ -1,0 +1,541 @@
+"""The ShapeScript syntax tree: plain frozen dataclasses, each node with a span.
+
+The parser builds these; the checker reads them; nothing mutates them. Pipes are
+desugared by the parser (``x |> f(a)`` is ``Call(f, (x, a))`` with ``piped=True``),
+so later phases see one form of call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from shapescript.source import Span
+
+# ---------------------------------------------------------------------------
+# Size expressions (inside ``[...]`` types, dim right-hand sides, constructor
+# brackets, patterns' keyword sizes after conversion by the checker).
+
+
+@dataclass(frozen=True, slots=True)
+class SizeInt:
+    value: int
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class SizeName:
+    """A dim, a generic axis, or ``module.D`` (``module`` set)."""
+
+    name: str
+    span: Span
+    module: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SizeUnknown:
+    """``?k``: an existential, data-dependent size."""
+
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class SizeEllipsis:
+    """``...``: any number of other axes."""
+
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class SizeBin:
+    """``a + b``, ``a - b``, ``a * b``, ``a / b`` (floor)."""
+
+    op: str
+    left: SizeExpr
+    right: SizeExpr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class SizeProd:
+    """A juxtaposed product: ``(gh gw)`` or the number-name ``16gh``."""
+
+    items: tuple[SizeExpr, ...]
+    span: Span
+
+
+SizeExpr = Union[SizeInt, SizeName, SizeUnknown, SizeEllipsis, SizeBin, SizeProd]
+
+# ---------------------------------------------------------------------------
+# Type expressions.
+
+
+@dataclass(frozen=True, slots=True)
+class DomainExpr:
+    """``Real``, ``Logit over C``, ``Index[C]``, ``Mask`` …"""
+
+    name: str
+    span: Span
+    index: SizeExpr | None = None  # Index[C]
+    over: str | None = None  # Logit over C
+
+
+@dataclass(frozen=True, slots=True)
+class TensorTypeExpr:
+    """``[b n D] f32 Real``; ``Images u8`` (alias set); ``Real`` (no shape: ``[...]``)."""
+
+    shape: tuple[SizeExpr, ...] | None
+    span: Span
+    alias: str | None = None  # possibly dotted: "layers.Feats"
+    dtype: str | None = None  # "f32", "Float", "Int" …
+    domain: DomainExpr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NamedTypeExpr:
+    """A bare name in a type position: a shape alias or a model (possibly dotted)."""
+
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarTypeExpr:
+    """``int``, ``float``, ``bool``, ``str``."""
+
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class SpecialTypeExpr:
+    """``Size[K]``, ``Axis[n]``, ``Axes[n]`` (extern fn parameters only)."""
+
+    kind: str  # "Size" | "Axis" | "Axes"
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class TupleTypeExpr:
+    items: tuple[TypeExpr, ...]
+    span: Span
+
+
+TypeExpr = Union[TensorTypeExpr, NamedTypeExpr, ScalarTypeExpr, SpecialTypeExpr, TupleTypeExpr]
+
+# ---------------------------------------------------------------------------
+# Patterns (bare einops patterns in rearrange / reduce / repeat / einsum).
+
+
+@dataclass(frozen=True, slots=True)
+class PatName:
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class PatInt:
+    value: int
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class PatEllipsis:
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class PatGroup:
+    items: tuple[PatTerm, ...]
+    span: Span
+
+
+PatTerm = Union[PatName, PatInt, PatEllipsis, PatGroup]
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    """``lhs -> rhs``; einsum patterns have several comma-separated inputs."""
+
+    inputs: tuple[tuple[PatTerm, ...], ...]
+    output: tuple[PatTerm, ...]
+    span: Span
+
+
+# ---------------------------------------------------------------------------
+# Expressions.
+
+
+@dataclass(frozen=True, slots=True)
+class Num:
+    value: int | float
+    text: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class NumName:
+    """A number-name such as ``16gh`` met in an expression (E0104 outside a size)."""
+
+    value: int
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Str:
+    value: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Bool:
+    value: bool
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class NoneLit:
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Name:
+    id: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Placeholder:
+    """The pipe placeholder ``_``; the parser replaces it when desugaring a pipe."""
+
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Attr:
+    """``value.attr``: a model field, a module member, a Python attribute."""
+
+    value: Expr
+    attr: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Arg:
+    """A call argument; ``name`` is set for keyword arguments."""
+
+    value: Expr
+    span: Span
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """``func(args…)``.
+
+    ``pattern`` is the bare einops pattern of rearrange/reduce/repeat/einsum (not
+    among ``args``); ``pattern_pos`` is the number of positional args before it.
+    ``piped`` marks a call made from a pipe stage (the piped value is in ``args``).
+    """
+
+    func: Expr
+    args: tuple[Arg, ...]
+    span: Span
+    pattern: Pattern | None = None
+    pattern_pos: int = 0
+    piped: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Constructor:
+    """``causal[n n]``, ``zeros[b n D] bf16``, ``full[n n](-1e9)``."""
+
+    name: str
+    shape: tuple[SizeExpr, ...]
+    span: Span
+    dtype: str | None = None
+    fill: Expr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """``lo .. hi`` (in ``for`` and slices)."""
+
+    lo: Expr
+    hi: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    """``value[i]``, ``value[i, j]``, ``value[a..b]``, ``value[mask]``, ``table[ids]``."""
+
+    value: Expr
+    indices: tuple[Expr, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class BinOp:
+    """Arithmetic ``+ - * / // % ** @``."""
+
+    op: str
+    left: Expr
+    right: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    """``== != < <= > >=`` (they do not chain)."""
+
+    op: str
+    left: Expr
+    right: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class BoolOp:
+    """``and`` / ``or``."""
+
+    op: str
+    left: Expr
+    right: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class UnaryOp:
+    """``-x`` or ``not x``."""
+
+    op: str
+    operand: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Convert:
+    """``value to T`` (a dtype, a domain, or both)."""
+
+    value: Expr
+    target: TensorTypeExpr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class AssertType:
+    """``value as T``."""
+
+    value: Expr
+    type: TypeExpr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Lambda:
+    """``c => body`` (only as ``map``'s argument)."""
+
+    params: tuple[str, ...]
+    body: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class TupleExpr:
+    items: tuple[Expr, ...]
+    span: Span
+
+
+Expr = Union[
+    Num, NumName, Str, Bool, NoneLit, Name, Placeholder, Attr, Call, Constructor, Range,
+    Index, BinOp, Compare, BoolOp, UnaryOp, Convert, AssertType, Lambda, TupleExpr,
+]
+
+# ---------------------------------------------------------------------------
+# Statements.
+
+
+@dataclass(frozen=True, slots=True)
+class Assign:
+    """``x = e``, ``a, b = e``, ``x: T = e``, ``m.field = e``.
+
+    ``targets`` holds ``Name`` or ``Attr`` nodes; more than one means destructuring.
+    """
+
+    targets: tuple[Expr, ...]
+    value: Expr
+    span: Span
+    annotation: TypeExpr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Return:
+    value: Expr | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class IfBranch:
+    cond: Expr
+    body: tuple[Stmt, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class If:
+    """``if``/``elif`` branches in order, then an optional ``else`` body."""
+
+    branches: tuple[IfBranch, ...]
+    orelse: tuple[Stmt, ...] | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class For:
+    """``for i in a..b``, ``for v in pyvalue``, ``for xb, yb in batches(…)``."""
+
+    targets: tuple[str, ...]
+    iter: Expr
+    body: tuple[Stmt, ...]
+    span: Span
+    target_spans: tuple[Span, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class With:
+    """``with Train:``."""
+
+    mode: str
+    body: tuple[Stmt, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ExprStmt:
+    expr: Expr
+    span: Span
+
+
+Stmt = Union[Assign, Return, If, For, With, ExprStmt]
+
+# ---------------------------------------------------------------------------
+# Declarations.
+
+
+@dataclass(frozen=True, slots=True)
+class Devices:
+    device: str  # "cpu", "cuda", "cuda[0]", "mps"
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ImportPython:
+    module: str  # dotted
+    span: Span
+    alias: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Import:
+    """``import layers [as l]`` of a ShapeScript module."""
+
+    module: str
+    span: Span
+    alias: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ImportName:
+    name: str
+    span: Span
+    alias: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FromImport:
+    module: str
+    names: tuple[ImportName, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class DimDecl:
+    """``dim D = 32`` (``size`` set) or ``dim Images = [b 1 S S]`` (``shape`` set)."""
+
+    name: str
+    span: Span
+    name_span: Span
+    size: SizeExpr | None = None
+    shape: TensorTypeExpr | None = None
+    doc: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    name: str
+    span: Span
+    type: TypeExpr | None = None
+    default: Expr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FnDecl:
+    """``fn``/``export fn``; ``body`` is a statement block or, for ``= expr``, an Expr."""
+
+    name: str
+    params: tuple[Param, ...]
+    ret: TypeExpr | None
+    body: tuple[Stmt, ...] | Expr
+    span: Span
+    name_span: Span
+    export: bool = False
+    doc: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExternDecl:
+    """``extern fn name(params) -> T = "module.func"``."""
+
+    name: str
+    params: tuple[Param, ...]
+    ret: TypeExpr | None
+    target: str
+    span: Span
+    name_span: Span
+    doc: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ParamField:
+    """``param name: T = init`` inside a model."""
+
+    name: str
+    type: TypeExpr
+    span: Span
+    init: Expr | None = None
+    doc: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelDecl:
+    name: str
+    fields: tuple[ParamField, ...]
+    span: Span
+    name_span: Span
+    doc: str | None = None
+
+
+Decl = Union[Devices, ImportPython, Import, FromImport, DimDecl, FnDecl, ExternDecl, ModelDecl]
+
+
+@dataclass(frozen=True, slots=True)
+class Module:
+    decls: tuple[Decl, ...]
+    path: str
+    doc: str | None = None
+    # Spans of every ``##`` block, for the editor; not needed by the checker.
+    doc_spans: tuple[Span, ...] = field(default=())

@@ -1,0 +1,638 @@
+"""ShapeScript's lexer and post-lexer.
+
+One pass over the source makes the tokens the LALR grammar (``grammar.lark``) reads:
+
+* tokens by one master regular expression (DECISIONS §1: floats before number-names,
+  ``1.`` is not a float, so ``0..L`` is ``0 .. L``);
+* logical lines: ``NEWLINE`` ends one, newlines inside ``()``/``[]`` continue it;
+  ``INDENT``/``DEDENT`` by indentation, as in Python (tabs and inconsistent dedents are
+  E0102);
+* *chunks*: a logical line that starts in column 1 begins a new top-level chunk, which the
+  parser parses on its own, so one broken declaration doesn't hide the errors in the
+  others;
+* retagging: ``zeros``/``ones``/… followed by ``[`` become ``CTOR``; a keyword after ``.``
+  is a ``NAME`` (``x.to``); ``over`` before ``=`` or ``:`` is a ``NAME`` (``over=n``,
+  ``over: Axis[n]``); ``and``/``or`` are ``OP`` tokens;
+* patterns: in ``rearrange(…)``/``reduce(…)``/``repeat(…)`` the argument holding a
+  top-level ``->`` and in ``einsum(…)`` everything from the top-level ``:`` to the first
+  ``, NAME =`` or ``)`` collapse into one ``PATTERN`` token whose value is an
+  ``ast.Pattern`` (``einsum``'s ``:`` becomes a ``,`` before it), since LALR can't parse
+  ``b (h w)`` as an expression.
+
+``##`` doc comments are found by a separate scan of the lines (``scan_docs``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from shapescript.diagnostics import Diagnostic
+from shapescript.source import Span
+from shapescript.syntax import ast
+
+
+class Tok:
+    """A token. Positions use the names of ``Span``'s fields (1-based, end exclusive)."""
+
+    __slots__ = ("type", "value", "line", "col", "end_line", "end_col", "start", "end")
+
+    def __init__(self, type: str, value, line: int, col: int, end_line: int, end_col: int,
+                 start: int, end: int) -> None:
+        self.type = type
+        self.value = value
+        self.line = line
+        self.col = col
+        self.end_line = end_line
+        self.end_col = end_col
+        self.start = start
+        self.end = end
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"Tok({self.type}, {self.value!r}, {self.line}:{self.col})"
+
+
+class Chunk:
+    """The tokens of one top-level declaration (with its block), ready for the parser."""
+
+    __slots__ = ("tokens", "matches", "lex_error", "triggers")
+
+    def __init__(self) -> None:
+        self.tokens: list[Tok] = []
+        self.matches: dict[int, int] = {}  # index of an opening bracket -> its closer
+        self.lex_error = False
+        self.triggers: list[int] = []  # indices of the "(" of rearrange/reduce/repeat/einsum
+
+
+KEYWORDS = {
+    "dim": "DIM", "fn": "FN", "extern": "EXTERN", "export": "EXPORT", "model": "MODEL",
+    "param": "PARAM", "import": "IMPORT", "from": "FROM", "python": "PYTHON",
+    "devices": "DEVICES", "return": "RETURN", "if": "IF", "elif": "ELIF", "else": "ELSE",
+    "for": "FOR", "in": "IN", "and": "OP", "or": "OP", "not": "NOT", "as": "AS", "to": "TO",
+    "over": "OVER", "with": "WITH", "true": "TRUE", "false": "FALSE", "none": "NONE",
+}
+
+# Keywords that start a top-level declaration: one met in column 1 inside brackets ends
+# the brackets (they were left open) so that the rest of the file still parses.
+DECL_KEYWORDS = frozenset({"DIM", "FN", "EXTERN", "EXPORT", "MODEL", "IMPORT", "FROM",
+                           "DEVICES"})
+
+PUNCT = {
+    "(": "LPAR", ")": "RPAR", "[": "LSQB", "]": "RSQB", ",": "COMMA", ":": "COLON",
+    "=": "EQUAL", ".": "DOT", "...": "ELLIPSIS", "->": "ARROW", "?": "QMARK", "-": "MINUS",
+}
+
+CONSTRUCTORS = frozenset({"zeros", "ones", "eye", "arange", "causal", "randn", "rand", "full"})
+PATTERN_CALLS = frozenset({"rearrange", "reduce", "repeat", "einsum"})
+
+_TOKEN_RE = re.compile(r"""
+ (?P<ws>[ \t\f\v]+)
+|(?P<nl>\r\n|\n|\r)
+|(?P<name>[A-Za-z_][A-Za-z0-9_]*)
+|(?P<op>\.\.\.|\.\.|->|=>|\|>|//|\*\*|==|!=|<=|>=|[-+*/%@<>()\[\],:=.?])
+|(?P<com>\#[^\r\n]*)
+|(?P<float>[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)
+|(?P<numname>[0-9]+[A-Za-z_][A-Za-z0-9_]*)
+|(?P<int>[0-9]+)
+|(?P<str>"(?:[^"\\\r\n]|\\[^\r\n])*")
+|(?P<ustr>"(?:[^"\\\r\n]|\\[^\r\n])*\\?)
+|(?P<bad>.)
+""", re.VERBOSE | re.DOTALL)
+
+_LINE_RE = re.compile(r"\r\n|\n|\r")
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "0": "\0"}
+_ESC_RE = re.compile(r"\\(.)", re.DOTALL)
+
+
+def unescape(body: str) -> str:
+    if "\\" not in body:
+        return body
+    return _ESC_RE.sub(lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), body)
+
+
+def describe(tok: Tok, src: str) -> str:
+    """How a token is named in a message: its text, or what it stands for."""
+    t = tok.type
+    if t == "NEWLINE":
+        return "end of line"
+    if t == "INDENT":
+        return "indentation"
+    if t == "DEDENT":
+        return "end of block"
+    if t == "$END":
+        return "end of file"
+    if t == "PATTERN":
+        return "pattern"
+    text = src[tok.start:tok.end]
+    if len(text) > 30:
+        text = text[:27] + "..."
+    return f"`{text}`"
+
+
+class Lexer:
+    """Turns one source file into chunks of tokens, collecting diagnostics."""
+
+    def __init__(self, src: str, path: str) -> None:
+        self.src = src
+        self.path = path
+        self.diags: list[Diagnostic] = []
+        self.chunks: list[Chunk] = []
+
+    # -- helpers -------------------------------------------------------------------
+
+    def span(self, line: int, col: int, end_line: int, end_col: int, start: int,
+             end: int) -> Span:
+        return Span(self.path, line, col, end_line, end_col, start, end)
+
+    def tok_span(self, t: Tok) -> Span:
+        return Span(self.path, t.line, t.col, t.end_line, t.end_col, t.start, t.end)
+
+    def error(self, code: str, message: str, span: Span, label: str = "", **kw) -> None:
+        self.diags.append(Diagnostic.error(code, message, span, label, **kw))
+
+    # -- the pass ------------------------------------------------------------------
+
+    def run(self) -> list[Chunk]:
+        src = self.src
+        path = self.path
+        KW = KEYWORDS
+        PU = PUNCT
+        CTORS = CONSTRUCTORS
+        TRIG = PATTERN_CALLS
+
+        chunk = Chunk()
+        toks = chunk.tokens
+        stack: list[int] = []  # indices (in toks) of open brackets
+        indents = [0]
+        line = 1
+        line_start = 0
+        at_line_start = True
+        line_has_tokens = False
+        tab_reported = False
+        dedent_reported = False
+
+        if src.startswith("\ufeff"):
+            line_start = 1  # a byte-order mark: not a column
+        for m in _TOKEN_RE.finditer(src, line_start):
+            kind = m.lastgroup
+            if kind == "ws" or kind == "com":
+                continue
+            start = m.start()
+            if kind == "nl":
+                if not stack and line_has_tokens:
+                    col = start - line_start + 1
+                    toks.append(Tok("NEWLINE", "\n", line, col, line, col + 1, start, start + 1))
+                    line_has_tokens = False
+                line += 1
+                line_start = m.end()
+                at_line_start = True
+                continue
+
+            end = m.end()
+            value = m.group()
+            col = start - line_start + 1
+
+            if kind == "name":
+                ttype = KW.get(value, "NAME")
+                if value == "_":
+                    ttype = "UNDERSCORE"
+            elif kind == "op":
+                ttype = PU.get(value, "OP")
+            elif kind == "int":
+                ttype = "INT"
+            elif kind == "float":
+                ttype = "FLOAT"
+            elif kind == "numname":
+                ttype = "NUMNAME"
+            elif kind == "str":
+                ttype = "STRING"
+            elif kind == "ustr":
+                ttype = "STRING"
+                self.error("E0103", "unterminated string",
+                           self.span(line, col, line, col + 1, start, start + 1),
+                           "this string is never closed",
+                           help='close it with `"` on the same line')
+                chunk.lex_error = True
+                value = value + '"'
+            else:  # bad character
+                ch = value
+                self.error("E0101", f"unknown character `{ch}`" if ch.isprintable()
+                           else f"unknown character {ch!r}",
+                           self.span(line, col, line, col + 1, start, end),
+                           "not part of ShapeScript's syntax")
+                chunk.lex_error = True
+                continue
+
+            # -- the start of a physical line ------------------------------------
+            if at_line_start:
+                at_line_start = False
+                if stack and col == 1 and ttype in DECL_KEYWORDS:
+                    # Brackets left open by the previous declaration: close them here.
+                    for idx in stack:
+                        ot = toks[idx]
+                        closer = ")" if ot.type == "LPAR" else "]"
+                        self.error("E0103", f"unclosed `{ot.value}`", self.tok_span(ot),
+                                   "this bracket is never closed",
+                                   help=f"add `{closer}` where it ends")
+                    chunk.lex_error = True
+                    stack = []
+                    if line_has_tokens:
+                        pt = toks[-1]
+                        toks.append(Tok("NEWLINE", "\n", pt.end_line, pt.end_col, pt.end_line,
+                                        pt.end_col, pt.end, pt.end))
+                        line_has_tokens = False
+                if not stack:
+                    # A new logical line: indentation.
+                    indent = col - 1
+                    lead = src[line_start:start]
+                    if "\t" in lead or "\f" in lead or "\v" in lead:
+                        if not tab_reported:
+                            self.error("E0102", "tab in indentation",
+                                       self.span(line, 1, line, col, line_start, start),
+                                       "indent with spaces",
+                                       help="ShapeScript indents with spaces only")
+                            tab_reported = True
+                        chunk.lex_error = True
+                        indent = len(lead.expandtabs(8))
+                    if indent == 0:
+                        if len(indents) > 1:
+                            while len(indents) > 1:
+                                indents.pop()
+                                toks.append(Tok("DEDENT", "", line, col, line, col, start, start))
+                        if toks:
+                            self._finish(chunk)
+                            chunk = Chunk()
+                            toks = chunk.tokens
+                        dedent_reported = False
+                    elif indent > indents[-1]:
+                        indents.append(indent)
+                        toks.append(Tok("INDENT", "", line, 1, line, col, line_start, start))
+                    elif indent < indents[-1]:
+                        while indent < indents[-1]:
+                            indents.pop()
+                            toks.append(Tok("DEDENT", "", line, col, line, col, start, start))
+                        if indent != indents[-1]:
+                            if not dedent_reported:
+                                self.error("E0102", "unindent does not match any outer "
+                                           "indentation level",
+                                           self.span(line, 1, line, col, line_start, start),
+                                           "this line's indentation",
+                                           help="indent it as the block it belongs to")
+                                dedent_reported = True
+                            chunk.lex_error = True
+            line_has_tokens = True
+
+            # -- retagging by the previous token ---------------------------------
+            if kind == "name":
+                if ttype != "NAME" and ttype != "UNDERSCORE" and toks and toks[-1].type == "DOT":
+                    ttype = "NAME"  # x.to, m.in …: attribute names may be keywords
+            elif ttype == "LSQB":
+                if toks:
+                    pt = toks[-1]
+                    if pt.type == "NAME" and pt.value in CTORS and not (
+                            len(toks) > 1 and toks[-2].type == "DOT"):
+                        pt.type = "CTOR"
+            elif ttype == "EQUAL" or ttype == "COLON":
+                if toks and toks[-1].type == "OVER":
+                    toks[-1].type = "NAME"
+            elif ttype == "STRING":
+                value = unescape(value[1:-1])
+
+            tok = Tok(ttype, value, line, col, line, col + (end - start), start, end)
+
+            # -- brackets ----------------------------------------------------------
+            if ttype == "LPAR" or ttype == "LSQB":
+                idx = len(toks)
+                if ttype == "LPAR" and toks:
+                    pt = toks[-1]
+                    if pt.type == "NAME" and pt.value in TRIG and not (
+                            len(toks) > 1 and toks[-2].type == "DOT"):
+                        chunk.triggers.append(idx)
+                stack.append(idx)
+            elif ttype == "RPAR" or ttype == "RSQB":
+                want = "LPAR" if ttype == "RPAR" else "LSQB"
+                if stack and toks[stack[-1]].type == want:
+                    chunk.matches[stack.pop()] = len(toks)
+                else:
+                    deeper = [k for k in range(len(stack)) if toks[stack[k]].type == want]
+                    if deeper:
+                        k = deeper[-1]
+                        for idx in stack[k + 1:]:
+                            ot = toks[idx]
+                            closer = ")" if ot.type == "LPAR" else "]"
+                            self.error("E0103", f"unclosed `{ot.value}`", self.tok_span(ot),
+                                       "this bracket is never closed",
+                                       help=f"add `{closer}` before `{value}`",
+                                       extra=(_label(self.tok_span(tok),
+                                                     f"`{value}` closes an outer bracket"),))
+                        chunk.matches[stack[k]] = len(toks)
+                        del stack[k:]
+                        chunk.lex_error = True
+                    else:
+                        self.error("E0101", f"unexpected closing `{value}`", self.tok_span(tok),
+                                   "no bracket is open here" if not stack
+                                   else f"`{toks[stack[-1]].value}` is open here")
+                        chunk.lex_error = True
+                        continue
+            toks.append(tok)
+
+        # -- end of file -------------------------------------------------------------
+        n = len(src)
+        last_col = n - line_start + 1
+        if stack:
+            for idx in stack:
+                ot = toks[idx]
+                closer = ")" if ot.type == "LPAR" else "]"
+                self.error("E0103", f"unclosed `{ot.value}`", self.tok_span(ot),
+                           "this bracket is never closed", help=f"add `{closer}` where it ends")
+            chunk.lex_error = True
+        if line_has_tokens:
+            toks.append(Tok("NEWLINE", "\n", line, last_col, line, last_col, n, n))
+        while len(indents) > 1:
+            indents.pop()
+            toks.append(Tok("DEDENT", "", line, last_col, line, last_col, n, n))
+        if toks:
+            self._finish(chunk)
+        return self.chunks
+
+    def _finish(self, chunk: Chunk) -> None:
+        if chunk.triggers:
+            collapse_patterns(chunk, self)
+        self.chunks.append(chunk)
+
+
+def _label(span: Span, message: str):
+    from shapescript.diagnostics import Label
+    return Label.at(span, message)
+
+
+# ---------------------------------------------------------------------------
+# Patterns
+
+
+def collapse_patterns(chunk: Chunk, lx: Lexer) -> None:
+    """Replace each pattern's tokens by one PATTERN token (see the module docstring)."""
+    toks = chunk.tokens
+    matches = chunk.matches
+    replace: list[tuple[int, int, list[Tok]]] = []  # [start, end) -> new tokens
+    covered = -1
+    for p in chunk.triggers:
+        if p <= covered:
+            continue  # inside a pattern already collapsed (a malformed one)
+        q = matches.get(p)
+        if q is None:
+            continue  # unclosed: already reported
+        fname = toks[p - 1].value
+        if fname == "einsum":
+            colon = -1
+            depth = 0
+            for k in range(p + 1, q):
+                t = toks[k].type
+                if t == "LPAR" or t == "LSQB":
+                    depth += 1
+                elif t == "RPAR" or t == "RSQB":
+                    depth -= 1
+                elif t == "COLON" and depth == 0:
+                    colon = k
+                    break
+            if colon < 0:
+                lx.error("E0601", "`einsum` needs a pattern", lx.tok_span(toks[p - 1]),
+                         "no `:` and pattern after the operands",
+                         help="write the operands, `:`, then the pattern: "
+                              "`einsum(x, w: b N D, N Dt -> b Dt D)`")
+                continue
+            end = q
+            depth = 0
+            for k in range(colon + 1, q):
+                t = toks[k].type
+                if t == "LPAR" or t == "LSQB":
+                    depth += 1
+                elif t == "RPAR" or t == "RSQB":
+                    depth -= 1
+                elif (t == "COMMA" and depth == 0 and k + 2 < q and toks[k + 1].type == "NAME"
+                      and toks[k + 2].type == "EQUAL"):
+                    end = k
+                    break
+            ct = toks[colon]
+            comma = Tok("COMMA", ":", ct.line, ct.col, ct.end_line, ct.end_col, ct.start, ct.end)
+            ptoks = toks[colon + 1:end]
+            if not ptoks:
+                lx.error("E0601", "expected a pattern after `:`", lx.tok_span(ct),
+                         "the pattern is missing")
+                pat = ast.Pattern(((),), (), lx.tok_span(ct))
+                ptok = Tok("PATTERN", pat, ct.line, ct.end_col, ct.line, ct.end_col, ct.end,
+                           ct.end)
+            else:
+                ptok = _pattern_token(ptoks, True, lx)
+            replace.append((colon, end, [comma, ptok]))
+            covered = end - 1
+        else:
+            # Split the arguments at top-level commas; collapse the one with a top-level ->.
+            depth = 0
+            run_start = p + 1
+            run_arrow = False
+            for k in range(p + 1, q + 1):
+                t = toks[k].type
+                if k == q or (t == "COMMA" and depth == 0):
+                    if run_arrow and k > run_start:
+                        replace.append((run_start, k, [_pattern_token(toks[run_start:k], False,
+                                                                      lx)]))
+                        covered = k - 1
+                    run_start = k + 1
+                    run_arrow = False
+                elif t == "LPAR" or t == "LSQB":
+                    depth += 1
+                elif t == "RPAR" or t == "RSQB":
+                    depth -= 1
+                elif t == "ARROW" and depth == 0:
+                    run_arrow = True
+    if not replace:
+        return
+    replace.sort(key=lambda r: r[0])
+    out: list[Tok] = []
+    pos = 0
+    for a, b, new in replace:
+        if a < pos:
+            continue
+        out.extend(toks[pos:a])
+        out.extend(new)
+        pos = b
+    out.extend(toks[pos:])
+    chunk.tokens = out
+
+
+def _pattern_token(ptoks: list[Tok], einsum: bool, lx: Lexer) -> Tok:
+    first, last = ptoks[0], ptoks[-1]
+    span = Span(lx.path, first.line, first.col, last.end_line, last.end_col, first.start,
+                last.end)
+    pat = parse_pattern(ptoks, einsum, span, lx)
+    return Tok("PATTERN", pat, first.line, first.col, last.end_line, last.end_col, first.start,
+               last.end)
+
+
+_PATTERN_HELP = "a pattern holds names, integers, `( … )` groups and `...`"
+
+
+def parse_pattern(ptoks: list[Tok], einsum: bool, span: Span, lx: Lexer) -> ast.Pattern:
+    """An einops pattern from its tokens; problems are E0601 (best-effort result)."""
+    arrows = [k for k, t in enumerate(ptoks) if t.type == "ARROW"]
+    if not arrows:
+        lx.error("E0601", "expected `->` in this pattern", span, "this pattern has no `->`",
+                 help="a pattern maps input axes to output axes: `b n d -> b d n`")
+        lhs, rhs = ptoks, []
+    else:
+        a = arrows[0]
+        if len(arrows) > 1:
+            lx.error("E0601", "more than one `->` in this pattern", lx.tok_span(ptoks[arrows[1]]),
+                     "a second `->`")
+            rhs = ptoks[a + 1:arrows[1]]
+        else:
+            rhs = ptoks[a + 1:]
+        lhs = ptoks[:a]
+    if einsum:
+        inputs = []
+        cur: list[Tok] = []
+        for t in lhs:
+            if t.type == "COMMA":
+                inputs.append(cur)
+                cur = []
+            else:
+                cur.append(t)
+        inputs.append(cur)
+    else:
+        inputs = [lhs]
+    ins = tuple(_pattern_terms(side, lx) for side in inputs)
+    out = _pattern_terms(rhs, lx)
+    return ast.Pattern(ins, out, span)
+
+
+def _pattern_terms(toks: list[Tok], lx: Lexer) -> tuple:
+    out: list = []
+    group: list | None = None
+    group_tok: Tok | None = None
+    path = lx.path
+    for t in toks:
+        tt = t.type
+        sp = Span(path, t.line, t.col, t.end_line, t.end_col, t.start, t.end)
+        if tt == "NAME":
+            term = ast.PatName(t.value, sp)
+        elif tt == "INT":
+            term = ast.PatInt(int(t.value), sp)
+        elif tt == "ELLIPSIS":
+            term = ast.PatEllipsis(sp)
+        elif tt == "LPAR":
+            if group is not None:
+                lx.error("E0601", "groups can't be nested in a pattern", sp,
+                         "a group inside a group", help="write one level of `( … )`")
+                continue
+            group = []
+            group_tok = t
+            continue
+        elif tt == "RPAR":
+            if group is None:  # pragma: no cover - brackets are matched by the lexer
+                lx.error("E0601", "unexpected `)` in a pattern", sp, "no group is open")
+                continue
+            g = group_tok
+            gspan = Span(path, g.line, g.col, t.end_line, t.end_col, g.start, t.end)
+            out.append(ast.PatGroup(tuple(group), gspan))
+            group = None
+            continue
+        elif tt == "NUMNAME":
+            lx.error("E0601", "number-name in a pattern", sp, "not a pattern axis",
+                     help=f"write the group `({_numname_split(t.value)})`")
+            continue
+        else:
+            what = "`,`" if tt == "COMMA" else describe(t, lx.src)
+            lx.error("E0601", f"unexpected {what} in a pattern", sp, "not allowed here",
+                     help=_PATTERN_HELP)
+            continue
+        if group is not None:
+            group.append(term)
+        else:
+            out.append(term)
+    if group is not None and group_tok is not None:  # pragma: no cover - matched brackets
+        lx.error("E0601", "unclosed group in a pattern", lx.tok_span(group_tok), "never closed")
+    return tuple(out)
+
+
+def _numname_split(text: str) -> str:
+    k = 0
+    while k < len(text) and text[k].isdigit():
+        k += 1
+    return f"{text[:k]} {text[k:]}"
+
+
+# ---------------------------------------------------------------------------
+# Doc comments
+
+
+def scan_docs(src: str, path: str) -> tuple[dict[int, str], str | None, tuple[Span, ...]]:
+    """Find the ``##`` blocks.
+
+    Returns the doc text by the line of the code line that follows each block (the parser
+    attaches it to a declaration or a model field starting on that line), the module's
+    doc (a block at the very top followed by a blank line) and every block's span.
+    """
+    if "##" not in src:
+        return {}, None, ()
+    docs: dict[int, str] = {}
+    spans: list[Span] = []
+    module_doc: str | None = None
+    block: list[str] = []
+    block_start = None  # (line, col, offset)
+    block_end = None  # (line, end_col, offset)
+    block_is_top = False
+    seen_code = False
+    offset = 0
+    lineno = 0
+    pos = 0
+    n = len(src)
+    while pos <= n:
+        m = _LINE_RE.search(src, pos)
+        if m is None:
+            text = src[pos:]
+            nxt = n + 1
+            line_end = n
+        else:
+            text = src[pos:m.start()]
+            nxt = m.end()
+            line_end = m.start()
+        lineno += 1
+        offset = pos
+        stripped = text.lstrip(" \t\f\v")
+        if stripped.startswith("##"):
+            body = stripped[2:]
+            if body.startswith(" "):
+                body = body[1:]
+            if not block:
+                lead = len(text) - len(stripped)
+                block_start = (lineno, lead + 1, offset + lead)
+                block_is_top = not seen_code
+            block.append(body.rstrip())
+            block_end = (lineno, len(text) + 1, line_end)
+        elif not stripped:
+            if block and block_is_top and module_doc is None and not seen_code:
+                module_doc = "\n".join(block)
+                spans.append(_block_span(path, block_start, block_end))
+                block = []
+            if m is None:
+                break
+        elif stripped.startswith("#"):
+            pass
+        else:
+            seen_code = True
+            if block:
+                docs[lineno] = "\n".join(block)
+                spans.append(_block_span(path, block_start, block_end))
+                block = []
+        if m is None:
+            break
+        pos = nxt
+    if block:
+        if block_is_top and module_doc is None:
+            module_doc = "\n".join(block)
+        spans.append(_block_span(path, block_start, block_end))
+    return docs, module_doc, tuple(spans)
+
+
+def _block_span(path: str, start, end) -> Span:
+    return Span(path, start[0], start[1], end[0], end[1], start[2], end[2])

@@ -1,0 +1,346 @@
+"""ShapeScript's parser: ``parse(src, path) -> (Module | None, diagnostics)``.
+
+The pipeline:
+
+1. ``lexer.Lexer`` makes tokens, layout (``NEWLINE``/``INDENT``/``DEDENT``), ``PATTERN``
+   and ``CTOR`` tokens, and splits the file into top-level chunks (one declaration each);
+   ``lexer.scan_docs`` finds the ``##`` doc comments.
+2. ``grammar.lark`` is compiled once, lazily, by lark with ``parser="lalr"`` (and
+   ``strict=True``, so the grammar has no conflicts). Lark's LALR(1) table is then driven
+   here by a small loop whose reductions call ``build.Builder`` directly: no lark ``Tree``
+   and no per-token lark objects, which is what makes the parser fast.
+3. Each chunk is parsed on its own, so every declaration that parses is kept and one
+   syntax error per broken declaration is reported; inside a broken function the
+   statements after the error are parsed one by one to report their errors too.
+
+Nothing here raises: any input gives a (possibly partial) module and diagnostics.
+"""
+
+from __future__ import annotations
+
+import threading
+from importlib import resources
+
+from shapescript.diagnostics import Diagnostic
+from shapescript.source import Span
+from shapescript.syntax import ast
+from shapescript.syntax.build import Builder
+from shapescript.syntax.lexer import Lexer, Tok, describe, scan_docs
+
+__all__ = ["parse", "parse_expr"]
+
+_LOCK = threading.Lock()
+_TABLES = None
+
+
+class _Tables:
+    __slots__ = ("states", "start", "end")
+
+    def __init__(self, states, start, end) -> None:
+        self.states = states
+        self.start = start
+        self.end = end
+
+
+def _grammar_text() -> str:
+    return resources.files("shapescript.syntax").joinpath("grammar.lark").read_text("utf-8")
+
+
+def _build_tables() -> _Tables:
+    from lark import Lark
+    from lark.lexer import Lexer as LarkLexer
+    from lark.parsers.lalr_analysis import Shift
+
+    class _NoLexer(LarkLexer):  # tokens come from shapescript.syntax.lexer
+        def __init__(self, conf) -> None:
+            pass
+
+        def lex(self, lexer_state, parser_state):  # pragma: no cover - never called
+            return iter(())
+
+    lark = Lark(_grammar_text(), parser="lalr", lexer=_NoLexer, strict=True,
+                start=["start_decl", "start_stmt"])
+    table = lark.parser.parser._parse_table
+    reduce_of: dict = {}
+    for rule in lark.rules:
+        name = rule.alias or rule.origin.name
+        fn = getattr(Builder, "r_" + name, None)
+        if fn is None:
+            if len(rule.expansion) != 1:
+                raise RuntimeError(f"no builder for rule {rule}")
+            fn = Builder._pass
+        reduce_of[rule] = (len(rule.expansion), fn, rule.origin.name)
+    states = {}
+    for state, actions in table.states.items():
+        acts = {}
+        for sym, (action, arg) in actions.items():
+            if action is Shift:
+                acts[sym] = (True, arg)
+            else:
+                acts[sym] = (False, reduce_of[arg])
+        states[state] = acts
+    return _Tables(states, dict(table.start_states), dict(table.end_states))
+
+
+def _tables() -> _Tables:
+    global _TABLES
+    if _TABLES is None:
+        with _LOCK:
+            if _TABLES is None:
+                _TABLES = _build_tables()
+    return _TABLES
+
+
+class _Fail:
+    __slots__ = ("tok", "expected")
+
+    def __init__(self, tok, expected) -> None:
+        self.tok = tok
+        self.expected = expected
+
+
+def _drive(tables: _Tables, start: str, tokens, end_tok: Tok, b: Builder):
+    """The LALR(1) loop; returns the start rule's value or a ``_Fail``."""
+    states = tables.states
+    stack = [tables.start[start]]
+    values: list = []
+    for tok in tokens:
+        ttype = tok.type
+        while True:
+            act = states[stack[-1]].get(ttype)
+            if act is None:
+                return _Fail(tok, states[stack[-1]])
+            if act[0]:
+                stack.append(act[1])
+                values.append(tok)
+                break
+            size, fn, origin = act[1]
+            if size:
+                s = values[-size:]
+                del values[-size:]
+                del stack[-size:]
+            else:
+                s = []
+            values.append(fn(b, s))
+            stack.append(states[stack[-1]][origin][1])
+    end_state = tables.end[start]
+    while True:
+        act = states[stack[-1]].get("$END")
+        if act is None or act[0]:
+            return _Fail(end_tok, states[stack[-1]])
+        size, fn, origin = act[1]
+        if size:
+            s = values[-size:]
+            del values[-size:]
+            del stack[-size:]
+        else:
+            s = []
+        values.append(fn(b, s))
+        stack.append(states[stack[-1]][origin][1])
+        if stack[-1] == end_state:
+            return values[-1]
+
+
+# -- error messages ---------------------------------------------------------------------
+
+_EXPR_START = {"NAME", "INT", "FLOAT", "LPAR", "MINUS", "NOT", "STRING"}
+_NAMES = {
+    "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "COMMA": "`,`",
+    "COLON": "`:`", "EQUAL": "`=`", "DOT": "`.`", "ELLIPSIS": "`...`", "ARROW": "`->`",
+    "QMARK": "`?`", "UNDERSCORE": "`_`", "MINUS": "`-`", "OP": "an operator",
+    "NEWLINE": "the end of the line", "INDENT": "an indented block",
+    "DEDENT": "the end of the block", "NAME": "a name", "INT": "an integer",
+    "FLOAT": "a number", "NUMNAME": "a number-name", "STRING": "a string",
+    "PATTERN": "a pattern", "CTOR": "a constructor", "$END": "the end of the file",
+}
+
+
+def _expected_label(terms) -> str:
+    if len(_EXPR_START & terms) >= 5:
+        if "ARROW" in terms:
+            return "expected `->`, `:` or `=`" if "COLON" in terms else "expected an expression"
+        return "expected an expression"
+    if terms <= {"FN"}:
+        return "expected `fn`"
+    names = []
+    for t in sorted(terms):
+        if t in _NAMES:
+            names.append(_NAMES[t])
+        elif t != "$END":
+            names.append(f"`{t.lower()}`")
+    names = sorted(set(names))
+    if not names:
+        return ""
+    if len(names) == 1:
+        return f"expected {names[0]}"
+    if len(names) <= 4:
+        return "expected " + ", ".join(names[:-1]) + " or " + names[-1]
+    return "expected one of " + ", ".join(names[:6]) + (", …" if len(names) > 6 else "")
+
+
+def _syntax_error(fail: _Fail, src: str, path: str) -> Diagnostic:
+    tok = fail.tok
+    expected = {t for t in fail.expected if t.isupper() or t == "$END"}
+    span = Span(path, tok.line, tok.col, tok.end_line, tok.end_col, tok.start, tok.end)
+    if tok.type == "INDENT":
+        return Diagnostic.error("E0102", "unexpected indentation", span,
+                                "this line is indented more than the one before",
+                                help="indent only the block after a line ending in `:`")
+    if "INDENT" in expected and len(expected) == 1:
+        return Diagnostic.error("E0102", "expected an indented block", span,
+                                "the block after `:` must be indented")
+    what = describe(tok, src)
+    if tok.type in ("NEWLINE", "DEDENT", "$END"):
+        message = f"unexpected {what}"
+    else:
+        message = f"unexpected token {what}"
+    return Diagnostic.error("E0101", message, span, _expected_label(expected))
+
+
+# -- the parser -------------------------------------------------------------------------
+
+
+def _end_token(tokens: list[Tok], src: str) -> Tok:
+    if tokens:
+        t = tokens[-1]
+        return Tok("$END", "", t.end_line, t.end_col, t.end_line, t.end_col, t.end, t.end)
+    return Tok("$END", "", 1, 1, 1, 1, 0, 0)
+
+
+def _statements_after(tokens: list[Tok], k: int):
+    """Split the tokens after the error at ``k`` into statements to parse one by one."""
+    n = len(tokens)
+    # Skip to the end of the broken logical line.
+    while k < n and tokens[k].type != "NEWLINE":
+        k += 1
+    k += 1
+    while k < n:
+        while k < n and tokens[k].type in ("INDENT", "DEDENT"):
+            k += 1
+        if k >= n:
+            return
+        start = k
+        depth = 0
+        while k < n:
+            t = tokens[k].type
+            if t == "INDENT":
+                depth += 1
+            elif t == "DEDENT":
+                depth -= 1
+                if depth < 0:
+                    break
+                if depth == 0 and (k + 1 >= n or tokens[k + 1].type not in ("ELIF", "ELSE")):
+                    k += 1
+                    break
+            elif t == "NEWLINE" and depth == 0:
+                if k + 1 < n and tokens[k + 1].type == "INDENT":
+                    k += 1
+                    continue
+                if k + 1 < n and tokens[k + 1].type in ("ELIF", "ELSE"):
+                    k += 1
+                    continue
+                k += 1
+                break
+            k += 1
+        yield tokens[start:k]
+
+
+def parse(src: str, path: str) -> tuple[ast.Module | None, list[Diagnostic]]:
+    """Parse one file. ``Module`` is ``None`` only if no declaration could be parsed."""
+    diags: list[Diagnostic] = []
+    try:
+        if not isinstance(src, str):
+            src = src.decode("utf-8", "replace") if isinstance(src, (bytes, bytearray)) \
+                else str(src)
+        return _parse(src, path, diags)
+    except Exception as e:  # noqa: BLE001 - never raise: an internal error is a diagnostic
+        diags.append(_internal(e, path))
+        return None, diags
+
+
+def _internal(e: BaseException, path: str, span: Span | None = None) -> Diagnostic:
+    import os
+    notes = ("this is a bug in ShapeScript, not in your program; please report it, "
+             "with this file",)
+    if os.environ.get("SHAPESCRIPT_DEBUG") == "1":
+        import traceback
+        notes += ("".join(traceback.format_exception(e)),)
+    return Diagnostic.error("E0000", "internal error", span or Span(path, 1, 1, 1, 1, 0, 0),
+                            notes=notes)
+
+
+def _parse(src: str, path: str, diags: list[Diagnostic]):
+    tables = _tables()
+    lx = Lexer(src, path)
+    chunks = lx.run()
+    docs, module_doc, doc_spans = scan_docs(src, path)
+    b = Builder(path, src, docs)
+    decls: list = []
+    failed = 0
+    for chunk in chunks:
+        toks = chunk.tokens
+        if not toks:
+            continue
+        b.reset()
+        end = _end_token(toks, src)
+        first = toks[0]
+        try:
+            result = _drive(tables, "start_decl", toks, end, b)
+        except RecursionError:
+            failed += 1
+            diags.append(Diagnostic.error(
+                "E0101", "expression too deeply nested",
+                Span(path, first.line, first.col, first.end_line, first.end_col, first.start,
+                     first.end), "in this declaration"))
+            continue
+        except Exception as e:  # noqa: BLE001
+            failed += 1
+            diags.append(_internal(e, path, Span(path, first.line, first.col, first.end_line,
+                                                 first.end_col, first.start, first.end)))
+            continue
+        if type(result) is _Fail:
+            failed += 1
+            if not chunk.lex_error:
+                diags.append(_syntax_error(result, src, path))
+                if first.type in ("FN", "EXPORT") and result.tok.type != "$END":
+                    _recover_statements(tables, toks, result.tok, b, src, path, diags)
+            continue
+        decls.append(result)
+    diags.extend(lx.diags)
+    diags.extend(b.diags)
+    diags.sort(key=Diagnostic.sort_key)
+    if not decls and failed:
+        return None, diags
+    return ast.Module(tuple(decls), path, module_doc, doc_spans), diags
+
+
+def _recover_statements(tables, toks, bad_tok, b, src, path, diags) -> None:
+    """Report the syntax errors of the statements after a broken one in a function."""
+    try:
+        k = toks.index(bad_tok)
+    except ValueError:
+        return
+    for stmt in _statements_after(toks, k):
+        if not stmt:
+            continue
+        if stmt[0].type in ("ELIF", "ELSE"):
+            continue
+        try:
+            result = _drive(tables, "start_stmt", stmt, _end_token(stmt, src), b)
+        except RecursionError:
+            return
+        if type(result) is _Fail:
+            diags.append(_syntax_error(result, src, path))
+            # Errors inside this statement's block: recurse into what follows the error.
+            if result.tok.type != "$END":
+                _recover_statements(tables, stmt, result.tok, b, src, path, diags)
+
+
+def parse_expr(src: str, path: str = "<expr>") -> tuple[ast.Expr | None, list[Diagnostic]]:
+    """Parse one expression (for tests and tools): ``fn _() = <src>``'s body."""
+    wrapped = "fn _e() = " + src.replace("\n", " ") + "\n"
+    module, diags = parse(wrapped, path)
+    if module is None or not module.decls:
+        return None, diags
+    decl = module.decls[0]
+    return (decl.body if isinstance(decl, ast.FnDecl) else None), diags

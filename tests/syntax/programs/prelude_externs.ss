@@ -1,0 +1,6 @@
+extern fn gelu(input: [...] Float, approximate: str = "none") -> [...] Float = "torch.nn.functional.gelu"
+extern fn softmax(x: [...] Float Logit over n, over: Axis[n]) -> [...] Float Prob over n = "shapescript.rt.softmax"
+extern fn linear(input: [... i] Float, weight: [o i] Float, bias: [o] Float = none) -> [... o] Float = "torch.nn.functional.linear"
+extern fn layer_norm(x: [...] Float, over: Axis[n], weight: [n] Float = none, bias: [n] Float = none, eps: float = 1e-5) -> [...] Float = "shapescript.rt.layer_norm"
+extern fn scaled_dot_product_attention(query: [b H n Dh] Float, key: [b H m Dh] Float, value: [b H m Dv] Float, attn_mask: [n m] Mask = none, scale: float = none) -> [b H n Dv] Float = "torch.nn.functional.scaled_dot_product_attention"
+extern fn exp(input: [...] Float) -> [...] Float Pos = "torch.exp"
