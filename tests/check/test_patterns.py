@@ -244,8 +244,7 @@ def test_undecidable_group_is_a_runtime_check():
 
 def test_generic_in_a_group_is_passed():
     r = check("rearrange", "(b k) d -> b k d", [T("b*k D")], generics="b k")
-    assert r.einops_kwargs == {"b": V("b"), "k": V("k"), "d": K(32)} or \
-        r.einops_kwargs == {"b": V("b"), "k": V("k")}
+    assert r.einops_kwargs == {"b": V("b"), "k": V("k")}  # `d` is read from the shape
     assert sizes(r.out) == [3, 6, 32]
     run("rearrange", r, [rand(T("b*k D"))])
 
@@ -367,3 +366,24 @@ def test_E0409_E0502():
 
 def test_pattern_text():
     assert pattern_text(pat("b (h 2) ..., d -> b")) == "b (h 2) ..., d -> b"
+
+
+def test_repeat_with_generic_and_einsum_with_ellipsis():
+    r = check("repeat", "d -> n d", [T("D")], generics="n")
+    assert labels(r.out) == "n D" and r.einops_kwargs == {"n": V("n")}
+    run("repeat", r, [rand(T("D"))])
+    r = check("einsum", "... d, ... d -> ...", [T("b n D"), T("b n D")], generics="b n")
+    assert labels(r.out) == "b n"
+    xs = [rand(T("b n D")), rand(T("b n D"))]
+    assert torch.allclose(run("einsum", r, xs), (xs[0] * xs[1]).sum(-1), atol=1e-5)
+    e = err("einsum", "... d, ... d -> ...", [T("b n D"), T("n D")], generics="b n")
+    assert e.code == "E0401"
+
+
+def test_messages():
+    e = err("rearrange", "b D -> D b", [T("b C")])
+    assert e.message == "the dim `D` is 32 but its axis `C` has size 4"
+    e = err("rearrange", "b c h w -> b c h w", [T("b S S")])
+    assert e.message == "the pattern `b c h w` has 4 axes but the input `[b S S]` has 3"
+    r = check("reduce", "b (h w) c -> b c", [T("b 16 C")], kw(h="4"), generics="b", op="mean")
+    assert r.reduced == (K(16),) and sizes(r.out) == [3, 4]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Callable
 
 from shapescript.check.env import (
-    BUILTIN_FUNCS, CONSTRUCTORS, RESERVED_TYPE_NAMES, FieldInfo, FnSig, ModelInfo,
+    AxisParam, SizeParam, BUILTIN_FUNCS, CONSTRUCTORS, RESERVED_TYPE_NAMES, FieldInfo, FnSig, ModelInfo,
     ModuleEnv, ParamSig,
 )
 from shapescript.check.sizes import Size
@@ -85,6 +85,7 @@ class Declarer:
                     continue
                 for n in d.names:
                     if not sub.public(n.name):
+                        env.poisoned.add(n.alias or n.name)
                         self.err("E0205", f"`{n.name}` is not public in `{d.module}`", n.span,
                                  "no such public name",
                                  help="public names are top-level names not starting with `_`")
@@ -204,7 +205,23 @@ class Declarer:
             names.add(p.name)
             t = tb.type(p.type) if p.type is not None else None
             params.append(ParamSig(p.name, t, p.span, p.default, type_text(p.type, self.source)))
+        determined = _determined(params)
+        for name in sorted(generics - determined):
+            self.err("E0303", f"no parameter determines the generic `{name}`", d.name_span,
+                     f"`{name}` appears only inside a product or an expression",
+                     help=f"give `{name}` an axis of its own in a parameter, or make it a dim")
+        bad = set(generics) - determined
         ret = tb.type(d.ret) if d.ret is not None else None
+        if isinstance(d, ast.FnDecl) and isinstance(ret, TensorType):
+            for ax in ret.axes:
+                free = {v for v in ax.size.free_vars() if not v.startswith("?")} if not ax.variadic else set()
+                missing = sorted(free - determined - bad)
+                if missing:
+                    self.err("E0303", f"no parameter determines the size `{missing[0]}` of the return type",
+                             d.ret.span, f"`{missing[0]}` is not in any parameter",
+                             help="a return size must come from the parameters; "
+                                  "use a `?` size for a data-dependent one")
+                    break
         sig = FnSig(d.name, self.env.path, d, params, ret, frozenset(generics),  # type: ignore[arg-type]
                     extern=d.target if isinstance(d, ast.ExternDecl) else None,
                     export=isinstance(d, ast.FnDecl) and d.export, module=self.env)
@@ -235,6 +252,22 @@ class Declarer:
                 self.err("E0902", f"the type of `{f.name}` is not static", f.type.span, "`...`")
                 continue
             info.fields[f.name] = FieldInfo(f.name, t, f)
+
+
+def _determined(params: list[ParamSig]) -> set[str]:
+    """Generics bound by a parameter: a bare axis, or a linear form in one generic."""
+    out: set[str] = set()
+    for p in params:
+        if isinstance(p.type, TensorType):
+            for ax in p.type.axes:
+                if ax.variadic:
+                    continue
+                lin = ax.size.linear()
+                if lin is not None:
+                    out.add(lin[0])
+        elif isinstance(p.type, (AxisParam, SizeParam)):
+            out.add(p.type.name)
+    return out
 
 
 def declare(module: ast.Module, source: str, prelude: ModuleEnv | None, load: Loader) -> ModuleEnv:

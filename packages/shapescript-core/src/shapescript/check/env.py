@@ -125,6 +125,8 @@ class ModuleEnv:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # For the export rules: per function, its E17xx sites and callees (check.exports).
     fn_data: dict = field(default_factory=dict)
+    # Names whose declaration or import already failed: uses are silent errors.
+    poisoned: set = field(default_factory=set)
 
     def dim_size(self, name: str) -> int | None:
         if name in self.dims:

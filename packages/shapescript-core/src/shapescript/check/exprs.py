@@ -143,6 +143,8 @@ class ExprMixin:
             return ModuleRef(name), NameRes("ssmod", self.env.ssmods[name])
         if name == "Train":
             return HostOnlyType("mode"), NameRes("mode", name)
+        if name in self.env.poisoned:
+            return ERROR, NameRes("poisoned")
         if name in BUILTIN_FUNCS or name in CONSTRUCTORS:
             raise Fail("E0503", f"`{name}` is a built-in function, used here as a value",
                        "a built-in", help=f"call it: `{name}(…)`")
@@ -395,6 +397,8 @@ class ExprMixin:
                 self.res[id(f)] = NameRes("pymod", self.env.pymods[name])
                 self.python_use(f)
                 return self.python_call(e)
+            if name in self.env.poisoned:
+                return self.args_only(e)
             if name in CONSTRUCTORS:
                 raise Fail("E0503", f"`{name}` is a constructor: write `{name}[axes]`", "",
                            help=f"e.g. `{name}[n D]`")

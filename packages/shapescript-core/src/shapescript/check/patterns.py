@@ -264,13 +264,13 @@ class _Checker:
             if prev is None or prev[2] != "dim":
                 self.known[n] = (size, label, "kw")
 
-    def _misfit(self, name: str, size: Size, axis: Axis, what: str) -> Fail:
+    def _misfit(self, name: str, size: Size, axis: Axis) -> Fail:
         origin = self.known[name][2] if name in self.known else "local"
         desc = {"dim": f"the dim `{name}` is {size}",
                 "generic": f"`{name}` is the generic axis `{name}`",
                 "kw": f"`{name}` is {size} by its keyword",
                 "literal": f"`{size}` is {size}"}.get(origin, f"`{name}` is {size}")
-        return Fail("E0605", f"{desc} but {what} `{axis.label}` has size {axis.size}",
+        return Fail("E0605", f"{desc} but its axis `{axis.label}` has size {axis.size}",
                     f"`{axis.label}` is {axis.size}",
                     help="check the pattern's axis order against the input's type")
 
@@ -278,7 +278,7 @@ class _Checker:
         if name in self.known:
             size = self.known[name][0]
             if size != axis.size:
-                raise self._misfit(name, size, axis, "the axis it names,")
+                raise self._misfit(name, size, axis)
             self.bound.setdefault(name, (size, self.known[name][1]))
             return
         if name in self.bound:

@@ -17,6 +17,7 @@ from typing import Any
 
 from shapescript.check.env import AxisParam, FnSig, ModelInfo, SizeParam
 from shapescript.check.result import AssertRes, CheckedModule
+from shapescript.check.types import ModelType
 from shapescript.codegen.exprs import T, ExprGen, generic_var, pyname
 from shapescript.codegen.layout import Emitter
 from shapescript.codegen.specs import SpecBuilder
@@ -94,6 +95,9 @@ class ModuleGen:
     def extern_ref(self, sig: FnSig) -> str:
         target = sig.extern or ""
         mod, _, fn = target.rpartition(".")
+        if mod == "shapescript.rt":
+            # Through the runtime's namespace, which standalone output defines inline.
+            return f"_ss_rt.{fn}"
         key = (mod, fn)
         if key not in self.externs:
             alias = f"_ss_x_{fn}" if f"_ss_x_{fn}" not in self.externs.values() else f"_ss_x{len(self.externs)}_{fn}"
@@ -101,7 +105,16 @@ class ModuleGen:
         return self.externs[key]
 
     def model_ref(self, info: ModelInfo) -> str:
+        if info.file == self.cm.env.path:
+            return info.name
+        for local, env in self.cm.env.ssmods.items():
+            if env.path == info.file:
+                return f"{self.ssmod(local)}.{info.name}"
         return info.name
+
+    def model_ref_type(self, t: "ModelType") -> str:
+        info = self.cm.env.model(t.name)
+        return self.model_ref(info) if info is not None else t.name
 
     def default_value(self, node: ast.Expr) -> str:
         return ExprGen(self.cm, self).expr(node)
@@ -157,26 +170,43 @@ class ModuleGen:
         for sig in env.fns.values():
             if sig.is_extern:
                 self.gen_extern_entry(sig)
-        head = ["import torch as _ss_torch", "import einops as _ss_einops",
-                "from shapescript import rt as _ss_rt"]
+        head = ["import torch as _ss_torch", "import einops as _ss_einops"]
+        if not self.standalone:
+            head.append("from shapescript import rt as _ss_rt")
         head += list(self.imports)
         for (mod, fn), alias in self.externs.items():
-            if mod == "shapescript.rt":
-                head.append(f"from shapescript.rt import {fn} as {alias}")
-            else:
-                head.append(f"from {mod} import {fn} as {alias}")
+            head.append(f"from {mod} import {fn} as {alias}")
         if any(isinstance(d, ast.Import) or isinstance(d, ast.FromImport) for d in env.module.decls):
             head.insert(0, "import shapescript as _ss; _ss.install()")
-        device = self.devices or env.device
+        tail = list(self.tail)
+        if self.devices is not None:
+            tail.insert(0, f"_ss_rt.devices({self.devices!r})")
         if env.device is not None:
-            head.append(f"_ss_rt.declare_module_device({self.basename!r}, {env.device!r})")
+            tail.insert(0, f"_ss_rt.declare_module_device({self.basename!r}, {env.device!r})")
         final = Emitter()
         final.emit(1, 0, "; ".join(head))
         final.lines += body.lines
-        for line in self.tail:
+        if self.standalone:
+            text = final.layout() + "\n".join(tail)
+            final = Emitter()
+            final.emit(1, 0, "; ".join(head))
+            final.lines += body.lines
+            final.emit(None, 0, "")
+            final.emit(None, 0, "# The ShapeScript runtime helpers this module uses, inlined.")
+            for line in self.standalone_helpers(text).splitlines():
+                final.emit(None, 0, line)
+        for line in tail:
             final.emit(None, 0, line)
-        del device
         return final.layout()
+
+    def standalone_helpers(self, text: str) -> str:
+        """The source of the runtime helpers ``text`` calls as ``_ss_rt.NAME``."""
+        import re
+
+        from shapescript.rt.standalone import helper_source
+
+        names = sorted(set(re.findall(r"_ss_rt\.([A-Za-z_][A-Za-z0-9_]*)", text)))
+        return helper_source(names, prefix="_ss_", namespace="_ss_rt")
 
     # -- functions ----------------------------------------------------------------------
     def gen_fn(self, sig: FnSig) -> None:

@@ -69,15 +69,15 @@ def _build_tables() -> _Tables:
             if len(rule.expansion) != 1:
                 raise RuntimeError(f"no builder for rule {rule}")
             fn = Builder._pass
-        reduce_of[rule] = (len(rule.expansion), fn, rule.origin.name)
+        reduce_of[rule] = (len(rule.expansion), fn, str(rule.origin.name))
     states = {}
     for state, actions in table.states.items():
         acts = {}
         for sym, (action, arg) in actions.items():
             if action is Shift:
-                acts[sym] = (True, arg)
+                acts[str(sym)] = (True, arg)
             else:
-                acts[sym] = (False, reduce_of[arg])
+                acts[str(sym)] = (False, reduce_of[arg])
         states[state] = acts
     return _Tables(states, dict(table.start_states), dict(table.end_states))
 

@@ -1,0 +1,286 @@
+"""The import hook: Python imports ``NAME.ss`` files as modules.
+
+``install()`` puts a finder on ``sys.meta_path``, just before Python's own path finder;
+``uninstall()`` takes it off. For ``import NAME`` (or ``pkg.NAME``) it looks through
+``sys.path`` (or the package's ``__path__``) in order, and in the first folder that holds
+``NAME.ss`` or a Python module of that name, a Python module wins (DECISIONS §24), so
+``NAME.py`` next to ``NAME.ss`` is imported as Python always was.
+
+The loader compiles the file with ``shapescript.compiler.compile_file`` under the checks
+settings in force (``shapescript.rt.config``) and compiles the Python under the ``.ss``
+file's name, so tracebacks show ``.ss`` lines. The code object is cached, as Python caches
+bytecode, in ``__pycache__/NAME.ss.<python>-shapescript-<version>-<checks>-<values>.pyc``,
+keyed by a hash of the source, of each imported ``.ss`` file, of the compiler and of the
+options; a stale or unreadable cache is compiled again, and an unwritable folder is
+skipped. A file that doesn't compile raises ``ShapeScriptError`` with the rendered
+diagnostics.
+
+While a ``.ss`` module runs, its own folder must be importable for its
+``import python`` modules (DECISIONS §24, "after Python's path"): the loader appends the
+folder to the end of ``sys.path`` when no entry names it, and leaves it there, since
+code compiled from the file may import lazily, after the module has loaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import json
+import marshal
+import os
+import sys
+
+from shapescript.rt import config
+from shapescript.rt.errors import ShapeScriptError
+
+SUFFIX = ".ss"
+_CACHE_MAGIC = b"SSC1" + importlib.util.MAGIC_NUMBER
+
+
+def _python_candidates(directory, name):
+    yield os.path.join(directory, name, "__init__.py")
+    yield os.path.join(directory, name, "__init__.pyc")
+    for suffix in (importlib.machinery.SOURCE_SUFFIXES + importlib.machinery.BYTECODE_SUFFIXES
+                   + importlib.machinery.EXTENSION_SUFFIXES):
+        yield os.path.join(directory, name + suffix)
+
+
+def _entry_dir(entry):
+    if not isinstance(entry, str):
+        return None
+    return entry or os.getcwd()
+
+
+def find_ss(name, path=None):
+    """The ``.ss`` file ``import name`` would load from ``path`` (default ``sys.path``),
+    or ``None`` when there is none or a Python module comes first."""
+    entries = [d for d in map(_entry_dir, sys.path if path is None else path) if d]
+    for i, directory in enumerate(entries):
+        candidate = os.path.join(directory, name + SUFFIX)
+        if os.path.isfile(candidate):
+            for earlier in entries[:i + 1]:
+                if any(os.path.isfile(p) for p in _python_candidates(earlier, name)):
+                    return None
+            return os.path.abspath(candidate)
+    return None
+
+
+class ShapeScriptFinder(importlib.abc.MetaPathFinder):
+    """Finds ``NAME.ss`` modules (a Python module in the same or an earlier folder wins)."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        path_ss = find_ss(fullname.rpartition(".")[2], path)
+        if path_ss is None:
+            return None
+        return module_spec(fullname, path_ss)
+
+
+def module_spec(fullname, path):
+    """The module spec of the ``.ss`` file ``path``, imported under ``fullname``."""
+    loader = ShapeScriptLoader(fullname, path)
+    spec = importlib.util.spec_from_file_location(fullname, path, loader=loader)
+    spec.cached = loader.cache_path()
+    return spec
+
+
+class ShapeScriptLoader(importlib.abc.InspectLoader):
+    """Compiles a ``.ss`` file (or reads its cached code) and runs it as a module."""
+
+    def __init__(self, fullname, path):
+        self.name, self.path = fullname, path
+
+    def get_filename(self, fullname=None):
+        return self.path
+
+    def is_package(self, fullname):
+        return False
+
+    def get_source(self, fullname=None):
+        """The ``.ss`` text: the lines the module's code objects point at."""
+        with open(self.path, encoding="utf-8") as f:
+            return f.read()
+
+    def cache_path(self):
+        checks, values = config.checks_mode(), config.value_checks_mode()
+        tag = (f"{sys.implementation.cache_tag}-shapescript-{_compiler_version()}-"
+               f"{checks}-{values}")
+        folder, base = os.path.split(self.path)
+        return os.path.join(folder, "__pycache__", f"{base}.{tag}.pyc")
+
+    def get_code(self, fullname=None):
+        checks, values = config.checks_mode(), config.value_checks_mode()
+        with open(self.path, "rb") as f:
+            source = f.read()
+        key = _cache_key(self.path, source, checks, values)
+        cache = self.cache_path()
+        code = _read_cache(cache, key)
+        if code is not None:
+            return code
+        from shapescript import compiler
+        out = compiler.compile_file(self.path, checks=checks, value_checks=values)
+        errors = [d for d in out.diagnostics if getattr(d, "severity", "error") == "error"]
+        if out.python is None or errors:
+            raise ShapeScriptError(render_diagnostics(out.diagnostics, out.sources),
+                                   out.diagnostics, out.sources)
+        code = compile(out.python, self.path, "exec", dont_inherit=True)
+        _write_cache(cache, key, out.dependencies, code)
+        return code
+
+    def exec_module(self, module):
+        code = self.get_code(module.__name__)
+        _ensure_on_path(os.path.dirname(self.path))
+        exec(code, module.__dict__)
+
+
+def import_file(path, module_name=None):
+    """Imports the ``.ss`` file ``path`` as ``module_name`` (default: its stem), whatever
+    else is in its folder, and registers it in ``sys.modules``."""
+    path = os.path.abspath(path)
+    name = module_name or os.path.splitext(os.path.basename(path))[0]
+    spec = module_spec(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def _ensure_on_path(folder):
+    folder = os.path.abspath(folder)
+    for entry in sys.path:
+        d = _entry_dir(entry)
+        if d is not None and os.path.abspath(d) == folder:
+            return
+    sys.path.append(folder)
+
+
+def render_diagnostics(diagnostics, sources, color=False):
+    """The diagnostics in rustc's layout (``shapescript.render``), or one line each when
+    the renderer is unavailable."""
+    try:
+        from shapescript.render import render_full
+    except ImportError:
+        render_full = None
+    if render_full is not None:
+        return render_full(list(diagnostics), dict(sources or {}), color=color)
+    return "\n".join(f"{d.file}:{d.line}:{d.column}: {d.severity}[{d.code}]: {d.message}"
+                     for d in diagnostics)
+
+
+# -- the cache ------------------------------------------------------------------------
+_VERSION = []
+
+
+def _compiler_version():
+    """The compiler's version, and a fingerprint of its files, so that a changed
+    compiler (even unreleased) never reuses code an older one generated."""
+    if _VERSION:
+        return _VERSION[0]
+    try:
+        from importlib.metadata import version
+        ver = version("shapescript-core")
+    except Exception:
+        ver = "0"
+    root = os.path.dirname(os.path.abspath(__file__))
+    h = hashlib.sha256()
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith((".py", ".ss", ".lark")):
+                p = os.path.join(folder, name)
+                st = os.stat(p)
+                h.update(f"{os.path.relpath(p, root)}:{st.st_size}:{st.st_mtime_ns};".encode())
+    _VERSION[:] = [ver, h.hexdigest()[:16]]
+    return _VERSION[0]
+
+
+def _cache_key(path, source, checks, values):
+    _compiler_version()
+    h = hashlib.sha256()
+    for part in (path.encode(), _VERSION[1].encode(), _VERSION[0].encode(), checks.encode(),
+                 values.encode(), sys.implementation.cache_tag.encode(), source):
+        h.update(len(part).to_bytes(8, "little"))
+        h.update(part)
+    return h.hexdigest()
+
+
+def _file_hash(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def _read_cache(cache, key):
+    try:
+        with open(cache, "rb") as f:
+            data = f.read()
+        if data[:len(_CACHE_MAGIC)] != _CACHE_MAGIC:
+            return None
+        pos = len(_CACHE_MAGIC)
+        n = int.from_bytes(data[pos:pos + 4], "little")
+        header = json.loads(data[pos + 4:pos + 4 + n].decode("utf-8"))
+        if header["key"] != key:
+            return None
+        for dep, digest in header["deps"]:
+            if _file_hash(dep) != digest:
+                return None
+        code = marshal.loads(data[pos + 4 + n:])
+        return code if hasattr(code, "co_filename") else None
+    except Exception:
+        return None
+
+
+def _write_cache(cache, key, dependencies, code):
+    if sys.dont_write_bytecode:
+        return
+    tmp = None
+    try:
+        deps = [[os.path.abspath(d), _file_hash(d)] for d in dependencies]
+        header = json.dumps({"key": key, "deps": deps}).encode("utf-8")
+        data = _CACHE_MAGIC + len(header).to_bytes(4, "little") + header + marshal.dumps(code)
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        tmp = f"{cache}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, cache)
+    except OSError:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+# -- install / uninstall --------------------------------------------------------------
+def install(checks=None, value_checks=None):
+    """Lets Python import ``.ss`` files (idempotent), with the run-time checks' settings
+    for every module compiled from now on: ``always``, ``debug`` or ``never`` (default:
+    ``SHAPESCRIPT_CHECKS``/``SHAPESCRIPT_VALUE_CHECKS``, else ``always`` and ``debug``).
+
+    >>> import shapescript
+    >>> shapescript.install()
+    >>> import spotter                                  # doctest: +SKIP
+    """
+    config.set_modes(checks=checks, value_checks=value_checks)
+    if any(isinstance(f, ShapeScriptFinder) for f in sys.meta_path):
+        return
+    finder = ShapeScriptFinder()
+    for i, f in enumerate(sys.meta_path):
+        if f is importlib.machinery.PathFinder:
+            sys.meta_path.insert(i, finder)
+            return
+    sys.meta_path.append(finder)
+
+
+def uninstall():
+    """Takes the hook off ``sys.meta_path`` (modules already imported stay)."""
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, ShapeScriptFinder)]
+
+
+def installed():
+    """Whether the hook is on ``sys.meta_path``."""
+    return any(isinstance(f, ShapeScriptFinder) for f in sys.meta_path)
