@@ -328,3 +328,13 @@ def test_conversion_errors(src, dom, dst_dtype, dst, hint):
 def test_default_dtype():
     assert default_dtype(Real) == "f32" and default_dtype(ProbC) == "f32"
     assert default_dtype(Index(4)) == "i64" and default_dtype(MASK) == "bool"
+
+
+def test_conversion_messages():
+    with pytest.raises(Fail) as e:
+        convert("f32", Real, None, Unit)
+    assert e.value.message == "no conversion from `f32 Real` to `Unit`"
+    with pytest.raises(Fail) as e:
+        convert("u8", NOBOUND, None, Signed)
+    assert e.value.message == "no conversion from `u8` to `Signed`"
+    assert e.value.help == "write `to Unit |> to Signed`"

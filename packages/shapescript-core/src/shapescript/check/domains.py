@@ -380,8 +380,7 @@ def convert(src_dtype: str, src_domain: Domain, target_dtype: str | None = None,
         return target_dtype, _dtype_domain(src_dtype, src_domain, target_dtype), ops
 
     tk = target_domain.kind
-    what = f"`{src_dtype} {src_domain}`" if src_domain.kind not in ("Real", "Int") \
-        else f"`{src_dtype}`"
+    what = f"`{src_dtype}`" if src_domain.kind == "Int" else f"`{src_dtype} {src_domain}`"
 
     def fail(help: str) -> Fail:
         return Fail("E0702", f"no conversion from {what} to `{target_domain}`",

@@ -4,7 +4,8 @@
   ``make_checker``, ``check_as``, ``make_as_checker`` (DECISIONS §20);
 - errors: ``ShapeError``, ``DeviceError``, ``DomainError``, ``ShapeScriptError``;
 - the prelude's helpers: ``softmax``, ``log_softmax``, ``logsumexp``, ``layer_norm``,
-  ``rms_norm``, ``cross_entropy``, ``dropout``, ``stack_map``; training mode: ``train``,
+  ``rms_norm``, ``cross_entropy``, ``cumsum``, ``dropout``, ``stack_map``,
+  ``set_field``; training mode: ``train``,
   ``is_training``;
 - devices: ``devices``, ``declare_module_device``, ``current_device``, ``call_device``;
 - settings: ``checks_mode``, ``value_checks_mode``, ``mode_enabled``.
@@ -17,8 +18,8 @@ from .device import (call_device, current_device, declare_module_device, devices
                      parse_device, reset_devices)
 from .domains import domain_problem
 from .errors import DeviceError, DomainError, ShapeError, ShapeScriptError
-from .ops import (cross_entropy, dropout, is_training, layer_norm, log_softmax, logsumexp,
-                  rms_norm, softmax, stack_map, train)
+from .ops import (cross_entropy, cumsum, dropout, is_training, layer_norm, log_softmax,
+                  logsumexp, rms_norm, set_field, softmax, stack_map, train)
 from .specs import FLOAT, INT, DomainSpec, HostSpec, ModelSpec, TensorSpec, dtype_name
 
 __all__ = [
@@ -29,7 +30,7 @@ __all__ = [
     "reset_devices",
     "domain_problem",
     "DeviceError", "DomainError", "ShapeError", "ShapeScriptError",
-    "cross_entropy", "dropout", "is_training", "layer_norm", "log_softmax", "logsumexp",
-    "rms_norm", "softmax", "stack_map", "train",
+    "cross_entropy", "cumsum", "dropout", "is_training", "layer_norm", "log_softmax",
+    "logsumexp", "rms_norm", "set_field", "softmax", "stack_map", "train",
     "FLOAT", "INT", "DomainSpec", "HostSpec", "ModelSpec", "TensorSpec", "dtype_name",
 ]

@@ -63,6 +63,11 @@ def logsumexp(x, over):
     return torch.logsumexp(x, dim=over)
 
 
+def cumsum(x, over):
+    """``torch.cumsum`` along the axis at position ``over``."""
+    return torch.cumsum(x, dim=over)
+
+
 def layer_norm(x, over, weight=None, bias=None, eps=1e-5):
     """Layer normalisation over the one axis at position ``over``, with optional
     ``weight`` and ``bias`` of that axis's size: ``F.layer_norm`` on that axis moved last.
@@ -118,3 +123,15 @@ def stack_map(n, fn, device=None):
     if not items:
         return torch.empty((0,), device=device)
     return torch.stack(items)
+
+
+def set_field(model, name, value):
+    """``m.field = v`` in host code: replaces a model's field. A field that is a parameter
+    stays one (``value`` detached, keeping the old field's ``requires_grad``), so
+    optimizers and ``state_dict`` see the new tensor."""
+    params = getattr(model, "_parameters", None)
+    if params is not None and name in params and not isinstance(value, torch.nn.Parameter):
+        old = params[name]
+        grad = old.requires_grad if old is not None else True
+        value = torch.nn.Parameter(value.detach(), requires_grad=grad)
+    setattr(model, name, value)

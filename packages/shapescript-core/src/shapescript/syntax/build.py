@@ -440,14 +440,16 @@ class Builder:
     # -- expressions -------------------------------------------------------------------
 
     def r_expr(self, c):
-        items = c[0]
-        if len(items) == 1:
-            x = items[0]
-            if type(x) is not _ToStage:
-                return x
-        return self._pratt(items)
+        x = c[0]
+        t = type(x)
+        if t is list:
+            return self._pratt(x)
+        if t is _ToStage:
+            return self._pratt([x])
+        return x
 
     def r_chain_one(self, c):
+        # A plain operand stays itself; a list starts only when an operator is met.
         x = c[0]
         if type(x) is _Prefix:
             items = []
@@ -456,10 +458,12 @@ class Builder:
                 x = x.operand
             items.append(x)
             return items
-        return [x]
+        return x
 
     def r_chain_op(self, c):
         items = c[0]
+        if type(items) is not list:
+            items = [items]
         items.append(c[1])
         x = c[2]
         while type(x) is _Prefix:
@@ -469,8 +473,11 @@ class Builder:
         return items
 
     def r_chain_post(self, c):
-        c[0].append(_Post(c[1], c[2]))
-        return c[0]
+        items = c[0]
+        if type(items) is not list:
+            items = [items]
+        items.append(_Post(c[1], c[2]))
+        return items
 
     def r_prefix(self, c):
         return _Prefix(c[0], c[1])
@@ -988,17 +995,17 @@ class Builder:
         c[0].append(self._axis(c[1]))
         return c[0]
 
-    def r_axis_one(self, c):
-        return [c[0]]
-
     def r_axis_op(self, c):
-        c[0].append(c[1])
-        c[0].append(c[2])
-        return c[0]
+        items = c[0]
+        if type(items) is not list:
+            items = [items]
+        items.append(c[1])
+        items.append(c[2])
+        return items
 
     def _axis(self, items):
-        if len(items) == 1:
-            return items[0]
+        if type(items) is not list:
+            return items
         sp = self.sp
         terms = [items[0]]
         ops = []

@@ -64,7 +64,7 @@ class Chunk:
 
 
 KEYWORDS = {
-    "dim": "DIM", "fn": "FN", "extern": "EXTERN", "export": "EXPORT", "model": "MODEL",
+    "_": "UNDERSCORE", "dim": "DIM", "fn": "FN", "extern": "EXTERN", "export": "EXPORT", "model": "MODEL",
     "param": "PARAM", "import": "IMPORT", "from": "FROM", "python": "PYTHON",
     "devices": "DEVICES", "return": "RETURN", "if": "IF", "elif": "ELIF", "else": "ELSE",
     "for": "FOR", "in": "IN", "and": "OP", "or": "OP", "not": "NOT", "as": "AS", "to": "TO",
@@ -81,22 +81,24 @@ PUNCT = {
     "=": "EQUAL", ".": "DOT", "...": "ELLIPSIS", "->": "ARROW", "?": "QMARK", "-": "MINUS",
 }
 
+_BRACKETS = frozenset({"LPAR", "RPAR", "LSQB", "RSQB"})
 CONSTRUCTORS = frozenset({"zeros", "ones", "eye", "arange", "causal", "randn", "rand", "full"})
 PATTERN_CALLS = frozenset({"rearrange", "reduce", "repeat", "einsum"})
 
+# Whitespace and a comment are skipped in front of every token (one match per token).
 _TOKEN_RE = re.compile(r"""
- (?P<ws>[ \t\f\v]+)
-|(?P<nl>\r\n|\n|\r)
-|(?P<name>[A-Za-z_][A-Za-z0-9_]*)
+[ \t\f\v]*(?:\#[^\r\n]*)?
+(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)
 |(?P<op>\.\.\.|\.\.|->|=>|\|>|//|\*\*|==|!=|<=|>=|[-+*/%@<>()\[\],:=.?])
-|(?P<com>\#[^\r\n]*)
+|(?P<nl>\r\n|\n|\r)
 |(?P<float>[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)
 |(?P<numname>[0-9]+[A-Za-z_][A-Za-z0-9_]*)
 |(?P<int>[0-9]+)
 |(?P<str>"(?:[^"\\\r\n]|\\[^\r\n])*")
 |(?P<ustr>"(?:[^"\\\r\n]|\\[^\r\n])*\\?)
+|(?P<eof>\Z)
 |(?P<bad>.)
-""", re.VERBOSE | re.DOTALL)
+)""", re.VERBOSE | re.DOTALL)
 
 _LINE_RE = re.compile(r"\r\n|\n|\r")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "0": "\0"}
@@ -153,206 +155,216 @@ class Lexer:
 
     def run(self) -> list[Chunk]:
         src = self.src
-        path = self.path
         KW = KEYWORDS
         PU = PUNCT
         CTORS = CONSTRUCTORS
         TRIG = PATTERN_CALLS
+        BRACKETS = _BRACKETS
 
         chunk = Chunk()
         toks = chunk.tokens
+        append = toks.append
         stack: list[int] = []  # indices (in toks) of open brackets
         indents = [0]
         line = 1
         line_start = 0
         at_line_start = True
         line_has_tokens = False
-        tab_reported = False
-        dedent_reported = False
+        self.tab_reported = False
+        self.dedent_reported = False
+        prev = ""  # the type of the last token appended
 
         if src.startswith("\ufeff"):
             line_start = 1  # a byte-order mark: not a column
         for m in _TOKEN_RE.finditer(src, line_start):
             kind = m.lastgroup
-            if kind == "ws" or kind == "com":
-                continue
-            start = m.start()
-            if kind == "nl":
-                if not stack and line_has_tokens:
+            if kind == "name":
+                start = m.start(kind)
+                end = m.end()
+                value = src[start:end]
+                ttype = KW.get(value)
+                if ttype is None:
+                    ttype = "NAME"
+                elif prev == "DOT" and ttype != "UNDERSCORE":
+                    ttype = "NAME"  # x.to, m.in …: attribute names may be keywords
+            elif kind == "op":
+                start = m.start(kind)
+                end = m.end()
+                value = src[start:end]
+                ttype = PU.get(value, "OP")
+                if ttype in BRACKETS:
+                    pass  # handled below
+                elif ttype == "EQUAL" or ttype == "COLON":
+                    if prev == "OVER":
+                        toks[-1].type = "NAME"  # over=n, over: Axis[n]
+            elif kind == "nl":
+                if line_has_tokens and not stack:
+                    start = m.start(kind)
                     col = start - line_start + 1
-                    toks.append(Tok("NEWLINE", "\n", line, col, line, col + 1, start, start + 1))
+                    append(Tok("NEWLINE", "\n", line, col, line, col + 1, start, start + 1))
+                    prev = "NEWLINE"
                     line_has_tokens = False
                 line += 1
                 line_start = m.end()
                 at_line_start = True
                 continue
+            elif kind == "eof":
+                break
+            else:
+                start = m.start(kind)
+                end = m.end()
+                value = src[start:end]
+                if kind == "int":
+                    ttype = "INT"
+                elif kind == "float":
+                    ttype = "FLOAT"
+                elif kind == "numname":
+                    ttype = "NUMNAME"
+                elif kind == "str":
+                    ttype = "STRING"
+                    value = unescape(value[1:-1])
+                elif kind == "ustr":
+                    ttype = "STRING"
+                    col = start - line_start + 1
+                    self.error("E0103", "unterminated string",
+                               self.span(line, col, line, col + 1, start, start + 1),
+                               "this string is never closed",
+                               help='close it with `"` on the same line')
+                    chunk.lex_error = True
+                    value = unescape(value[1:].rstrip("\\"))
+                else:  # bad character
+                    col = start - line_start + 1
+                    self.error("E0101", f"unknown character `{value}`" if value.isprintable()
+                               else f"unknown character {value!r}",
+                               self.span(line, col, line, col + 1, start, end),
+                               "not part of ShapeScript's syntax")
+                    chunk.lex_error = True
+                    continue
 
-            end = m.end()
-            value = m.group()
             col = start - line_start + 1
-
-            if kind == "name":
-                ttype = KW.get(value, "NAME")
-                if value == "_":
-                    ttype = "UNDERSCORE"
-            elif kind == "op":
-                ttype = PU.get(value, "OP")
-            elif kind == "int":
-                ttype = "INT"
-            elif kind == "float":
-                ttype = "FLOAT"
-            elif kind == "numname":
-                ttype = "NUMNAME"
-            elif kind == "str":
-                ttype = "STRING"
-            elif kind == "ustr":
-                ttype = "STRING"
-                self.error("E0103", "unterminated string",
-                           self.span(line, col, line, col + 1, start, start + 1),
-                           "this string is never closed",
-                           help='close it with `"` on the same line')
-                chunk.lex_error = True
-                value = value + '"'
-            else:  # bad character
-                ch = value
-                self.error("E0101", f"unknown character `{ch}`" if ch.isprintable()
-                           else f"unknown character {ch!r}",
-                           self.span(line, col, line, col + 1, start, end),
-                           "not part of ShapeScript's syntax")
-                chunk.lex_error = True
-                continue
 
             # -- the start of a physical line ------------------------------------
             if at_line_start:
                 at_line_start = False
                 if stack and col == 1 and ttype in DECL_KEYWORDS:
-                    # Brackets left open by the previous declaration: close them here.
-                    for idx in stack:
-                        ot = toks[idx]
-                        closer = ")" if ot.type == "LPAR" else "]"
-                        self.error("E0103", f"unclosed `{ot.value}`", self.tok_span(ot),
-                                   "this bracket is never closed",
-                                   help=f"add `{closer}` where it ends")
+                    self._close_all(toks, stack)
                     chunk.lex_error = True
                     stack = []
                     if line_has_tokens:
                         pt = toks[-1]
-                        toks.append(Tok("NEWLINE", "\n", pt.end_line, pt.end_col, pt.end_line,
-                                        pt.end_col, pt.end, pt.end))
+                        append(Tok("NEWLINE", "\n", pt.end_line, pt.end_col, pt.end_line,
+                                   pt.end_col, pt.end, pt.end))
                         line_has_tokens = False
                 if not stack:
-                    # A new logical line: indentation.
                     indent = col - 1
-                    lead = src[line_start:start]
-                    if "\t" in lead or "\f" in lead or "\v" in lead:
-                        if not tab_reported:
-                            self.error("E0102", "tab in indentation",
-                                       self.span(line, 1, line, col, line_start, start),
-                                       "indent with spaces",
-                                       help="ShapeScript indents with spaces only")
-                            tab_reported = True
-                        chunk.lex_error = True
-                        indent = len(lead.expandtabs(8))
+                    if indent or len(indents) > 1:
+                        lead = src[line_start:start]
+                        if "\t" in lead or "\f" in lead or "\v" in lead:
+                            indent = self._tabs(chunk, line, line_start, start, col, lead)
                     if indent == 0:
-                        if len(indents) > 1:
-                            while len(indents) > 1:
-                                indents.pop()
-                                toks.append(Tok("DEDENT", "", line, col, line, col, start, start))
+                        while len(indents) > 1:
+                            indents.pop()
+                            append(Tok("DEDENT", "", line, col, line, col, start, start))
                         if toks:
                             self._finish(chunk)
                             chunk = Chunk()
                             toks = chunk.tokens
-                        dedent_reported = False
+                            append = toks.append
+                        self.dedent_reported = False
                     elif indent > indents[-1]:
                         indents.append(indent)
-                        toks.append(Tok("INDENT", "", line, 1, line, col, line_start, start))
+                        append(Tok("INDENT", "", line, 1, line, col, line_start, start))
                     elif indent < indents[-1]:
                         while indent < indents[-1]:
                             indents.pop()
-                            toks.append(Tok("DEDENT", "", line, col, line, col, start, start))
+                            append(Tok("DEDENT", "", line, col, line, col, start, start))
                         if indent != indents[-1]:
-                            if not dedent_reported:
-                                self.error("E0102", "unindent does not match any outer "
-                                           "indentation level",
-                                           self.span(line, 1, line, col, line_start, start),
-                                           "this line's indentation",
-                                           help="indent it as the block it belongs to")
-                                dedent_reported = True
-                            chunk.lex_error = True
+                            self._bad_dedent(chunk, line, line_start, start, col)
             line_has_tokens = True
-
-            # -- retagging by the previous token ---------------------------------
-            if kind == "name":
-                if ttype != "NAME" and ttype != "UNDERSCORE" and toks and toks[-1].type == "DOT":
-                    ttype = "NAME"  # x.to, m.in …: attribute names may be keywords
-            elif ttype == "LSQB":
-                if toks:
-                    pt = toks[-1]
-                    if pt.type == "NAME" and pt.value in CTORS and not (
-                            len(toks) > 1 and toks[-2].type == "DOT"):
-                        pt.type = "CTOR"
-            elif ttype == "EQUAL" or ttype == "COLON":
-                if toks and toks[-1].type == "OVER":
-                    toks[-1].type = "NAME"
-            elif ttype == "STRING":
-                value = unescape(value[1:-1])
 
             tok = Tok(ttype, value, line, col, line, col + (end - start), start, end)
 
-            # -- brackets ----------------------------------------------------------
-            if ttype == "LPAR" or ttype == "LSQB":
-                idx = len(toks)
-                if ttype == "LPAR" and toks:
-                    pt = toks[-1]
-                    if pt.type == "NAME" and pt.value in TRIG and not (
-                            len(toks) > 1 and toks[-2].type == "DOT"):
-                        chunk.triggers.append(idx)
-                stack.append(idx)
-            elif ttype == "RPAR" or ttype == "RSQB":
-                want = "LPAR" if ttype == "RPAR" else "LSQB"
-                if stack and toks[stack[-1]].type == want:
-                    chunk.matches[stack.pop()] = len(toks)
+            if ttype in BRACKETS:
+                if ttype == "LPAR" or ttype == "LSQB":
+                    idx = len(toks)
+                    if prev == "NAME":
+                        pt = toks[-1]
+                        pv = pt.value
+                        if ttype == "LSQB":
+                            if pv in CTORS and not (idx > 1 and toks[-2].type == "DOT"):
+                                pt.type = "CTOR"
+                        elif pv in TRIG and not (idx > 1 and toks[-2].type == "DOT"):
+                            chunk.triggers.append(idx)
+                    stack.append(idx)
                 else:
-                    deeper = [k for k in range(len(stack)) if toks[stack[k]].type == want]
-                    if deeper:
-                        k = deeper[-1]
-                        for idx in stack[k + 1:]:
-                            ot = toks[idx]
-                            closer = ")" if ot.type == "LPAR" else "]"
-                            self.error("E0103", f"unclosed `{ot.value}`", self.tok_span(ot),
-                                       "this bracket is never closed",
-                                       help=f"add `{closer}` before `{value}`",
-                                       extra=(_label(self.tok_span(tok),
-                                                     f"`{value}` closes an outer bracket"),))
-                        chunk.matches[stack[k]] = len(toks)
-                        del stack[k:]
-                        chunk.lex_error = True
-                    else:
-                        self.error("E0101", f"unexpected closing `{value}`", self.tok_span(tok),
-                                   "no bracket is open here" if not stack
-                                   else f"`{toks[stack[-1]].value}` is open here")
-                        chunk.lex_error = True
+                    want = "LPAR" if ttype == "RPAR" else "LSQB"
+                    if stack and toks[stack[-1]].type == want:
+                        chunk.matches[stack.pop()] = len(toks)
+                    elif not self._mismatch(chunk, toks, stack, tok, want):
                         continue
-            toks.append(tok)
+            append(tok)
+            prev = ttype
 
         # -- end of file -------------------------------------------------------------
         n = len(src)
         last_col = n - line_start + 1
         if stack:
-            for idx in stack:
-                ot = toks[idx]
-                closer = ")" if ot.type == "LPAR" else "]"
-                self.error("E0103", f"unclosed `{ot.value}`", self.tok_span(ot),
-                           "this bracket is never closed", help=f"add `{closer}` where it ends")
+            self._close_all(toks, stack)
             chunk.lex_error = True
         if line_has_tokens:
-            toks.append(Tok("NEWLINE", "\n", line, last_col, line, last_col, n, n))
+            append(Tok("NEWLINE", "\n", line, last_col, line, last_col, n, n))
         while len(indents) > 1:
             indents.pop()
-            toks.append(Tok("DEDENT", "", line, last_col, line, last_col, n, n))
+            append(Tok("DEDENT", "", line, last_col, line, last_col, n, n))
         if toks:
             self._finish(chunk)
         return self.chunks
+
+    def _close_all(self, toks, stack) -> None:
+        """Brackets left open (at the end of the file or of a declaration): E0103."""
+        for idx in stack:
+            ot = toks[idx]
+            closer = ")" if ot.type == "LPAR" else "]"
+            self.error("E0103", f"unclosed `{ot.value}`", self.tok_span(ot),
+                       "this bracket is never closed", help=f"add `{closer}` where it ends")
+
+    def _tabs(self, chunk, line, line_start, start, col, lead) -> int:
+        if not self.tab_reported:
+            self.error("E0102", "tab in indentation",
+                       self.span(line, 1, line, col, line_start, start), "indent with spaces",
+                       help="ShapeScript indents with spaces only")
+            self.tab_reported = True
+        chunk.lex_error = True
+        return len(lead.expandtabs(8))
+
+    def _bad_dedent(self, chunk, line, line_start, start, col) -> None:
+        if not self.dedent_reported:
+            self.error("E0102", "unindent does not match any outer indentation level",
+                       self.span(line, 1, line, col, line_start, start),
+                       "this line's indentation", help="indent it as the block it belongs to")
+            self.dedent_reported = True
+        chunk.lex_error = True
+
+    def _mismatch(self, chunk, toks, stack, tok, want) -> bool:
+        """A closing bracket that doesn't close the innermost one; True to keep it."""
+        value = tok.value
+        chunk.lex_error = True
+        deeper = [k for k in range(len(stack)) if toks[stack[k]].type == want]
+        if deeper:
+            k = deeper[-1]
+            for idx in stack[k + 1:]:
+                ot = toks[idx]
+                closer = ")" if ot.type == "LPAR" else "]"
+                self.error("E0103", f"unclosed `{ot.value}`", self.tok_span(ot),
+                           "this bracket is never closed", help=f"add `{closer}` before `{value}`",
+                           extra=(_label(self.tok_span(tok), f"`{value}` closes an outer bracket"),))
+            chunk.matches[stack[k]] = len(toks)
+            del stack[k:]
+            return True
+        self.error("E0101", f"unexpected closing `{value}`", self.tok_span(tok),
+                   "no bracket is open here" if not stack
+                   else f"`{toks[stack[-1]].value}` is open here")
+        return False
 
     def _finish(self, chunk: Chunk) -> None:
         if chunk.triggers:

@@ -18,6 +18,7 @@ Nothing here raises: any input gives a (possibly partial) module and diagnostics
 
 from __future__ import annotations
 
+import gc
 import threading
 from importlib import resources
 
@@ -65,10 +66,10 @@ def _build_tables() -> _Tables:
     for rule in lark.rules:
         name = rule.alias or rule.origin.name
         fn = getattr(Builder, "r_" + name, None)
-        if fn is None:
+        if fn is None or fn is Builder._pass or fn is Builder.r_pass:
             if len(rule.expansion) != 1:
                 raise RuntimeError(f"no builder for rule {rule}")
-            fn = Builder._pass
+            fn = None  # a unit rule: the value stays, only the state changes
         reduce_of[rule] = (len(rule.expansion), fn, str(rule.origin.name))
     states = {}
     for state, actions in table.states.items():
@@ -104,6 +105,8 @@ def _drive(tables: _Tables, start: str, tokens, end_tok: Tok, b: Builder):
     states = tables.states
     stack = [tables.start[start]]
     values: list = []
+    push_state = stack.append
+    push_value = values.append
     for tok in tokens:
         ttype = tok.type
         while True:
@@ -111,32 +114,42 @@ def _drive(tables: _Tables, start: str, tokens, end_tok: Tok, b: Builder):
             if act is None:
                 return _Fail(tok, states[stack[-1]])
             if act[0]:
-                stack.append(act[1])
-                values.append(tok)
+                push_state(act[1])
+                push_value(tok)
                 break
             size, fn, origin = act[1]
-            if size:
+            if fn is None:  # unit rule
+                del stack[-1]
+                push_state(states[stack[-1]][origin][1])
+                continue
+            if size == 1:
+                values[-1] = fn(b, values[-1:])
+                del stack[-1]
+            elif size:
                 s = values[-size:]
                 del values[-size:]
                 del stack[-size:]
+                push_value(fn(b, s))
             else:
-                s = []
-            values.append(fn(b, s))
-            stack.append(states[stack[-1]][origin][1])
+                push_value(fn(b, []))
+            push_state(states[stack[-1]][origin][1])
     end_state = tables.end[start]
     while True:
         act = states[stack[-1]].get("$END")
         if act is None or act[0]:
             return _Fail(end_tok, states[stack[-1]])
         size, fn, origin = act[1]
-        if size:
-            s = values[-size:]
-            del values[-size:]
-            del stack[-size:]
+        if fn is None:
+            del stack[-1]
         else:
-            s = []
-        values.append(fn(b, s))
-        stack.append(states[stack[-1]][origin][1])
+            if size:
+                s = values[-size:]
+                del values[-size:]
+                del stack[-size:]
+            else:
+                s = []
+            push_value(fn(b, s))
+        push_state(states[stack[-1]][origin][1])
         if stack[-1] == end_state:
             return values[-1]
 
@@ -252,7 +265,13 @@ def parse(src: str, path: str) -> tuple[ast.Module | None, list[Diagnostic]]:
         if not isinstance(src, str):
             src = src.decode("utf-8", "replace") if isinstance(src, (bytes, bytearray)) \
                 else str(src)
-        return _parse(src, path, diags)
+        gc_was_on = gc.isenabled()
+        gc.disable()  # the parser allocates many small acyclic objects
+        try:
+            return _parse(src, path, diags)
+        finally:
+            if gc_was_on:
+                gc.enable()
     except Exception as e:  # noqa: BLE001 - never raise: an internal error is a diagnostic
         diags.append(_internal(e, path))
         return None, diags
