@@ -2,8 +2,9 @@
 
 ``draw(n, seed)`` gives ``n`` 16×16 grayscale images as bytes, ``[n, 1, 16, 16]`` u8
 (0 background, 200–255 ink), and their classes, ``[n]`` i64, indices into ``CLASSES``:
-a square outline, a filled disk, a plus and a diagonal cross, each 5 to 12 pixels across,
-with strokes 1 or 2 pixels wide, anywhere in the image. The same seed draws the same
+a square outline, a filled disk, a plus and a diagonal cross, each 6 to 12 pixels across,
+anywhere in the image, with strokes 1 pixel wide, or 1 or 2 from 8 pixels up (a thick
+stroke on a small shape fills it, and a small thick square looks like a plus or a disk). The same seed draws the same
 images; everything comes from one ``torch.Generator``.
 """
 
@@ -13,7 +14,8 @@ import torch
 
 CLASSES = ["square", "disk", "plus", "cross"]
 SIDE = 16
-MIN_SIZE, MAX_SIZE = 5, 12
+MIN_SIZE, MAX_SIZE = 6, 12
+THICK_FROM = 8                 # the smallest size drawn with 2-pixel strokes
 
 
 def draw(n, seed=0):
@@ -27,6 +29,7 @@ def draw(n, seed=0):
     y = torch.randint(0, len(CLASSES), (n,), generator=g)
     size = torch.randint(MIN_SIZE, MAX_SIZE + 1, (n,), generator=g)
     width = torch.randint(1, 3, (n,), generator=g)
+    width = torch.where(size >= THICK_FROM, width, torch.ones_like(width))
     # the top-left corner of each shape's box, so the whole box is in the image
     x0 = (torch.rand(n, generator=g) * (SIDE - size + 1)).floor().long()
     y0 = (torch.rand(n, generator=g) * (SIDE - size + 1)).floor().long()

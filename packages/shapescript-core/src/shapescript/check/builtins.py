@@ -58,11 +58,20 @@ def over_labels(a: ast.Arg) -> list[tuple[str, ast.Expr]]:
     v = a.value
     if isinstance(v, ast.Name):
         return [(v.id, v)]
-    if isinstance(v, ast.TupleExpr) and v.items and all(isinstance(x, ast.Name) for x in v.items):
-        return [(x.id, x) for x in v.items]  # type: ignore[union-attr]
+    if _dotted(v):
+        return [(f"{v.value.id}.{v.attr}", v)]  # type: ignore[union-attr]
+    if isinstance(v, ast.TupleExpr) and v.items and all(isinstance(x, ast.Name) or _dotted(x)
+                                                        for x in v.items):
+        return [(x.id if isinstance(x, ast.Name) else f"{x.value.id}.{x.attr}", x)  # type: ignore[union-attr]
+                for x in v.items]
     raise Fail("E0403", "`over=` takes an axis name or a group of names, not an expression",
                "not an axis name", span=v.span,
                help="reduce an axis labelled by an expression with a pattern, or relabel it with an annotation")
+
+
+def _dotted(v: ast.Expr) -> bool:
+    """``layers.D``: the label of a dim of an imported module."""
+    return isinstance(v, ast.Attr) and isinstance(v.value, ast.Name)
 
 
 def find_axis(t: TensorType, label: str, node: ast.Expr) -> int:

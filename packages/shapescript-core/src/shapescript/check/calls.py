@@ -221,6 +221,28 @@ def subst_type(t: Type, b: Binding, existential: bool) -> Type:
     return TensorType(tuple(axes), dtype, subst_domain(t.domain, b))
 
 
+def relabel(t: Type, labels: dict[str, Size]) -> Type:
+    """``t`` with its dim labels renamed by ``labels`` (``ModuleEnv.labels_from``): a
+    type written in another module, in the terms of the file that uses it."""
+    if not labels:
+        return t
+    if isinstance(t, TupleType):
+        return TupleType(tuple(relabel(x, labels) for x in t.items))
+    if not isinstance(t, TensorType):
+        return t
+    axes = tuple(relabel_axis(ax, labels) for ax in t.axes)
+    d = t.domain
+    if d.over is not None and d.over.free_vars() & labels.keys():
+        d = Domain(d.kind, over=d.over.substitute(labels))
+    return TensorType(axes, t.dtype, d)
+
+
+def relabel_axis(ax: Axis, labels: dict[str, Size]) -> Axis:
+    if ax.variadic or not ax.label.free_vars() & labels.keys():
+        return ax
+    return Axis(ax.size, ax.label.substitute(labels))
+
+
 def _callee_vars(t: TensorType) -> frozenset[str]:
     out: set[str] = set()
     for ax in t.axes:
@@ -259,5 +281,5 @@ def param_kind(p: ParamSig) -> str:
 
 
 __all__ = ["Binding", "match_args", "expand", "bind_tensor_params", "bind_dtype",
-           "subst_type", "subst_domain", "subst_label", "host_fits", "is_number", "param_kind",
+           "subst_type", "subst_domain", "subst_label", "relabel", "relabel_axis", "host_fits", "is_number", "param_kind",
            "FnSig", "ERROR"]

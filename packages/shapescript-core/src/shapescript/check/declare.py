@@ -103,7 +103,7 @@ class Declarer:
                 self.claim(d.name, d.name_span, "function")
             elif isinstance(d, ast.ModelDecl):
                 if self.claim(d.name, d.name_span, "model"):
-                    env.models[d.name] = ModelInfo(d.name, env.path, d)
+                    env.models[d.name] = ModelInfo(d.name, env.path, d, env=env)
         for name in env.dim_decls:
             self.dim(name)
         for d in env.module.decls:

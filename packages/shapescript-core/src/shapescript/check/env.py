@@ -8,6 +8,7 @@ are checked afterwards against this environment (``check.bodies``).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from shapescript.check.sizes import Size
@@ -100,6 +101,7 @@ class ModelInfo:
     file: str
     decl: ast.ModelDecl
     fields: dict[str, FieldInfo] = field(default_factory=dict)
+    env: "ModuleEnv | None" = field(default=None, repr=False, compare=False)
 
     @property
     def type(self) -> ModelType:
@@ -127,6 +129,8 @@ class ModuleEnv:
     fn_data: dict = field(default_factory=dict)
     # Names whose declaration or import already failed: uses are silent errors.
     poisoned: set = field(default_factory=set)
+    # ``labels_from`` results, by ``id`` of the other module.
+    label_maps: dict = field(default_factory=dict, repr=False)
 
     def dim_size(self, name: str) -> int | None:
         if name in self.dims:
@@ -171,6 +175,60 @@ class ModuleEnv:
         if self.prelude is not None:
             return self.prelude.fn(name)
         return None
+
+    def dim_origin(self, name: str) -> tuple["ModuleEnv", str] | None:
+        """The module that declares the dim this file calls ``name`` (``D``,
+        ``layers.D`` or an imported name), and the dim's name there."""
+        if "." in name:
+            mod, _, rest = name.partition(".")
+            sub = self.ssmods.get(mod)
+            return (sub, rest) if sub is not None and rest in sub.dims else None
+        if name in self.dims:
+            return self, name
+        if name in self.imported:
+            env, orig = self.imported[name]
+            return env.dim_origin(orig)
+        return None
+
+    def dim_label(self, origin: "ModuleEnv", name: str) -> str:
+        """How this file names (as an axis label) the dim ``name`` of ``origin``."""
+        if origin is self:
+            return name
+        for local, (env, orig) in self.imported.items():
+            found = env.dim_origin(orig)
+            if found is not None and found[0] is origin and found[1] == name:
+                return local
+        for local, env in self.ssmods.items():
+            if env is origin:
+                return f"{local}.{name}"
+        stem = os.path.splitext(os.path.basename(origin.path))[0]
+        return f"{stem}.{name}"
+
+    def labels_from(self, other: "ModuleEnv") -> dict[str, Size]:
+        """Renames the dim labels of a type written in ``other`` into this file's
+        labels (DECISIONS §3: labels keep dims as symbols, and a dim of another module
+        is ``layers.D`` here, or ``D`` after ``from layers import D``). Empty when no
+        label changes. Cached per module."""
+        if other is self:
+            return {}
+        cached = self.label_maps.get(id(other))
+        if cached is not None:
+            return cached[1]
+        out: dict[str, Size] = {}
+        names = set(other.dims) | set(other.imported)
+        for name in names:
+            found = other.dim_origin(name)
+            if found is not None:
+                mine = self.dim_label(*found)
+                if mine != name:
+                    out[name] = Size.var(mine)
+        for mod, sub in other.ssmods.items():
+            for name in sub.dims:
+                mine = self.dim_label(sub, name)
+                if mine != f"{mod}.{name}":
+                    out[f"{mod}.{name}"] = Size.var(mine)
+        self.label_maps[id(other)] = (other, out)  # keeps `other` alive with its id
+        return out
 
     def public(self, name: str) -> bool:
         if name.startswith("_"):

@@ -13,8 +13,8 @@ from typing import Any
 
 from shapescript.check import ops
 from shapescript.check.calls import (
-    Binding, bind_dtype, bind_tensor_params, host_fits, is_number, match_args, subst_domain,
-    subst_type,
+    Binding, bind_dtype, bind_tensor_params, host_fits, is_number, match_args, relabel,
+    subst_domain, subst_type,
 )
 from shapescript.check.env import (
     BUILTIN_FUNCS, CONSTRUCTORS, AxisParam, FnSig, ModelInfo, ModuleEnv, SizeParam,
@@ -175,6 +175,8 @@ class ExprMixin:
                 raise Fail("E0901", f"model `{t.name}` has no field `{e.attr}`", "unknown field",
                            help=("fields: " + ", ".join(f"`{n}`" for n in info.fields)) if info else None)
             self.res[id(e)] = NameRes("field", e.attr)
+            if info is not None and info.env is not None and info.env is not self.env:
+                return relabel(f.type, self.env.labels_from(info.env))
             return f.type
         if isinstance(t, (PyType, ErrorType)):
             self.res[id(e)] = NameRes("pyattr")
@@ -364,9 +366,14 @@ class ExprMixin:
             self.res[id(e)] = IndexRes("python")
             return PY
         if isinstance(base, TupleType):
-            if len(e.indices) != 1 or not isinstance(e.indices[0], ast.Num) or not isinstance(e.indices[0].value, int):
-                raise Fail("E0406", "a tuple is indexed by a literal number", "")
-            k = e.indices[0].value
+            k = _literal_int(e.indices[0]) if len(e.indices) == 1 else None
+            if k is None:
+                for i in e.indices:
+                    if not isinstance(i, ast.Range):
+                        self.expr(i)
+                raise Fail("E0406", "a tuple is indexed by a literal number", "not a literal",
+                           span=e.indices[0].span if e.indices else e.span,
+                           help="write the item's position, e.g. `t[0]`, or unpack it: `a, b = t`")
             n = len(base.items)
             if not -n <= k < n:
                 raise Fail("E0406", f"index {k} is out of bounds for a tuple of {n}", "out of bounds",
@@ -503,9 +510,11 @@ class ExprMixin:
                 self.res[id(a.value)] = pos
         tensors: list[tuple[str, TensorType, TensorType, ast.Arg]] = []
         argvals: dict[str, ArgVal] = {}
+        # A signature of another module names its dims by that module's labels.
+        labels = self.env.labels_from(sig.module) if sig.module is not None else {}
         for p in sig.params:
             a = matched.get(p.name)
-            pt = p.type
+            pt = relabel(p.type, labels) if labels and isinstance(p.type, TensorType) else p.type
             if a is None:
                 continue
             if isinstance(pt, (SizeParam, AxisParam)):
@@ -560,7 +569,7 @@ class ExprMixin:
         self.record_call(sig, e, matched, argvals)
         if sig.ret is None:
             return NOTHING
-        return subst_type(sig.ret, b, existential=True)
+        return subst_type(relabel(sig.ret, labels), b, existential=True)
 
     def fallback_ret(self, sig: FnSig, b: Binding) -> Type:
         return ERROR
@@ -717,6 +726,16 @@ class ExprMixin:
             for i, (x, y) in enumerate(zip(t.items, want.items)):
                 sub = node.items[i] if isinstance(node, ast.TupleExpr) else node
                 self.expect_fits(x, y, sub, f"{what}, item {i}")
+
+
+def _literal_int(e: ast.Expr) -> int | None:
+    """The value of an integer literal, negative ones included (``-1``)."""
+    if isinstance(e, ast.Num) and isinstance(e.value, int) and not isinstance(e.value, bool):
+        return e.value
+    if isinstance(e, ast.UnaryOp) and e.op == "-":
+        v = _literal_int(e.operand)
+        return None if v is None else -v
+    return None
 
 
 def _existentials(sig: FnSig) -> frozenset[str]:

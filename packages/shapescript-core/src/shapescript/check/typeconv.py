@@ -200,15 +200,21 @@ class TypeBuilder:
                                   renames=self.renames)
                 axes = sub.axes(shape or ())
                 self.failed |= sub.failed
-                return self._finish(axes, dtype, domain_expr, te.span)
+                # ... and its labels are its file's: name them as this file does.
+                labels = self.env.labels_from(alias_env)
+                if labels:
+                    axes = tuple(_relabel_axis(ax, labels) for ax in axes)
+                over_map = labels if domain_expr is at.domain else None
+                return self._finish(axes, dtype, domain_expr, te.span, over_map)
         axes = (Axis(VARIADIC, VARIADIC, variadic=True),) if shape is None else self.axes(shape)
         return self._finish(axes, dtype, domain_expr, te.span)
 
     def _finish(self, axes: tuple[Axis, ...], dtype: str | None,
-                domain_expr: ast.DomainExpr | None, span: Span) -> Type:
+                domain_expr: ast.DomainExpr | None, span: Span,
+                over_map: dict[str, Size] | None = None) -> Type:
         domain: Domain | None = None
         if domain_expr is not None:
-            domain = self.domain(domain_expr, axes)
+            domain = self.domain(domain_expr, axes, over_map)
             if domain is None:
                 return ERROR
         if dtype is None:
@@ -226,7 +232,8 @@ class TypeBuilder:
             return ERROR
         return TensorType(axes, dtype, domain)
 
-    def domain(self, d: ast.DomainExpr, axes: tuple[Axis, ...]) -> Domain | None:
+    def domain(self, d: ast.DomainExpr, axes: tuple[Axis, ...],
+               over_map: dict[str, Size] | None = None) -> Domain | None:
         if d.name == "Index":
             if d.index is None:
                 self.error("E0201", "`Index` needs a bound: `Index[C]`", d.span)
@@ -241,6 +248,8 @@ class TypeBuilder:
             label = Size.var(d.over)
             if d.over in self.renames:
                 label = self.renames[d.over][1]
+            elif over_map and d.over in over_map:
+                label = over_map[d.over]
             count = sum(1 for a in axes if not a.variadic and a.label == label)
             variadic = any(a.variadic for a in axes)
             if count > 1 or (count == 0 and not variadic):
@@ -254,6 +263,12 @@ class TypeBuilder:
             return Domain(d.name)
         self.error("E0201", f"unknown domain `{d.name}`", d.span)
         return None
+
+
+def _relabel_axis(ax: Axis, labels: dict[str, Size]) -> Axis:
+    if ax.variadic or not ax.label.free_vars() & labels.keys():
+        return ax
+    return Axis(ax.size, ax.label.substitute(labels))
 
 
 def python_value_type() -> Type:

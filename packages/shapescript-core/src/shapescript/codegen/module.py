@@ -270,13 +270,12 @@ class ModuleGen:
         doc = sig.decl.doc
         if doc:
             lines.append(f"    {doc!r}")
+        lines += self.wrap_host_args(sig, names)
         if check is not None:
             if self.checks == "debug" and self.value_checks in ("debug", "never"):
                 lines.append(f"    if __debug__: {check}")
             else:
                 lines.append(f"    {check}")
-        wrapped = self.wrap_host_args(sig, names)
-        lines += wrapped
         lines.append(f"    return {call}")
         return lines
 

@@ -713,7 +713,8 @@ class Builder:
 
     def r_int(self, c):
         t = c[0]
-        return ast.Num(int(t.value), t.value, self.sp(t, t))
+        return ast.Num(int(t.value), t.value, Span(self.file, t.line, t.col, t.end_line,
+                                                   t.end_col, t.start, t.end))
 
     def r_float(self, c):
         t = c[0]
@@ -823,26 +824,36 @@ class Builder:
 
     # -- types -------------------------------------------------------------------------
 
-    def r_type(self, c):
-        return self._type(c[0], None)
+    def r_t_shape(self, c):
+        shp = c[0]
+        return ast.TensorTypeExpr(shp.axes, self.sp(shp.open, shp.close))
 
-    def r_type_words(self, c):
-        return self._type(c[0], c[1])
+    def r_t_shape_words(self, c):
+        return self._type(("shape", c[0]), c[1])
 
-    def r_th_shape(self, c):
-        return ("shape", c[0])
+    def r_t_name(self, c):
+        return self._type(("name", c[0]), None)
 
-    def r_th_name(self, c):
-        return ("name", c[0])
+    def r_t_name_words(self, c):
+        return self._type(("name", c[0]), c[1])
 
-    def r_th_indexed(self, c):
-        return ("indexed", c[0], c[1])
+    def r_t_indexed(self, c):
+        return self._type(("indexed", c[0], c[1]), None)
 
-    def r_th_tuple(self, c):
+    def r_t_indexed_words(self, c):
+        return self._type(("indexed", c[0], c[1]), c[2])
+
+    def _tuple_type(self, c):
         items = c[1]
         if len(items) == 1:
             return ("type", items[0])
         return ("type", ast.TupleTypeExpr(tuple(items), self.sp(c[0], c[2])))
+
+    def r_t_tuple(self, c):
+        return self._type(self._tuple_type(c), None)
+
+    def r_t_tuple_words(self, c):
+        return self._type(self._tuple_type(c), c[3])
 
     def r_type_list_one(self, c):
         return [c[0]]
@@ -1035,7 +1046,8 @@ class Builder:
 
     def r_f_int(self, c):
         t = c[0]
-        return ast.SizeInt(int(t.value), self.sp(t, t))
+        return ast.SizeInt(int(t.value), Span(self.file, t.line, t.col, t.end_line, t.end_col,
+                                              t.start, t.end))
 
     def r_f_numname(self, c):
         t = c[0]
@@ -1050,7 +1062,8 @@ class Builder:
 
     def r_f_name(self, c):
         t = c[0]
-        return ast.SizeName(t.value, self.sp(t, t))
+        return ast.SizeName(t.value, Span(self.file, t.line, t.col, t.end_line, t.end_col,
+                                          t.start, t.end))
 
     def r_f_dotted(self, c):
         return ast.SizeName(c[2].value, self.sp(c[0], c[2]), module=c[0].value)

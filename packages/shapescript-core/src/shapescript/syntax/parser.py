@@ -35,10 +35,18 @@ _TABLES = None
 
 
 class _Tables:
-    __slots__ = ("states", "start", "end")
+    """Lark's LALR(1) table, recoded for ``_drive``.
 
-    def __init__(self, states, start, end) -> None:
+    ``states[s][symbol]`` is, for a terminal, the next state (an int >= 0) to shift to or
+    ``~r`` (< 0) to reduce by ``rules[r] = (size, callback or None, lhs)``; for a
+    nonterminal, the state to go to.
+    """
+
+    __slots__ = ("states", "rules", "start", "end")
+
+    def __init__(self, states, rules, start, end) -> None:
         self.states = states
+        self.rules = rules
         self.start = start
         self.end = end
 
@@ -62,7 +70,8 @@ def _build_tables() -> _Tables:
     lark = Lark(_grammar_text(), parser="lalr", lexer=_NoLexer, strict=True,
                 start=["start_decl", "start_stmt"])
     table = lark.parser.parser._parse_table
-    reduce_of: dict = {}
+    rules: list = []
+    rule_index: dict = {}
     for rule in lark.rules:
         name = rule.alias or rule.origin.name
         fn = getattr(Builder, "r_" + name, None)
@@ -70,17 +79,16 @@ def _build_tables() -> _Tables:
             if len(rule.expansion) != 1:
                 raise RuntimeError(f"no builder for rule {rule}")
             fn = None  # a unit rule: the value stays, only the state changes
-        reduce_of[rule] = (len(rule.expansion), fn, str(rule.origin.name))
-    states = {}
+        rule_index[rule] = len(rules)
+        rules.append((len(rule.expansion), fn, str(rule.origin.name)))
+    n = max(table.states) + 1
+    states: list = [None] * n
     for state, actions in table.states.items():
         acts = {}
         for sym, (action, arg) in actions.items():
-            if action is Shift:
-                acts[str(sym)] = (True, arg)
-            else:
-                acts[str(sym)] = (False, reduce_of[arg])
+            acts[str(sym)] = arg if action is Shift else ~rule_index[arg]
         states[state] = acts
-    return _Tables(states, dict(table.start_states), dict(table.end_states))
+    return _Tables(states, rules, dict(table.start_states), dict(table.end_states))
 
 
 def _tables() -> _Tables:
@@ -103,27 +111,43 @@ class _Fail:
 def _drive(tables: _Tables, start: str, tokens, end_tok: Tok, b: Builder):
     """The LALR(1) loop; returns the start rule's value or a ``_Fail``."""
     states = tables.states
+    rules = tables.rules
     stack = [tables.start[start]]
     values: list = []
     push_state = stack.append
     push_value = values.append
-    for tok in tokens:
-        ttype = tok.type
+    tok = end_tok
+    try:
+        for tok in tokens:
+            ttype = tok.type
+            while True:
+                act = states[stack[-1]][ttype]
+                if act >= 0:
+                    push_state(act)
+                    push_value(tok)
+                    break
+                size, fn, origin = rules[~act]
+                if fn is None:  # unit rule
+                    del stack[-1]
+                elif size == 1:
+                    values[-1] = fn(b, values[-1:])
+                    del stack[-1]
+                elif size:
+                    s = values[-size:]
+                    del values[-size:]
+                    del stack[-size:]
+                    push_value(fn(b, s))
+                else:
+                    push_value(fn(b, []))
+                push_state(states[stack[-1]][origin])
+        tok = end_tok
+        end_state = tables.end[start]
         while True:
-            act = states[stack[-1]].get(ttype)
-            if act is None:
-                return _Fail(tok, states[stack[-1]])
-            if act[0]:
-                push_state(act[1])
-                push_value(tok)
-                break
-            size, fn, origin = act[1]
-            if fn is None:  # unit rule
-                del stack[-1]
-                push_state(states[stack[-1]][origin][1])
-                continue
-            if size == 1:
-                values[-1] = fn(b, values[-1:])
+            act = states[stack[-1]]["$END"]
+            if act >= 0:
+                return _Fail(end_tok, states[stack[-1]])
+            size, fn, origin = rules[~act]
+            if fn is None:
                 del stack[-1]
             elif size:
                 s = values[-size:]
@@ -132,26 +156,14 @@ def _drive(tables: _Tables, start: str, tokens, end_tok: Tok, b: Builder):
                 push_value(fn(b, s))
             else:
                 push_value(fn(b, []))
-            push_state(states[stack[-1]][origin][1])
-    end_state = tables.end[start]
-    while True:
-        act = states[stack[-1]].get("$END")
-        if act is None or act[0]:
-            return _Fail(end_tok, states[stack[-1]])
-        size, fn, origin = act[1]
-        if fn is None:
-            del stack[-1]
-        else:
-            if size:
-                s = values[-size:]
-                del values[-size:]
-                del stack[-size:]
-            else:
-                s = []
-            push_value(fn(b, s))
-        push_state(states[stack[-1]][origin][1])
-        if stack[-1] == end_state:
-            return values[-1]
+            push_state(states[stack[-1]][origin])
+            if stack[-1] == end_state:
+                return values[-1]
+    except KeyError:
+        row = states[stack[-1]]
+        if tok.type in row:
+            raise  # a bug in a callback, not a syntax error
+        return _Fail(tok, row)
 
 
 # -- error messages ---------------------------------------------------------------------
