@@ -206,9 +206,17 @@ class Declarer:
             t = tb.type(p.type) if p.type is not None else None
             params.append(ParamSig(p.name, t, p.span, p.default, type_text(p.type, self.source)))
         determined = _determined(params)
+        in_axes = _axis_vars(params)
+        # A parameter whose type failed (already reported) may be the one that would
+        # have determined a generic: no E0303 then, so one mistake gives one diagnostic.
+        params_failed = tb.failed
+        if params_failed:
+            determined |= generics
         for name in sorted(generics - determined):
+            where = ("inside a product or an expression" if name in in_axes
+                     else "in an `Index` bound")
             self.err("E0303", f"no parameter determines the generic `{name}`", d.name_span,
-                     f"`{name}` appears only inside a product or an expression",
+                     f"`{name}` appears only {where}",
                      help=f"give `{name}` an axis of its own in a parameter, or make it a dim")
         bad = set(generics) - determined
         ret = tb.type(d.ret) if d.ret is not None else None
@@ -216,7 +224,7 @@ class Declarer:
             for ax in ret.axes:
                 free = {v for v in ax.size.free_vars() if not v.startswith("?")} if not ax.variadic else set()
                 missing = sorted(free - determined - bad)
-                if missing:
+                if missing and not params_failed:
                     self.err("E0303", f"no parameter determines the size `{missing[0]}` of the return type",
                              d.ret.span, f"`{missing[0]}` is not in any parameter",
                              help="a return size must come from the parameters; "
@@ -267,6 +275,17 @@ def _determined(params: list[ParamSig]) -> set[str]:
                     out.add(lin[0])
         elif isinstance(p.type, (AxisParam, SizeParam)):
             out.add(p.type.name)
+    return out
+
+
+def _axis_vars(params: list[ParamSig]) -> set[str]:
+    """Every name that occurs in a parameter's axis sizes."""
+    out: set[str] = set()
+    for p in params:
+        if isinstance(p.type, TensorType):
+            for ax in p.type.axes:
+                if not ax.variadic:
+                    out |= ax.size.free_vars()
     return out
 
 

@@ -333,7 +333,7 @@ class ExprMixin:
 
     # -- constructors -------------------------------------------------------------
     def e_Constructor(self, e: ast.Constructor) -> Type:
-        tb = self.type_builder()
+        tb = self.type_builder("constructor")
         try:
             axes = tb.axes(e.shape)
         except SizeError:
@@ -346,9 +346,10 @@ class ExprMixin:
         t = ops.constructor(e.name, axes, e.dtype, fill_t, e)
         return t
 
-    def type_builder(self) -> TypeBuilder:
+    def type_builder(self, context: str = "annotation") -> TypeBuilder:
         return TypeBuilder(self.env, self.report,
-                           generics=set(self.sig.generics if self.sig else ()), new_generics=False)
+                           generics=set(self.sig.generics if self.sig else ()), new_generics=False,
+                           context=context)
 
     # -- indexing ------------------------------------------------------------------
     def e_Index(self, e: ast.Index) -> Type:
@@ -604,28 +605,36 @@ class ExprMixin:
     def axis_arg(self, p: AxisParam, a: ast.Arg, t: Type, tensor_param: Any, b: Binding,
                  sig: FnSig) -> Any:
         """The position of the axis an ``Axis[n]``/``Axes[n]`` argument names."""
-        names: list[ast.Name]
-        if isinstance(a.value, ast.Name):
+        def label_of(x: ast.Expr) -> str | None:
+            if isinstance(x, ast.Name):
+                return x.id
+            if isinstance(x, ast.Attr) and isinstance(x.value, ast.Name):
+                return f"{x.value.id}.{x.attr}"  # a dim of an imported module
+            return None
+
+        names: list[Any]
+        if label_of(a.value) is not None:
             names = [a.value]
-        elif isinstance(a.value, ast.TupleExpr) and p.many and all(isinstance(x, ast.Name) for x in a.value.items):
-            names = list(a.value.items)  # type: ignore[arg-type]
+        elif isinstance(a.value, ast.TupleExpr) and p.many and all(label_of(x) is not None for x in a.value.items):
+            names = list(a.value.items)
         else:
             raise Fail("E1001", "an axis argument is a bare axis name", "not an axis name",
                        span=a.value.span, help="write the axis's label, e.g. `over=D`")
         if not isinstance(t, TensorType):
             if isinstance(t, ErrorType):
                 return 0
-            raise Fail("E1001", f"`{tensor_param.name}` is not a tensor, so `{names[0].id}` names no axis",
+            raise Fail("E1001", f"`{tensor_param.name}` is not a tensor, so `{label_of(names[0])}` names no axis",
                        "", span=a.value.span)
         positions = []
         for n in names:
-            label = Size.var(n.id)
+            text = label_of(n)
+            label = Size.var(text)
             hits = [i for i, ax in enumerate(t.axes) if not ax.variadic and ax.label == label]
             if not hits:
-                raise Fail("E1001", f"`{t}` has no axis labelled `{n.id}`", "no such axis",
+                raise Fail("E1001", f"`{t}` has no axis labelled `{text}`", "no such axis",
                            span=n.span, help="axes: " + " ".join(str(ax) for ax in t.axes))
             if len(hits) > 1:
-                raise Fail("E1002", f"the axis label `{n.id}` occurs {len(hits)} times in `{t}`",
+                raise Fail("E1002", f"the axis label `{text}` occurs {len(hits)} times in `{t}`",
                            "ambiguous axis", span=n.span,
                            help="give the axes names of their own, as `nudge` does: `[b c h w]`")
             i = hits[0]
@@ -640,7 +649,7 @@ class ExprMixin:
             dim = sig.module.dim_size(p.name) if sig.module else None
             if dim is not None:
                 if ax.size != Size.const(dim):
-                    raise Fail("E1001", f"`{n.id}` has size `{ax.size}`, but this parameter wants an axis "
+                    raise Fail("E1001", f"`{text}` has size `{ax.size}`, but this parameter wants an axis "
                                f"of size `{p.name}` = {dim}", "wrong size", span=n.span,
                                help=f"`Axis[{p.name}]` means an axis of size {p.name}; use a new name for any axis")
             else:

@@ -398,6 +398,14 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
             ax = Axis(u, u)
         ck.res[id(e)] = IndexRes("slice", {"lo": r.lo, "hi": r.hi})
         return TensorType((ax,) + base.axes[1:], base.dtype, base.domain)
+    ranges = [i for i in idx if isinstance(i, ast.Range)]
+    if ranges:
+        for i in idx:
+            if not isinstance(i, ast.Range):
+                ck.expr(i)
+        raise Fail("E0410", "a slice `a..b` must be the only index", "a slice beside another index",
+                   span=ranges[0].span,
+                   help="slice the first axis alone, `x[a..b]`; reach other axes with `rearrange`")
     types = [ck.expr(i) for i in idx]
     if any(isinstance(t, ErrorType) for t in types):
         return ERROR

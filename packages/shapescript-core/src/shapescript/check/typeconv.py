@@ -49,8 +49,11 @@ class TypeBuilder:
 
     def __init__(self, env: ModuleEnv, report: Report, *, generics: set[str] | None = None,
                  new_generics: bool = True, fresh: str = "",
-                 renames: dict[str, tuple[Size, Size]] | None = None) -> None:
+                 renames: dict[str, tuple[Size, Size]] | None = None,
+                 context: str = "as") -> None:
         self.env = env
+        # Where the type is written, for messages: "as", "annotation" or "constructor".
+        self.context = context
         self.report = report
         self.generics = generics if generics is not None else set()
         self.new_generics = new_generics
@@ -118,7 +121,13 @@ class TypeBuilder:
             s = Size.var(e.name)
             return s, s
         if not self.new_generics:
-            self.error("E0706", f"`{e.name}` is a new name in `as`", e.span,
+            if self.context == "constructor":
+                self.error("E0201", f"unknown size `{e.name}`", e.span,
+                           "neither a dim nor a generic of this signature",
+                           help="a constructor's sizes are literals, dims and the signature's generics")
+                raise SizeError
+            where = "an annotation" if self.context == "annotation" else "`as`"
+            self.error("E0706", f"`{e.name}` is a new name in {where}", e.span,
                        "neither a dim nor a generic of this signature",
                        help=f"use a `?` size for an unknown size: `?{e.name}`")
             raise SizeError
@@ -197,7 +206,7 @@ class TypeBuilder:
                 # The alias's dims are its own file's: resolve its shape there.
                 sub = TypeBuilder(alias_env, self.report, generics=self.generics,
                                   new_generics=self.new_generics, fresh=self.fresh,
-                                  renames=self.renames)
+                                  renames=self.renames, context=self.context)
                 axes = sub.axes(shape or ())
                 self.failed |= sub.failed
                 # ... and its labels are its file's: name them as this file does.

@@ -24,6 +24,9 @@ class Emitter:
     """Collects tagged lines, then lays them out."""
 
     lines: list[Line] = field(default_factory=list)
+    # After ``layout``: the ``.ss`` line of each output line (its first statement's), or
+    # None, so that a traceback's line can be mapped back where lines had to move.
+    line_map: list[int | None] = field(default_factory=list)
 
     def emit(self, ss_line: int | None, indent: int, text: str, simple: bool = True) -> None:
         self.lines.append(Line(ss_line, indent, text, simple))
@@ -31,6 +34,7 @@ class Emitter:
     def layout(self) -> str:
         out: list[str] = []
         kinds: list[tuple[int, bool]] = []  # (indent, simple) of each output line
+        self.line_map = []
         for ln in self.lines:
             pad = "    " * ln.indent
             target = ln.ss_line
@@ -38,10 +42,12 @@ class Emitter:
                 while len(out) + 1 < target:
                     out.append("")
                     kinds.append((-1, False))
+                    self.line_map.append(None)
             if (target is not None and len(out) >= target and ln.simple and kinds
                     and kinds[-1] == (ln.indent, True) and out[-1].strip()):
                 out[-1] += "; " + ln.text
                 continue
             out.append(pad + ln.text)
             kinds.append((ln.indent, ln.simple))
+            self.line_map.append(ln.ss_line)
         return "\n".join(out) + "\n"

@@ -31,6 +31,13 @@ def mode_expr(mode: str) -> str:
 
 
 class ModuleGen:
+    # Hooks for other code generation modes (codegen/export.py): the statement
+    # generator class, and the name each function body is defined under.
+    stmt_gen_class = StmtGen
+
+    def def_name(self, sig: FnSig) -> str:
+        return "_unchecked_" + sig.name
+
     def __init__(self, cm: CheckedModule, program: Any, checks: str, value_checks: str,
                  devices: str | None, standalone: bool) -> None:
         self.cm = cm
@@ -84,13 +91,16 @@ class ModuleGen:
         for local, env in self.cm.env.ssmods.items():
             if env.path == sig.file:
                 return self.ssmod(local)
-        for local, (env, orig) in self.cm.env.imported.items():
-            if env.path == sig.file:
-                mod = os.path.splitext(os.path.basename(env.path))[0]
-                alias = "_ss_m_" + mod
-                self.imports[f"import {mod} as {alias}"] = alias
-                return alias
-        raise AssertionError(f"no module for {sig.file}")
+        return self.imported_module_alias(sig.file)
+
+    def imported_module_alias(self, path: str) -> str:
+        """The alias of the module a ``from m import x`` brought ``x`` from."""
+        for d in self.cm.env.module.decls:
+            if isinstance(d, ast.FromImport):
+                for env, _ in self.cm.env.imported.values():
+                    if env.path == path and os.path.splitext(os.path.basename(path))[0] == d.module.rpartition(".")[2]:
+                        return "_ss_m_" + d.module.replace(".", "_")
+        raise AssertionError(f"no module for {path}")
 
     def extern_ref(self, sig: FnSig) -> str:
         target = sig.extern or ""
@@ -110,7 +120,7 @@ class ModuleGen:
         for local, env in self.cm.env.ssmods.items():
             if env.path == info.file:
                 return f"{self.ssmod(local)}.{info.name}"
-        return info.name
+        return f"{self.imported_module_alias(info.file)}.{info.name}"
 
     def model_ref_type(self, t: "ModelType") -> str:
         info = self.cm.env.model(t.name)
@@ -157,10 +167,9 @@ class ModuleGen:
                 local = d.alias or d.module
                 self.imports[f"import {d.module} as {self.ssmod(local)}"] = local
             elif isinstance(d, ast.FromImport):
-                for n in d.names:
-                    local = n.alias or n.name
-                    self.imports[f"from {d.module} import {n.name} as {pyname(local)}"] = local
-                    self.imports.setdefault(f"import {d.module} as _ss_m_{d.module}", d.module)
+                # Imported names are reached through the module: aliases and dims have
+                # no run-time value of their own (dims are inlined as numbers).
+                self.imports.setdefault(f"import {d.module} as _ss_m_{d.module.replace('.', '_')}", d.module)
             elif isinstance(d, ast.ModelDecl):
                 from shapescript.codegen.models import gen_model
 
@@ -220,14 +229,14 @@ class ModuleGen:
         sub = Emitter()
         saved = self.em
         self.em = sub
-        g = StmtGen(self.cm, self, sub)
+        g = self.stmt_gen_class(self.cm, self, sub)
         if isinstance(decl.body, tuple):
             g.block(decl.body, 1)
         else:
             sub.emit(decl.body.span.line, 1, "return " + g.expr(decl.body))
         self.em = saved
         pre = self.prelude_lines(sig)
-        self.em.emit(header_line, 0, f"def _unchecked_{sig.name}({params}):", simple=False)
+        self.em.emit(header_line, 0, f"def {self.def_name(sig)}({params}):", simple=False)
         if pre:
             first = sub.lines[0].ss_line if sub.lines else header_line + 1
             for text in pre:

@@ -55,7 +55,7 @@ class SpecBuilder:
         v = size.var_name
         if v is not None:
             if v.startswith("?"):
-                return repr(("?", v.split("#")[0]))
+                return repr(("?", v.split("#")[0].lstrip("?")))
             return repr(v)
         lin = size.linear()
         if lin is not None and not lin[0].startswith("?"):

@@ -15,8 +15,6 @@ existential size); ``"..."`` (any number of axes, the same throughout the signat
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 
 _DTYPES = {
@@ -71,8 +69,59 @@ def _norm_axis(ax):
     raise ValueError(f"not an axis spec: {ax!r}")
 
 
-@dataclass(frozen=True, slots=True)
-class DomainSpec:
+class _Spec:
+    """A small immutable record: its fields are ``__slots__``, compared and hashed in order.
+
+    (Not a dataclass: inlined copies may be exec'd under ``from __future__ import
+    annotations`` in a namespace that isn't a module, where dataclasses can't look up
+    their annotations.)
+    """
+
+    __slots__ = ()
+
+    def __init__(self, *args, **kwargs):
+        names = self.__slots__
+        if len(args) > len(names):
+            raise TypeError(f"{type(self).__name__} takes at most {len(names)} arguments")
+        values = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names or k in values:
+                raise TypeError(f"{type(self).__name__}: unexpected or repeated argument {k!r}")
+            values[k] = v
+        defaults = self._defaults
+        for k in names:
+            if k in values:
+                object.__setattr__(self, k, values[k])
+            elif k in defaults:
+                object.__setattr__(self, k, defaults[k])
+            else:
+                raise TypeError(f"{type(self).__name__}: missing argument {k!r}")
+        self.__post_init__()
+
+    def __post_init__(self):
+        pass
+
+    def _values(self):
+        return tuple(getattr(self, k) for k in self.__slots__)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other._values() == self._values()
+
+    def __hash__(self):
+        return hash((type(self).__name__, self._values()))
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__)
+        return f"{type(self).__name__}({args})"
+
+
+class DomainSpec(_Spec):
     """A domain to check when value checks are on (DECISIONS §7).
 
     ``over``: the class axis's position among the written axes (``Logit``, ``LogProb``,
@@ -81,11 +130,8 @@ class DomainSpec:
     (derived when omitted: ``"Prob over C"``, ``"Index[4]"``).
     """
 
-    kind: str
-    over: object = None
-    label: object = None
-    index: object = None
-    text: object = None
+    __slots__ = ("kind", "over", "label", "index", "text")
+    _defaults = {"over": None, "label": None, "index": None, "text": None}
 
     def __post_init__(self):
         if self.kind not in _DOMAIN_KINDS:
@@ -99,20 +145,14 @@ class DomainSpec:
             object.__setattr__(self, "text", text)
 
 
-@dataclass(frozen=True, slots=True)
-class TensorSpec:
+class TensorSpec(_Spec):
     """A tensor parameter (or an ``as``'s type): ``where`` is ``"file.ss:line:col"``,
     ``written`` the type as written (``"[b n D]"``), ``dtype`` a torch dtype, a name
     (``"f32"``), ``"Float"``/``"Int"`` or ``None`` (unchecked), ``domain`` a ``DomainSpec``,
     a kind name or ``None``; ``optional``: ``None`` is accepted (``= none``)."""
 
-    name: str
-    where: str
-    written: str
-    axes: tuple
-    dtype: object = None
-    domain: object = None
-    optional: bool = False
+    __slots__ = ("name", "where", "written", "axes", "dtype", "domain", "optional")
+    _defaults = {"dtype": None, "domain": None, "optional": False}
 
     def __post_init__(self):
         axes = tuple(_norm_axis(a) for a in self.axes)
@@ -126,27 +166,20 @@ class TensorSpec:
             raise ValueError(f"not a domain spec: {self.domain!r}")
 
 
-@dataclass(frozen=True, slots=True)
-class HostSpec:
+class HostSpec(_Spec):
     """A host parameter, checked with ``isinstance`` (an ``int`` passes for a ``float``; a
     ``bool`` only for a ``bool``). ``binds``: the size a ``Size[K]`` parameter binds."""
 
-    name: str
-    where: str
-    pytype: object
-    optional: bool = False
-    binds: object = None
+    __slots__ = ("name", "where", "pytype", "optional", "binds")
+    _defaults = {"optional": False, "binds": None}
 
 
-@dataclass(frozen=True, slots=True)
-class ModelSpec:
+class ModelSpec(_Spec):
     """A model parameter: an instance of ``cls``, whose fields are checked as tensor
     arguments, in the order of ``cls._ss_field_specs`` (a tuple of ``TensorSpec``)."""
 
-    name: str
-    where: str
-    cls: type
-    optional: bool = False
+    __slots__ = ("name", "where", "cls", "optional")
+    _defaults = {"optional": False}
 
 
 def _variadic_index(axes):

@@ -112,8 +112,9 @@ def _closure(names):
 
 _TRAINING_SOURCE = '''\
 try:
-    from shapescript.rt.ops import _TRAINING
-except ImportError:
+    from shapescript.rt import ops as _ss_ops_module
+    _TRAINING = _ss_ops_module._TRAINING
+except (ImportError, AttributeError):
     _TRAINING = contextvars.ContextVar("shapescript_training", default=False)'''
 
 

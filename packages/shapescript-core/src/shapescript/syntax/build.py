@@ -534,6 +534,16 @@ class Builder:
             after_post = False
             while pos < n:
                 it = items[pos]
+                if type(left) is _ToStage:
+                    # `x |> to T ⊕ …`: `to T` ends the stage; apply ⊕ to the whole pipe.
+                    post = type(it) is _Post
+                    if (POSTFIX_PREC if post else PREC[it.value][0]) >= min_prec:
+                        rest = it.tok if post else it
+                        self.error("E0106", "not a pipe stage", self.sp(left.span, rest),
+                                   "`to T` must end its pipe stage",
+                                   help="put the pipe in parentheses: `(x |> to T) "
+                                        f"{self.text(rest)} …`")
+                    break
                 if type(it) is _Post:
                     if POSTFIX_PREC < min_prec:
                         break
@@ -650,6 +660,7 @@ class Builder:
                     slot = k
                     self.ph_used += 1
                 else:
+                    self.ph_used += 1  # reported here, not again as a stray `_`
                     self.error("E0101", "more than one `_` in a pipe stage", a.value.span,
                                "the piped value already goes to the first `_`")
         if slot >= 0:
