@@ -31,3 +31,14 @@ def ss(tmp_path):
         return compile_module(src, tmp_path / f"{name}.ss", **options)
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def _fresh_devices():
+    """Device lines are process-wide (DECISIONS §10): forget them between tests."""
+    import sys
+
+    yield
+    device = sys.modules.get("shapescript.rt.device")
+    if device is not None:
+        device.reset_devices()

@@ -46,7 +46,7 @@ def command(checks, value_checks, script, args):
                 sys.exit(2)
             main()
         else:
-            runpy.run_path(path, run_name="__main__")
+            runpy.run_path(script, run_name="__main__")
     except ShapeScriptError as err:
         print_shapescript_error(err)
         sys.exit(1)
@@ -60,7 +60,7 @@ def command(checks, value_checks, script, args):
 def _print_user_traceback(err, path):
     """The traceback as ``python SCRIPT`` prints it: from the script's first frame on."""
     tb = err.__traceback__
-    while tb is not None and tb.tb_frame.f_code.co_filename != path:
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != path:
         tb = tb.tb_next
     lines = traceback.format_exception(type(err), err, tb or err.__traceback__)
     sys.stderr.write("".join(lines))

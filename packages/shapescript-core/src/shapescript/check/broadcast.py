@@ -259,6 +259,12 @@ def check_fits(value: TensorType, declared: TensorType, what: str = "the value")
                     f"(`x * s`, not `s * x`), or write `rearrange(…, {src} -> {dst})`")
         raise Fail(
             "E0401",
-            f"sizes not provably equal: axis {i} of {what} is `{v.label}` ({v.size}) but "
-            f"`{_fmt_axes(da)}` declares `{d.label}` ({d.size})",
+            f"sizes not provably equal: axis {i} of {what} is {_axis_text(v)} but "
+            f"`{_fmt_axes(da)}` declares {_axis_text(d)}",
             f"`{_fmt_axes(va)}` here", help=help)
+
+
+def _axis_text(ax: Axis) -> str:
+    """An axis for a message: its label, and its size when that reads differently."""
+    label, size = str(ax.label), str(ax.size)
+    return f"`{label}`" if label == size else f"`{label}` ({size})"

@@ -366,7 +366,7 @@ class BuiltinMixin:
         label = self.label_of_size_expr(pos[0].value, count)
         saved = self.scope
         self.scope = saved.copy()
-        self.check_local_name(lam.params[0], lam.span)
+        self.check_local_name(lam.params[0], self.word_span(lam.span, lam.params[0]))
         self.scope.bind(lam.params[0], Var(HostType("int", None, "NonNeg"), lam.span, "loop"))
         try:
             body = self.expr(lam.body)

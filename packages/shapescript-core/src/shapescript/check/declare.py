@@ -77,11 +77,14 @@ class Declarer:
             elif isinstance(d, ast.Import):
                 local = d.alias or d.module
                 sub = self.load(d.module, env.path, d.span)
-                if sub is not None and self.claim(local, d.span, "import"):
+                if sub is None:
+                    env.poisoned.add(local)  # reported (E0204): its uses are silent errors
+                elif self.claim(local, d.span, "import"):
                     env.ssmods[local] = sub
             elif isinstance(d, ast.FromImport):
                 sub = self.load(d.module, env.path, d.span)
                 if sub is None:
+                    env.poisoned.update(n.alias or n.name for n in d.names)
                     continue
                 for n in d.names:
                     if not sub.public(n.name):
@@ -140,6 +143,8 @@ class Declarer:
                          decl.size.span, f"this is {value}")
             else:
                 env.dims[name] = value
+        if name not in env.dims:
+            env.poisoned.add(name)  # reported: its uses are silent errors, not generics
         return env.dims.get(name)
 
     def eval_dim(self, e: ast.SizeExpr, decl: ast.DimDecl) -> int | None:
@@ -165,6 +170,8 @@ class Declarer:
                     raise SizeError
             else:
                 v = self.env.dim_size(e.name)
+            if v is None and (e.name in self.env.poisoned or e.module in self.env.poisoned):
+                raise SizeError  # a failed import, already reported
             if v is None:
                 self.err("E0201", f"unknown dim `{e.name}`", e.span, "not a dim",
                          help="a dim's size may use only numbers and other dims")
@@ -201,7 +208,8 @@ class Declarer:
         names: set[str] = set()
         for p in d.params:
             if p.name in names:
-                self.err("E0202", f"parameter `{p.name}` is defined twice", p.span)
+                self.err("E0202", f"parameter `{p.name}` is defined twice", p.span,
+                         "defined again here", help="give each parameter its own name")
             names.add(p.name)
             t = tb.type(p.type) if p.type is not None else None
             params.append(ParamSig(p.name, t, p.span, p.default, type_text(p.type, self.source)))
@@ -229,6 +237,7 @@ class Declarer:
                              d.ret.span, f"`{missing[0]}` is not in any parameter",
                              help="a return size must come from the parameters; "
                                   "use a `?` size for a data-dependent one")
+                    ret = ERROR  # reported: returns and calls aren't checked against it
                     break
         sig = FnSig(d.name, self.env.path, d, params, ret, frozenset(generics),  # type: ignore[arg-type]
                     extern=d.target if isinstance(d, ast.ExternDecl) else None,
@@ -242,7 +251,8 @@ class Declarer:
     def model_fields(self, info: ModelInfo) -> None:
         for f in info.decl.fields:
             if f.name in info.fields:
-                self.err("E0202", f"field `{f.name}` is defined twice", f.span)
+                self.err("E0202", f"field `{f.name}` is defined twice", f.span,
+                         "defined again here", help="give each field its own name")
                 continue
             generics: set[str] = set()
             tb = TypeBuilder(self.env, self.report, generics=generics)

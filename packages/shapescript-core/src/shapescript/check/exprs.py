@@ -90,8 +90,9 @@ class ExprMixin:
         return NONE
 
     def e_Placeholder(self, e: ast.Placeholder) -> Type:
-        raise Fail("E0106", "`_` outside a pipe stage", "`_` marks where a piped value goes",
-                   help="use `_` only in the arguments of a pipe stage: `x |> add(y, _)`")
+        # A `_` that no pipe stage consumed: the parser reports every one (E0101), so
+        # a program with one never compiles; here it is only an error type.
+        return ERROR
 
     def e_Lambda(self, e: ast.Lambda) -> Type:
         raise Fail("E0503", "a lambda is only allowed as `map`'s argument", "not inside `map`",
@@ -416,7 +417,10 @@ class ExprMixin:
                 sub = self.env.ssmods[base]
                 self.res[id(f.value)] = NameRes("ssmod", sub)
                 if not sub.public(f.attr) or f.attr not in sub.fns:
-                    raise Fail("E0205", f"`{f.attr}` is not a public function of `{base}`", "")
+                    raise Fail("E0205", f"`{f.attr}` is not a public function of `{base}`",
+                               "no such public function", span=f.span,
+                               help="public names are top-level names not starting with `_`"
+                               if f.attr.startswith("_") and f.attr in sub.fns else None)
                 sig = sub.fns[f.attr]
                 self.res[id(f)] = NameRes("fn", sig)
                 self.note_call(sig)

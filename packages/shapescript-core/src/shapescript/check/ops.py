@@ -392,8 +392,11 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
         else:
             for x in (r.lo, r.hi):
                 t = ck.expr(x)
-                if not isinstance(t, (ErrorType, PyType)) and not (isinstance(t, HostType) and t.name == "int"):
-                    raise Fail("E0410", f"a slice's bounds are ints, not `{t}`", "", span=x.span)
+                if isinstance(t, ErrorType):
+                    return ERROR
+                if not isinstance(t, PyType) and not (isinstance(t, HostType) and t.name == "int"):
+                    raise Fail("E0410", f"a slice's bounds are ints, not `{t}`", f"this is `{t}`",
+                               span=x.span)
             u = fresh_unknown("k")
             ax = Axis(u, u)
         ck.res[id(e)] = IndexRes("slice", {"lo": r.lo, "hi": r.hi})

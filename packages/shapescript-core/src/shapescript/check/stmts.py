@@ -72,18 +72,19 @@ class StmtMixin:
 
     # ------------------------------------------------------------------
     def check_local_name(self, name: str, span: Span) -> None:
-        why = None
+        why = label = None
         if self.env.dim_size(name) is not None:
-            why = "a dim"
+            why, label = "a dim", f"as a value, `{name}` is already the dim's size"
         elif self.sig is not None and name in self.sig.generics:
             why = "a generic axis of this signature"
+            label = f"as a value, `{name}` is already that axis's size"
         elif name in CONSTRUCTORS or name in RESERVED_TYPE_NAMES:
             # Built-in function names may name locals (the book's `norm` has `var`);
             # constructors and type names may not.
-            why = "a built-in or reserved name"
+            why, label = "a built-in or reserved name", "a constructor or a type's name"
         if why is not None:
-            raise Fail("E0203", f"`{name}` shadows {why}", "choose another name", span=span,
-                       help=f"`{name}` as a value is already {why}'s value" if why != "a built-in or reserved name" else None)
+            raise Fail("E0203", f"`{name}` shadows {why}", label or "", span=span,
+                       help="choose another name")
 
     def bind_name(self, name: str, t: Type, span: Span) -> None:
         self.check_local_name(name, span)
@@ -327,10 +328,21 @@ class StmtMixin:
 
     def s_With(self, s: ast.With) -> bool:
         if s.mode != "Train":
-            raise Fail("E0201", f"unknown mode `{s.mode}`", "not a mode", span=s.span,
-                       help="the mode is `Train`: `with Train:`")
+            # Reported at the mode's name; the block is still checked, as if it were Train.
+            self.fail(Fail("E0201", f"unknown mode `{s.mode}`", "not a mode",
+                           span=self.word_span(s.span, s.mode),
+                           help="the mode is `Train`: `with Train:`"), s)
         self.host_only(s, "`with Train:`")
         return self.block(s.body)
+
+    def word_span(self, span: Span, word: str) -> Span:
+        """The span of the first ``word`` on ``span``'s first line (else ``span``)."""
+        k = self.source.find(word, span.start)
+        eol = self.source.find("\n", span.start)
+        if k < 0 or (0 <= eol < k):
+            return span
+        col = span.col + (k - span.start)
+        return Span(span.file, span.line, col, span.line, col + len(word), k, k + len(word))
 
 
 __all__ = ["StmtMixin", "same_shape", "merge_types", "INT", "BOOL"]

@@ -104,6 +104,9 @@ class TypeBuilder:
     def name(self, e: ast.SizeName) -> tuple[Size, Size]:
         if e.module is not None:
             v = dim_value(self.env, e.name, e.module)
+            if v is None and e.module in self.env.poisoned:
+                self.failed = True  # a failed import, already reported
+                raise SizeError
             if v is None:
                 self.error("E0201", f"unknown dim `{e.module}.{e.name}`", e.span, "not a dim of that module")
                 raise SizeError
@@ -113,6 +116,9 @@ class TypeBuilder:
             return Size.const(v), Size.var(e.name)
         if e.name in self.renames:
             return self.renames[e.name]
+        if e.name in self.env.poisoned:
+            self.failed = True  # a failed import, already reported
+            raise SizeError
         if e.name in RESERVED_TYPE_NAMES:
             self.error("E0203", f"`{e.name}` is reserved and can't name an axis", e.span,
                        "a dtype, domain or type name")
@@ -185,6 +191,9 @@ class TypeBuilder:
             if found is None:
                 if self.env.model(te.alias) is not None:
                     return self.env.model(te.alias).type  # type: ignore[union-attr]
+                if te.alias.partition(".")[0] in self.env.poisoned:
+                    self.failed = True  # a failed import, already reported
+                    return ERROR
                 self.error("E0201", f"unknown type `{te.alias}`", te.span,
                            "not a shape alias, model or type")
                 return ERROR

@@ -292,7 +292,7 @@ def gen_args_checker(specs, field_specs):
 
 def gen_as_checker(spec):
     """The source of ``check(x, env, checks_on, values_on) -> x`` for one ``as``."""
-    fail = "return _slow(x, env, checks_on, values_on)"
+    fail = "return _slow(x, env_in, checks_on, values_on)"    # env_in: as the caller gave it
     g = _CheckerGen(fail, as_mode=True)
     keys = [a for a in spec.axes if isinstance(a, str)]
     keys += [a[1] for a in spec.axes if isinstance(a, tuple) and a[0] == "lin"]
@@ -307,6 +307,7 @@ def gen_as_checker(spec):
     g.tensor("x", spec)
     head = [
         "def check(x, env=None, checks_on=True, values_on=True):",
+        "    env_in = env",
         f"    if not checks_on: {fail}",
         "    if env is None: env = _EMPTY",
         "    dev = env.get('__device__')",

@@ -54,13 +54,38 @@ class Tok:
 class Chunk:
     """The tokens of one top-level declaration (with its block), ready for the parser."""
 
-    __slots__ = ("tokens", "matches", "lex_error", "triggers")
+    __slots__ = ("tokens", "matches", "err_at", "local_errs", "triggers")
 
     def __init__(self) -> None:
         self.tokens: list[Tok] = []
         self.matches: dict[int, int] = {}  # index of an opening bracket -> its closer
-        self.lex_error = False
+        self.err_at: int | None = None  # offset of the first lexical error, if any
+        self.local_errs: list[list[int]] = []  # [start, end of its logical line]
         self.triggers: list[int] = []  # indices of the "(" of rearrange/reduce/repeat/einsum
+
+    def error_at(self, pos: int) -> None:
+        """A lexical error at ``pos``: the parser's errors after it are not reported."""
+        if self.err_at is None or pos < self.err_at:
+            self.err_at = pos
+
+    def local_error_at(self, pos: int) -> None:
+        """A lexical error at ``pos`` whose effects end with its logical line."""
+        self.local_errs.append([pos, 1 << 62])
+
+    def end_line(self, pos: int) -> None:
+        """A logical line ends at ``pos``: it bounds the local errors still open."""
+        for e in self.local_errs:
+            if e[1] > pos and e[0] <= pos:
+                e[1] = pos
+
+    def suppressed(self, pos: int) -> bool:
+        """Whether a syntax error at ``pos`` may be a consequence of a lexical one."""
+        if self.err_at is not None and pos >= self.err_at:
+            return True
+        for a, b in self.local_errs:
+            if a <= pos <= b:
+                return True
+        return False
 
 
 KEYWORDS = {
@@ -201,6 +226,8 @@ class Lexer:
                 if line_has_tokens and not stack:
                     start = m.start(kind)
                     col = start - line_start + 1
+                    if chunk.local_errs:
+                        chunk.end_line(start)
                     append(Tok("NEWLINE", "\n", line, col, line, col + 1, start, start + 1))
                     prev = "NEWLINE"
                     line_has_tokens = False
@@ -230,7 +257,11 @@ class Lexer:
                                self.span(line, col, line, col + 1, start, start + 1),
                                "this string is never closed",
                                help='close it with `"` on the same line')
-                    chunk.lex_error = True
+                    chunk.local_error_at(start)
+                    # The string swallowed the rest of the line, closing brackets
+                    # included: those opened on this line aren't reported again (E0103).
+                    while stack and toks[stack[-1]].line == line:
+                        stack.pop()
                     value = unescape(value[1:].rstrip("\\"))
                 else:  # bad character
                     col = start - line_start + 1
@@ -238,7 +269,7 @@ class Lexer:
                                else f"unknown character {value!r}",
                                self.span(line, col, line, col + 1, start, end),
                                "not part of ShapeScript's syntax")
-                    chunk.lex_error = True
+                    chunk.local_error_at(start)
                     continue
 
             col = start - line_start + 1
@@ -248,7 +279,7 @@ class Lexer:
                 at_line_start = False
                 if stack and col == 1 and ttype in DECL_KEYWORDS:
                     self._close_all(toks, stack)
-                    chunk.lex_error = True
+                    chunk.error_at(toks[stack[0]].start)
                     stack = []
                     if line_has_tokens:
                         pt = toks[-1]
@@ -310,7 +341,7 @@ class Lexer:
         last_col = n - line_start + 1
         if stack:
             self._close_all(toks, stack)
-            chunk.lex_error = True
+            chunk.error_at(toks[stack[0]].start)
         if line_has_tokens:
             append(Tok("NEWLINE", "\n", line, last_col, line, last_col, n, n))
         while len(indents) > 1:
@@ -334,7 +365,7 @@ class Lexer:
                        self.span(line, 1, line, col, line_start, start), "indent with spaces",
                        help="ShapeScript indents with spaces only")
             self.tab_reported = True
-        chunk.lex_error = True
+        chunk.error_at(line_start)
         return len(lead.expandtabs(8))
 
     def _bad_dedent(self, chunk, line, line_start, start, col) -> None:
@@ -343,15 +374,15 @@ class Lexer:
                        self.span(line, 1, line, col, line_start, start),
                        "this line's indentation", help="indent it as the block it belongs to")
             self.dedent_reported = True
-        chunk.lex_error = True
+        chunk.error_at(line_start)
 
     def _mismatch(self, chunk, toks, stack, tok, want) -> bool:
         """A closing bracket that doesn't close the innermost one; True to keep it."""
         value = tok.value
-        chunk.lex_error = True
         deeper = [k for k in range(len(stack)) if toks[stack[k]].type == want]
         if deeper:
             k = deeper[-1]
+            chunk.error_at(toks[stack[k + 1]].start)
             for idx in stack[k + 1:]:
                 ot = toks[idx]
                 closer = ")" if ot.type == "LPAR" else "]"
@@ -361,6 +392,7 @@ class Lexer:
             chunk.matches[stack[k]] = len(toks)
             del stack[k:]
             return True
+        chunk.local_error_at(tok.start)
         self.error("E0101", f"unexpected closing `{value}`", self.tok_span(tok),
                    "no bracket is open here" if not stack
                    else f"`{toks[stack[-1]].value}` is open here")
@@ -586,6 +618,8 @@ def scan_docs(src: str, path: str) -> tuple[dict[int, str], str | None, tuple[Sp
     """
     if "##" not in src:
         return {}, None, ()
+    if "\r" not in src:
+        return _scan_docs_fast(src, path)
     docs: dict[int, str] = {}
     spans: list[Span] = []
     module_doc: str | None = None
@@ -622,12 +656,13 @@ def scan_docs(src: str, path: str) -> tuple[dict[int, str], str | None, tuple[Sp
             block.append(body.rstrip())
             block_end = (lineno, len(text) + 1, line_end)
         elif not stripped:
-            if block and block_is_top and module_doc is None and not seen_code:
-                module_doc = "\n".join(block)
+            # A blank line ends a block: at the very top it documents the module,
+            # elsewhere it documents nothing.
+            if block:
+                if block_is_top and module_doc is None:
+                    module_doc = "\n".join(block)
                 spans.append(_block_span(path, block_start, block_end))
                 block = []
-            if m is None:
-                break
         elif stripped.startswith("#"):
             pass
         else:
@@ -644,6 +679,79 @@ def scan_docs(src: str, path: str) -> tuple[dict[int, str], str | None, tuple[Sp
             module_doc = "\n".join(block)
         spans.append(_block_span(path, block_start, block_end))
     return docs, module_doc, tuple(spans)
+
+
+_DOC_LINE_RE = re.compile(r"^([ \t\f\v]*)##(.*)$", re.MULTILINE)
+_COMMENTS_BETWEEN_RE = re.compile(r"\n(?:[ \t\f\v]*#[^\n]*\n)*")
+_BLANK_OR_COMMENTS_RE = re.compile(r"(?:[ \t\f\v]*(?:#[^\n]*)?\n)*[ \t\f\v]*(?:#[^\n]*)?\Z")
+
+
+def _scan_docs_fast(src: str, path: str):
+    """``scan_docs`` for sources whose lines end in ``\\n``: visits only the ``##`` lines."""
+    docs: dict[int, str] = {}
+    spans: list[Span] = []
+    module_doc = None
+    count = src.count
+    n = len(src)
+    line = 1
+    counted = 0  # offset up to which newlines are counted into `line`
+    block: list[str] = []
+    top_possible = True
+    b_line = b_col = b_off = 0
+    e_line = e_col = e_off = 0
+    for m in _DOC_LINE_RE.finditer(src):
+        start = m.start()
+        line += count("\n", counted, start)
+        counted = start
+        body = m.group(2)
+        if body[:1] == " ":
+            body = body[1:]
+        if block and (line == e_line + 1 or _COMMENTS_BETWEEN_RE.fullmatch(src, e_off, start)):
+            block.append(body.rstrip())
+        else:
+            if block:
+                module_doc = _close_block(src, path, docs, spans, block, b_line, b_col, b_off,
+                                          e_line, e_col, e_off, top_possible, module_doc)
+                top_possible = False
+            block = [body.rstrip()]
+            lead = len(m.group(1))
+            b_line, b_col, b_off = line, lead + 1, start + lead
+            if top_possible:
+                top_possible = _BLANK_OR_COMMENTS_RE.match(src, 0, start) is not None
+        e_line, e_col, e_off = line, m.end() - start + 1, m.end()
+    if block:
+        module_doc = _close_block(src, path, docs, spans, block, b_line, b_col, b_off, e_line,
+                                  e_col, e_off, top_possible, module_doc)
+    del n
+    return docs, module_doc, tuple(spans)
+
+
+def _close_block(src, path, docs, spans, block, b_line, b_col, b_off, e_line, e_col, e_off,
+                 top, module_doc):
+    spans.append(Span(path, b_line, b_col, e_line, e_col, b_off, e_off))
+    text = "\n".join(block)
+    # What follows the block: skip comment lines; a blank line or the end of the file
+    # ends it (the module's doc at the very top), a code line takes it.
+    pos = e_off + 1
+    line = e_line + 1
+    n = len(src)
+    while pos <= n:
+        nl = src.find("\n", pos)
+        end = n if nl < 0 else nl
+        stripped = src[pos:end].strip(" \t\f\v")
+        if not stripped:
+            break
+        if stripped[0] == "#":
+            if stripped.startswith("##"):
+                break  # another doc block (after a comment line)
+            pos = end + 1
+            line += 1
+            continue
+        docs[line] = text
+        return module_doc
+    if top and module_doc is None:
+        return text
+    return module_doc
 
 
 def _block_span(path: str, start, end) -> Span:

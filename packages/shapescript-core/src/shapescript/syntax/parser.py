@@ -108,6 +108,37 @@ class _Fail:
         self.expected = expected
 
 
+def _acceptable(tables: _Tables, stack: list) -> set[str]:
+    """The terminals the parser could shift next from ``stack`` (after any reductions).
+
+    LALR merges lookaheads, so a state's row may list terminals that this particular
+    stack can't accept; simulating the reductions gives the exact set for messages.
+    """
+    states = tables.states
+    rules = tables.rules
+    out = set()
+    for term in states[stack[-1]]:
+        if not (term.isupper() or term == "$END"):
+            continue
+        st = list(stack)
+        for _ in range(10_000):
+            act = states[st[-1]].get(term)
+            if act is None:
+                break
+            if act >= 0:
+                out.add(term)
+                break
+            size, _fn, origin = rules[~act]
+            if size:
+                del st[-size:]
+            goto = states[st[-1]].get(origin)
+            if goto is None:
+                out.add(term)  # accepting
+                break
+            st.append(goto)
+    return out
+
+
 def _drive(tables: _Tables, start: str, tokens, end_tok: Tok, b: Builder):
     """The LALR(1) loop; returns the start rule's value or a ``_Fail``."""
     states = tables.states
@@ -145,7 +176,7 @@ def _drive(tables: _Tables, start: str, tokens, end_tok: Tok, b: Builder):
         while True:
             act = states[stack[-1]]["$END"]
             if act >= 0:
-                return _Fail(end_tok, states[stack[-1]])
+                return _Fail(end_tok, _acceptable(tables, stack))
             size, fn, origin = rules[~act]
             if fn is None:
                 del stack[-1]
@@ -163,7 +194,7 @@ def _drive(tables: _Tables, start: str, tokens, end_tok: Tok, b: Builder):
         row = states[stack[-1]]
         if tok.type in row:
             raise  # a bug in a callback, not a syntax error
-        return _Fail(tok, row)
+        return _Fail(tok, _acceptable(tables, stack))
 
 
 # -- error messages ---------------------------------------------------------------------
@@ -182,9 +213,13 @@ _NAMES = {
 
 def _expected_label(terms) -> str:
     if len(_EXPR_START & terms) >= 5:
-        if "ARROW" in terms:
-            return "expected `->`, `:` or `=`" if "COLON" in terms else "expected an expression"
         return "expected an expression"
+    if "OP" in terms:
+        ends = [_NAMES[t] for t in ("COMMA", "RPAR", "RSQB", "COLON", "EQUAL", "NEWLINE")
+                if t in terms]
+        if ends:
+            return "expected an operator, " + (", ".join(ends[:-1]) + " or " + ends[-1]
+                                                if len(ends) > 1 else ends[0])
     if terms <= {"FN"}:
         return "expected `fn`"
     names = []
@@ -331,10 +366,10 @@ def _parse(src: str, path: str, diags: list[Diagnostic]):
             continue
         if type(result) is _Fail:
             failed += 1
-            if not chunk.lex_error:
+            if not chunk.suppressed(result.tok.start):
                 diags.append(_syntax_error(result, src, path))
                 if first.type in ("FN", "EXPORT") and result.tok.type != "$END":
-                    _recover_statements(tables, toks, result.tok, b, src, path, diags)
+                    _recover_statements(tables, toks, result.tok, b, src, path, diags, chunk)
             continue
         decls.append(result)
     diags.extend(lx.diags)
@@ -345,7 +380,7 @@ def _parse(src: str, path: str, diags: list[Diagnostic]):
     return ast.Module(tuple(decls), path, module_doc, doc_spans), diags
 
 
-def _recover_statements(tables, toks, bad_tok, b, src, path, diags) -> None:
+def _recover_statements(tables, toks, bad_tok, b, src, path, diags, chunk) -> None:
     """Report the syntax errors of the statements after a broken one in a function."""
     try:
         k = toks.index(bad_tok)
@@ -361,10 +396,11 @@ def _recover_statements(tables, toks, bad_tok, b, src, path, diags) -> None:
         except RecursionError:
             return
         if type(result) is _Fail:
-            diags.append(_syntax_error(result, src, path))
+            if not chunk.suppressed(result.tok.start):
+                diags.append(_syntax_error(result, src, path))
             # Errors inside this statement's block: recurse into what follows the error.
             if result.tok.type != "$END":
-                _recover_statements(tables, stmt, result.tok, b, src, path, diags)
+                _recover_statements(tables, stmt, result.tok, b, src, path, diags, chunk)
 
 
 def parse_expr(src: str, path: str = "<expr>") -> tuple[ast.Expr | None, list[Diagnostic]]:
