@@ -8,4 +8,4 @@ fn count(x: [n], k: int) -> [n] = k |> map(i => x[i])   #~ E0304
 
 fn parts(x: [n D], k: int) -> ([n 16], [n 16]) = split(x, over=D, sizes=(k, 16))   #~ E0304
 
-fn ellipsis_size(x: [n]) -> [n] = x[0..zeros[...]]   #~ E0409
+fn dots(x: [n ...+1]) -> [n] = x[0]   #~ E0304

@@ -153,11 +153,3 @@ def test_stack_map():
     assert rt.stack_map(2, lambda c: c / 2).dtype == torch.float32
     assert rt.stack_map(2, lambda c: c == 1).tolist() == [False, True]
 
-
-def test_set_field_keeps_a_parameter():
-    m = torch.nn.Module()
-    m.w = torch.nn.Parameter(torch.zeros(3))
-    rt.set_field(m, "w", torch.ones(3))
-    assert isinstance(m.w, torch.nn.Parameter) and m.w.requires_grad
-    assert torch.equal(m.w.data, torch.ones(3))
-    assert [n for n, _ in m.named_parameters()] == ["w"]

@@ -18,7 +18,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Diagnostic", "compile", "install", "uninstall", "devices", "train", "export",
-    "ShapeScriptError", "ShapeError", "DeviceError", "DomainError", "__version__",
+    "save", "load", "ShapeScriptError", "ShapeError", "DeviceError", "DomainError", "__version__",
 ]
 
 if TYPE_CHECKING:
@@ -67,6 +67,10 @@ def __getattr__(name: str) -> Any:
         from shapescript.rt.ops import train
 
         return train
+    if name in ("save", "load"):
+        from shapescript.rt import checkpoint
+
+        return getattr(checkpoint, name)
     if name in ("export", "export_hf", "export_gguf"):
         try:
             import shapescript_export

@@ -272,7 +272,11 @@ class BuiltinMixin:
         for k, a in kw.items():
             s = self.expr_size(a.value)
             if s is None:
-                raise Fail("E0304", f"the size `{k}=` must be a size expression", "not a size",
+                t = self.expr(a.value)
+                if isinstance(t, ErrorType):
+                    return ERROR
+                raise Fail("E0304", f"the size `{k}=` must be a size expression",
+                           f"this is `{t}`, not a size",
                            span=a.value.span, help="use literals, dims and the signature's generics")
             label = self.label_of_size_expr(a.value, s)
             kw_sizes[k] = (s, label)
@@ -333,7 +337,11 @@ class BuiltinMixin:
         for it in items:
             s = self.expr_size(it)
             if s is None:
-                raise Fail("E0304", "`sizes=` takes size expressions", "not a size", span=it.span)
+                t = self.expr(it)
+                if isinstance(t, ErrorType):
+                    return ERROR
+                raise Fail("E0304", "`sizes=` takes size expressions", f"this is `{t}`, not a size",
+                           span=it.span, help="use literals, dims and the signature's generics")
             sizes.append((s, self.label_of_size_expr(it, s)))
         total = Size.const(0)
         for s, _ in sizes:
@@ -355,9 +363,13 @@ class BuiltinMixin:
         need(e, "map", pos, kw, 2)
         count = self.expr_size(pos[0].value)
         if count is None:
-            self.expr(pos[0].value)
-            raise Fail("E0304", "`map` counts over a size: a dim, a generic axis or a size expression",
-                       "not a size", span=pos[0].value.span)
+            t = self.expr(pos[0].value)
+            if isinstance(t, ErrorType):
+                return ERROR
+            raise Fail("E0304", "`map` counts over a size, not a value", f"this is `{t}`, not a size",
+                       span=pos[0].value.span,
+                       help="count over a dim, a generic axis, a literal or a size expression "
+                            "of them: `C |> map(c => …)`")
         self.types[id(pos[0].value)] = INT
         lam = pos[1].value
         if not isinstance(lam, ast.Lambda) or len(lam.params) != 1:

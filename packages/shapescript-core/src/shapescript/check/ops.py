@@ -228,11 +228,14 @@ def constructor(name: str, axes: tuple[Axis, ...], dtype: str | None, fill: Type
                 e: ast.Constructor) -> TensorType:
     if name == "causal":
         if len(axes) != 2:
-            raise Fail("E0402", "`causal` makes a square mask: `causal[n n]`", "", span=e.span)
+            raise Fail("E0402", f"`causal` makes a square mask, not one of {len(axes)} "
+                       f"ax{'is' if len(axes) == 1 else 'es'}", "not two axes", span=e.span,
+                       help="write `causal[n n]`")
         return TensorType(axes, dtype or "bool", MASK)
     if name == "arange":
         if len(axes) != 1:
-            raise Fail("E0402", "`arange` makes one axis: `arange[n]`", "", span=e.span)
+            raise Fail("E0402", f"`arange` makes one axis, not {len(axes)}", "not one axis",
+                       span=e.span, help="write `arange[n]`")
         d = dtype or "i64"
         dom = Domain("Index", index=axes[0].size) if d in INT_DTYPES else Domain("NonNeg")
         return TensorType(axes, d, dom)
@@ -252,7 +255,9 @@ def constructor(name: str, axes: tuple[Axis, ...], dtype: str | None, fill: Type
     if fill is not None:
         raise Fail("E0501", f"`{name}` takes no value", "", span=e.span)
     if name == "eye" and len(axes) != 2:
-        raise Fail("E0402", "`eye` makes a square matrix: `eye[n n]`", "", span=e.span)
+        raise Fail("E0402", f"`eye` makes a square matrix, not one of {len(axes)} "
+                   f"ax{'is' if len(axes) == 1 else 'es'}", "not two axes", span=e.span,
+                   help="write `eye[n n]`")
     d = dtype or "f32"
     if d in INT_DTYPES:
         return TensorType(axes, d, NOBOUND)
@@ -286,8 +291,10 @@ def cross_entropy(logits: TensorType, y: TensorType, c: int, yarg: Any) -> dict[
     dm.check_class_over(logits.domain, [logits.axes[c].label], "cross_entropy")
     rest = [ax for i, ax in enumerate(logits.axes) if i != c % len(logits.axes)]
     if y.dtype not in INT_DTYPES:
-        raise Fail("E0404", f"the labels are `{y.dtype}`, expected an integer `Index`", "",
-                   span=yarg.span)
+        raise Fail("E0404", f"the labels are `{y.dtype}`, expected an integer `Index`",
+                   f"this is `{y}`", span=yarg.span,
+                   help="labels are class indices: `[" + " ".join(str(a) for a in rest)
+                        + f"] Index[{logits.axes[c].label}]`")
     want = Domain("Index", index=logits.axes[c].size)
     if not dm.is_subdomain(y.domain, want, prove_le):
         raise Fail("E0701", f"the labels are `{y.domain}`, expected `{want}`", f"this is `{y}`",
@@ -332,8 +339,12 @@ def concat(t: TupleType, lab: str, node: Any, arg: Any) -> tuple[TensorType, int
     label = Size.var(lab)
     hits = [i for i, ax in enumerate(first.axes) if ax.label == label]
     if len(hits) != 1:
-        raise Fail("E0403" if not hits else "E0405", f"`{first}` has {'no' if not hits else 'several'} "
-                   f"axis labelled `{lab}`", "", span=node.span)
+        if not hits:
+            raise Fail("E0403", f"`{first}` has no axis labelled `{lab}`", "unknown axis label",
+                       span=node.span, help="axes: " + " ".join(str(ax) for ax in first.axes))
+        raise Fail("E0405", f"the axis label `{lab}` occurs {len(hits)} times in `{first}`",
+                   "ambiguous axis label", span=node.span,
+                   help="give the axes labels of their own with an annotation, then concatenate")
     i = hits[0]
     total = Size.const(0)
     tl = Size.const(0)
@@ -343,8 +354,10 @@ def concat(t: TupleType, lab: str, node: Any, arg: Any) -> tuple[TensorType, int
             raise Fail("E0408", "the tuple's tensors differ", f"`{first}` and `{x}`", span=arg.span)
         for j, (p, q) in enumerate(zip(x.axes, first.axes)):
             if j != i and p.size != q.size:
-                raise Fail("E0401", f"the tensors differ on axis {j}: `{p.size}` and `{q.size}`", "",
-                           span=arg.span)
+                raise Fail("E0401", f"the tensors differ on axis {j}, which isn't `{lab}`: "
+                           f"`{q.label}` ({q.size}) and `{p.label}` ({p.size})",
+                           f"`{first}` and `{x}`", span=arg.span,
+                           help="every axis but the one concatenated along must agree")
         total = total + x.axes[i].size
         tl = tl + x.axes[i].label
     axes = list(first.axes)
@@ -436,7 +449,9 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
     t = types[0]
     if isinstance(t, TensorType) and t.dtype == "bool":
         if t.rank > base.rank:
-            raise Fail("E0402", f"the mask `{t}` has more axes than `{base}`", "", span=idx[0].span)
+            raise Fail("E0402", f"the mask `{t}` has more axes than `{base}`",
+                       f"{t.rank} axes, the value has {base.rank}", span=idx[0].span,
+                       help="a mask matches the value's leading axes by position")
         for k, (p, q) in enumerate(zip(t.axes, base.axes)):
             if p.size != q.size:
                 raise Fail("E0401", f"the mask's axis {k} is `{p.size}` but the value's is `{q.size}`",

@@ -65,7 +65,7 @@ class TrainingMixin:
             raise Fail("E1101", f"`{sig.name}` must take the model first", "its first parameter isn't a model",
                        span=f.span)
         ret = sig.ret
-        if not (isinstance(ret, TensorType) and not ret.axes):
+        if not (isinstance(ret, (TensorType, ErrorType)) and not getattr(ret, "axes", ())):
             raise Fail("E1101", f"`{sig.name}` must return `[]`, a single number", f"it returns `{ret}`",
                        span=f.span)
         # Check the rest as a call of `f(m, args…)`.

@@ -88,6 +88,8 @@ class TensorType:
 
     def __str__(self) -> str:
         shape = "[" + " ".join(str(a) for a in self.axes) + "]"
+        if (self.domain.kind, self.dtype) in (("Mask", "bool"), ("Index", "i64")):
+            return f"{shape} {self.domain}"  # as written: `[n] Mask`, `[b] Index[C]`
         parts = [shape, self.dtype]
         if self.domain.kind not in ("Real", "Int") or self.domain.kind == "Real" and self.dtype not in FLOAT_DTYPES:
             parts.append(str(self.domain))

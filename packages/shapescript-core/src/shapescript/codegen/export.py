@@ -371,11 +371,11 @@ class ExportModuleGen(ModuleGen):
         t = res.target
         if not isinstance(t, TensorType):
             return code
-        sizes = []
+        sizes: list[str] | None = []
         for a in t.axes:
             if a.variadic:
-                return code if t.domain.kind in _UNCHECKED_DOMAINS else (
-                    f"_ss_ex_as_values({code})")
+                sizes = None  # the rank isn't known: values only
+                break
             s = a.size
             unknown = [v for v in s.free_vars() if v.startswith("?")]
             if s.is_const:
@@ -391,7 +391,8 @@ class ExportModuleGen(ModuleGen):
             kind, over, bound, text = dom
             b = "None" if bound is None else g.size(bound)
             domain = f"({kind!r}, {over!r}, {b}, {text!r})"
-        return (f"_ss_ex_as({code}, {_tuple(sizes)}, {res.where!r}, {res.written!r}, "
+        shape = "None" if sizes is None else _tuple(sizes)
+        return (f"_ss_ex_as({code}, {shape}, {res.where!r}, {res.written!r}, "
                 f"{domain}, _SS_CHECKS, _SS_VALUES)")
 
     # -- what is reached ----------------------------------------------------------------
@@ -429,9 +430,10 @@ class ExportModuleGen(ModuleGen):
         final = Emitter()
         final.emit(1, 0, "; ".join(head))
         final.lines += body.lines
-        tail = self.export_step()
-        text = final.layout() + foreign_text + "\n".join(tail)
+        laid = final.layout()
         self.line_map = final.line_map
+        tail = self.export_step()
+        text = laid + foreign_text + "\n".join(tail)
         out = Emitter()
         out.emit(1, 0, "; ".join(head))
         out.lines += body.lines
@@ -592,7 +594,7 @@ class ExportModuleGen(ModuleGen):
         src_lines = self.cm.source.splitlines()
         out = {}
         for i, ss in enumerate(self.line_map, start=1):
-            if ss is None or ss < 1 or ss > len(src_lines):
+            if i == 1 or ss is None or ss < 1 or ss > len(src_lines):  # 1: the imports
                 continue
             text = src_lines[ss - 1]
             out[i] = (ss, len(text) - len(text.lstrip()) + 1)

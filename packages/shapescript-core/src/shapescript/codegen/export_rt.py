@@ -173,11 +173,11 @@ def _ss_ex_as(x, sizes, where, written, domain=None, shapes=True, values=True):
     sizes stay even when ``shapes`` is off: tracing needs them)."""
     if not isinstance(x, _ss_torch.Tensor):
         raise TypeError(f"{where}: expected a tensor {written}, got {type(x).__name__}")
-    if x.dim() != len(sizes):
+    if sizes is not None and x.dim() != len(sizes):
         raise ShapeError(f"{where}: expected {written}, got rank {x.dim()} "
                          f"(shape {tuple(x.shape)})")
     unknown = {}
-    for have, want in zip(x.shape, sizes):
+    for have, want in zip(x.shape, sizes or ()):
         if isinstance(want, str):
             if want in unknown:
                 if shapes or _ss_ex_unbacked(have):
@@ -263,7 +263,8 @@ def _ss_ex_replace(tmp, path):
 def _ss_ex_temp(path):
     import os
     folder = os.path.dirname(os.path.abspath(path))
-    return os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    # torch wants the name to end with .pt2
+    return os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp.pt2")
 
 
 def _ss_ex_find_cxx():

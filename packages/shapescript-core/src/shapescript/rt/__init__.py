@@ -4,11 +4,12 @@
   ``make_checker``, ``check_as``, ``make_as_checker`` (DECISIONS §20);
 - errors: ``ShapeError``, ``DeviceError``, ``DomainError``, ``ShapeScriptError``;
 - the prelude's helpers: ``softmax``, ``log_softmax``, ``logsumexp``, ``layer_norm``,
-  ``rms_norm``, ``cross_entropy``, ``cumsum``, ``dropout``, ``stack_map``,
-  ``set_field``; training mode: ``train``,
-  ``is_training``;
+  ``rms_norm``, ``cross_entropy``, ``cumsum``, ``dropout``, ``stack_map``; training
+  mode: ``train``, ``is_training``;
 - devices: ``devices``, ``declare_module_device``, ``current_device``, ``call_device``;
-- settings: ``checks_mode``, ``value_checks_mode``, ``mode_enabled``.
+- settings: ``checks_mode``, ``value_checks_mode``, ``mode_enabled``;
+- models and the training built-ins (``model.py``, ``training.py``), re-exported below
+  with their ``__all__`` (or public names) when those modules are present.
 """
 
 from .checks import (PROCESS_DEVICE, check_args, check_args_slow, check_as, check_as_slow,
@@ -19,7 +20,7 @@ from .device import (call_device, current_device, declare_module_device, devices
 from .domains import domain_problem
 from .errors import DeviceError, DomainError, ShapeError, ShapeScriptError
 from .ops import (cross_entropy, cumsum, dropout, is_training, layer_norm, log_softmax,
-                  logsumexp, rms_norm, set_field, softmax, stack_map, train)
+                  logsumexp, rms_norm, softmax, stack_map, train)
 from .specs import FLOAT, INT, DomainSpec, HostSpec, ModelSpec, TensorSpec, dtype_name
 
 __all__ = [
@@ -31,6 +32,27 @@ __all__ = [
     "domain_problem",
     "DeviceError", "DomainError", "ShapeError", "ShapeScriptError",
     "cross_entropy", "cumsum", "dropout", "is_training", "layer_norm", "log_softmax",
-    "logsumexp", "rms_norm", "set_field", "softmax", "stack_map", "train",
+    "logsumexp", "rms_norm", "softmax", "stack_map", "train",
     "FLOAT", "INT", "DomainSpec", "HostSpec", "ModelSpec", "TensorSpec", "dtype_name",
 ]
+
+
+def _reexport(part):
+    """``from .part import *`` (its ``__all__``, else what it defines), if it exists."""
+    try:
+        module = __import__(f"{__name__}.{part}", fromlist=["_"])
+    except ModuleNotFoundError as err:
+        if err.name != f"{__name__}.{part}":
+            raise
+        return
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [n for n, v in vars(module).items() if not n.startswith("_")
+                 and getattr(v, "__module__", None) == module.__name__]
+    globals().update({n: getattr(module, n) for n in names})
+    __all__.extend(n for n in names if n not in __all__)
+
+
+_reexport("model")
+_reexport("training")
+_reexport("checkpoint")

@@ -124,14 +124,3 @@ def stack_map(n, fn, device=None):
         return torch.empty((0,), device=device)
     return torch.stack(items)
 
-
-def set_field(model, name, value):
-    """``m.field = v`` in host code: replaces a model's field. A field that is a parameter
-    stays one (``value`` detached, keeping the old field's ``requires_grad``), so
-    optimizers and ``state_dict`` see the new tensor."""
-    params = getattr(model, "_parameters", None)
-    if params is not None and name in params and not isinstance(value, torch.nn.Parameter):
-        old = params[name]
-        grad = old.requires_grad if old is not None else True
-        value = torch.nn.Parameter(value.detach(), requires_grad=grad)
-    setattr(model, name, value)

@@ -26,8 +26,9 @@ import functools
 import importlib
 import inspect
 
+# In dependency order; ``model`` and ``training`` (written separately) when present.
 _HELPER_MODULES = ("errors", "specs", "device", "domains", "checkgen", "checks", "ops",
-                   "config")
+                   "config", "model", "training", "checkpoint")
 _ERROR_CLASSES = ("ShapeError", "DeviceError", "DomainError")
 
 
@@ -58,7 +59,12 @@ def _catalogue():
     """``({name: _Def}, {imported name: import statement node})`` over the modules."""
     defs, imports, order = {}, {}, 0
     for mod_name in _HELPER_MODULES:
-        module = importlib.import_module(f"{__package__}.{mod_name}")
+        try:
+            module = importlib.import_module(f"{__package__}.{mod_name}")
+        except ModuleNotFoundError as err:
+            if err.name != f"{__package__}.{mod_name}":
+                raise
+            continue
         text = inspect.getsource(module)
         lines = text.splitlines()
         for node in ast.parse(text).body:

@@ -23,7 +23,7 @@ Decisions made here (documented for the rest of the compiler):
   is desugared (``img |> rearrange(b c h w -> b (c h w))`` has ``pattern_pos == 1``).
 * ``over=(h w)``, a parenthesised list of names with no commas, is only allowed as the
   value of a keyword argument, and is ``TupleExpr((Name h, Name w))`` spanning the group.
-* ``(x)`` is ``x`` (no node for parentheses; the span is the inner expression's).
+* ``(x)`` is ``x`` (no node for parentheses), its span widened to cover them.
 * ``a, b`` in ``return a, b``/``x = a, b`` is a ``TupleExpr``; ``a, b = e`` and
   ``(a, b) = e`` destructure (``Assign.targets`` holds the ``Name``/``Attr`` targets).
 * Types: ``[axes] dtype? domain?`` and ``Alias dtype? domain?`` are ``TensorTypeExpr``;
@@ -40,6 +40,8 @@ Decisions made here (documented for the rest of the compiler):
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
@@ -757,7 +759,8 @@ class Builder:
         return ast.Placeholder(self.sp(c[0], c[0]))
 
     def r_paren(self, c):
-        return c[1]
+        # No node for parentheses, but the span covers them (so a parent's span does).
+        return replace(c[1], span=self.sp(c[0], c[2]))
 
     def r_empty_tuple(self, c):
         return ast.TupleExpr((), self.sp(c[0], c[1]))

@@ -418,9 +418,8 @@ def collapse_patterns(chunk: Chunk, lx: Lexer) -> None:
     toks = chunk.tokens
     matches = chunk.matches
     replace: list[tuple[int, int, list[Tok]]] = []  # [start, end) -> new tokens
-    covered = -1
     for p in chunk.triggers:
-        if p <= covered:
+        if any(a <= p < b for a, b, _ in replace):
             continue  # inside a pattern already collapsed (a malformed one)
         q = matches.get(p)
         if q is None:
@@ -468,7 +467,6 @@ def collapse_patterns(chunk: Chunk, lx: Lexer) -> None:
             else:
                 ptok = _pattern_token(ptoks, True, lx)
             replace.append((colon, end, [comma, ptok]))
-            covered = end - 1
         else:
             # Split the arguments at top-level commas; collapse the one with a top-level ->.
             depth = 0
@@ -480,7 +478,6 @@ def collapse_patterns(chunk: Chunk, lx: Lexer) -> None:
                     if run_arrow and k > run_start:
                         replace.append((run_start, k, [_pattern_token(toks[run_start:k], False,
                                                                       lx)]))
-                        covered = k - 1
                     run_start = k + 1
                     run_arrow = False
                 elif t == "LPAR" or t == "LSQB":

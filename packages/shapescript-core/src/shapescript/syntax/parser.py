@@ -263,6 +263,8 @@ def _syntax_error(fail: _Fail, src: str, path: str) -> Diagnostic:
 def _end_token(tokens: list[Tok], src: str) -> Tok:
     if tokens:
         t = tokens[-1]
+        if t.type == "NEWLINE":  # the start of the next line
+            return Tok("$END", "", t.line + 1, 1, t.line + 1, 1, t.end, t.end)
         return Tok("$END", "", t.end_line, t.end_col, t.end_line, t.end_col, t.end, t.end)
     return Tok("$END", "", 1, 1, 1, 1, 0, 0)
 

@@ -1,0 +1,80 @@
+## Trains the spotter of chapter 10 in ShapeScript alone: its weights as a `model`,
+## AdamW with a warm-up and a cosine schedule, shuffled batches, progress reports,
+## the test accuracy and a checkpoint. Run it with `shapescript run train.ss`.
+
+import python builtins
+import python shapes
+from spotter import S, P, N, D, Dt, Dc, C, L, Images, forward, per_class_accuracy, confusion
+
+## Training images, and test images the model never trains on.
+dim Ntrain = 2000
+dim Ntest = 500
+## Images per batch.
+dim Batch = 64
+## Passes over the training images.
+dim Epochs = 10
+## Updates in all: 32 batches per pass, the last one smaller.
+dim Steps = Epochs * ((Ntrain + Batch - 1) / Batch)
+## Updates of the warm-up, before the cosine schedule.
+dim Warm = 20
+
+## The spotter's weights, in the order its functions take them.
+model Spotter:
+    ## A token of width D for each P×P patch.
+    param w_e: [P*P D]
+    ## The first layer of each block's MLP across patches.
+    param tw1: [L N Dt]
+    ## The second layer of each block's MLP across patches.
+    param tw2: [L Dt N]
+    ## The first layer of each block's MLP across channels.
+    param cw1: [L D Dc]
+    ## The second layer of each block's MLP across channels.
+    param cw2: [L Dc D]
+    ## The class scores, from the average token.
+    param w_h: [D C]
+
+## The class scores of each image.
+fn scores(m: Spotter, img: Images u8) -> [b C] Logit over C:
+    return forward(img, m.w_e, m.tw1, m.tw2, m.cw1, m.cw2, m.w_h)
+
+## The mean cross-entropy of the scores against the labels.
+fn loss(m: Spotter, img: Images u8, y: [b] Index[C]) -> [] NonNeg:
+    return cross_entropy(scores(m, img), y, over=C)
+
+## The likeliest class of each image.
+fn guess(m: Spotter, img: Images u8) -> [b] Index[C] = argmax(scores(m, img), over=C)
+
+## The fraction of images whose class is guessed right.
+fn accuracy(m: Spotter, img: Images u8, y: [b] Index[C]) -> [] Unit = mean(guess(m, img) == y)
+
+## Trains a spotter on `shapes.draw(Ntrain, 0)`, reports its progress, prints how well it
+## does on `shapes.draw(Ntest, 1)` and saves it to `spotter.safetensors`.
+fn main():
+    train = shapes.draw(Ntrain, 0)
+    img = train[0] as [Ntrain 1 S S] u8
+    y = train[1] as [Ntrain] Index[C]
+    test = shapes.draw(Ntest, 1)
+    test_img = test[0] as [Ntest 1 S S] u8
+    test_y = test[1] as [Ntest] Index[C]
+
+    m = Spotter.init(seed=0)
+    opt = adamw(m, lr=warmup(Warm, cosine(Steps - Warm, lr=1e-2)))
+    step = 0
+    for epoch in 0..Epochs:
+        for xb, yb in batches(shuffle((img, y), seed=epoch), size=Batch):
+            l, grads = value_and_grad(loss, m, xb, yb)
+            update(m, grads, opt)
+            if step % 20 == 0 or step == Steps - 1:
+                report(step, loss=l, acc=accuracy(m, xb, yb))
+            step = step + 1
+
+    pred = guess(m, test_img)
+    print("test accuracy:", builtins.format(mean(pred == test_y), ".1%"))
+    print(per_class_accuracy(pred, test_y))
+    print(confusion(pred, test_y))
+    save("spotter.safetensors", m)
+    again = load("spotter.safetensors", Spotter)
+    if min(guess(again, test_img) == pred):
+        print("saved spotter.safetensors; reloaded, it makes the same predictions")
+    else:
+        print("saved spotter.safetensors, but reloaded it makes other predictions")

@@ -1,0 +1,190 @@
+"""Checkpoints (LANGUAGE §7, DECISIONS §19): ``save(path, m, …)`` and ``load(path, M)``.
+
+A checkpoint is a safetensors file. Model ``i``'s field ``f`` is the tensor ``"i.f"``
+(as in an ``nn.ModuleList``'s ``state_dict``), and the metadata holds, under the key
+``"shapescript"``, a JSON description of every model: its type name, module, and each
+field's name, shape and dtype::
+
+    {"version": 1, "models": [{"type": "Spotter", "module": "train",
+      "fields": [{"name": "w_e", "key": "0.w_e", "shape": [16, 32], "dtype": "f32"}, …]}]}
+
+``load`` reads a file by its content, whatever its extension: anything but such a file
+is a ``ValueError`` saying that ``save`` writes the expected format. Nothing is ever
+unpickled: the header is JSON, the tensors raw bytes. Every field's shape and dtype is
+checked (``ShapeError`` naming ``Model.field``), and the tensors go to the program's
+device.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import torch
+
+from .device import call_device
+from .errors import ShapeError
+from .specs import dtype_name
+
+_CKPT_KEY = "shapescript"
+_CKPT_VERSION = 1
+_MAX_HEADER = 100 * 1024 * 1024
+# safetensors' dtype names → ShapeScript's
+_ST_DTYPES = {"BOOL": "bool", "U8": "u8", "I8": "i8", "I16": "i16", "I32": "i32",
+              "I64": "i64", "F16": "f16", "BF16": "bf16", "F32": "f32", "F64": "f64"}
+
+
+def _is_model_class(cls):
+    return isinstance(cls, type) and hasattr(cls, "_ss_field_specs") and hasattr(cls, "_ss_from_tensors")
+
+
+def _not_checkpoint(path, why):
+    return ValueError(f"{os.fspath(path)} is not a ShapeScript checkpoint ({why}); `save` writes "
+                      "one: a safetensors file with each model's type and fields in its metadata")
+
+
+def save(path, *models):
+    """Writes ``models`` to the checkpoint ``path`` (safetensors, replacing the file).
+
+    >>> save("ckpt.safetensors", m)                           # doctest: +SKIP
+    """
+    if not models:
+        raise TypeError("save needs a path and at least one model")
+    import safetensors.torch
+
+    tensors, described, seen = {}, [], set()
+    for i, m in enumerate(models):
+        if not _is_model_class(type(m)):
+            raise TypeError(f"save: argument {i + 2} is a {type(m).__name__}, not a ShapeScript model")
+        fields = []
+        for name, p in m._ss_fields():
+            t = p.detach().to("cpu").contiguous()
+            ptr = t.untyped_storage().data_ptr()
+            if ptr in seen and t.numel():
+                t = t.clone()
+            seen.add(ptr)
+            key = f"{i}.{name}"
+            tensors[key] = t
+            fields.append({"name": name, "key": key, "shape": list(t.shape),
+                           "dtype": dtype_name(t.dtype)})
+        cls = type(m)
+        described.append({"type": cls.__name__, "module": cls.__module__, "fields": fields})
+    meta = {"format": "pt",
+            _CKPT_KEY: json.dumps({"version": _CKPT_VERSION, "models": described})}
+    path = os.fspath(path)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        safetensors.torch.save_file(tensors, tmp, metadata=meta)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _read_header(path):
+    """The safetensors header of ``path`` (a dict), read without trusting the file."""
+    with open(path, "rb") as f:
+        head = f.read(8)
+        size = os.fstat(f.fileno()).st_size
+        if len(head) < 8:
+            raise _not_checkpoint(path, "the file is too short")
+        if head[:2] == b"PK" or head[:1] == b"\x80":
+            raise _not_checkpoint(path, "it looks like a torch.save file, which is a pickle")
+        n = int.from_bytes(head, "little")
+        if n < 2 or n > size - 8 or n > _MAX_HEADER:
+            raise _not_checkpoint(path, "not a safetensors file")
+        raw = f.read(n)
+    try:
+        header = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise _not_checkpoint(path, "not a safetensors file") from None
+    if not isinstance(header, dict):
+        raise _not_checkpoint(path, "not a safetensors file")
+    return header
+
+
+def describe(path):
+    """The models a checkpoint holds: its metadata's list of
+    ``{"type", "module", "fields": [{"name", "key", "shape", "dtype"}, …]}``, checked
+    against the tensors the file really holds. ``ValueError`` if it isn't a checkpoint."""
+    header = _read_header(path)
+    meta = header.get("__metadata__")
+    if not isinstance(meta, dict) or _CKPT_KEY not in meta:
+        raise _not_checkpoint(path, "safetensors without ShapeScript's metadata")
+    try:
+        info = json.loads(meta[_CKPT_KEY])
+        models = info["models"]
+        ok = isinstance(models, list) and all(
+            isinstance(m, dict) and isinstance(m.get("type"), str) and isinstance(m.get("fields"), list)
+            and all(isinstance(f, dict) and isinstance(f.get("name"), str) and isinstance(f.get("key"), str)
+                    for f in m["fields"])
+            for m in models)
+    except (ValueError, KeyError, TypeError):
+        ok = False
+    if not ok:
+        raise _not_checkpoint(path, "its ShapeScript metadata is malformed")
+    for m in models:
+        for f in m["fields"]:
+            entry = header.get(f["key"])
+            if not isinstance(entry, dict) or "shape" not in entry or "dtype" not in entry:
+                raise _not_checkpoint(path, f"{m['type']}.{f['name']} is in the metadata but not the file")
+            f["shape"] = [int(d) for d in entry["shape"]]
+            f["dtype"] = _ST_DTYPES.get(entry["dtype"], str(entry["dtype"]).lower())
+    return models
+
+
+def _tuple_text(shape):
+    items = [str(int(d)) for d in shape]
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+def load(path, model_class, device=None):
+    """The first model of type ``model_class`` in the checkpoint ``path``, its fields'
+    shapes and dtypes checked against the class's declaration, on ``device`` (default:
+    the program's device, else the CPU).
+
+    Raises ``ValueError`` when ``path`` isn't a checkpoint or holds no such model, and
+    ``ShapeError`` naming ``Model.field`` when a field is missing, extra, or of another
+    shape or dtype.
+    """
+    if not _is_model_class(model_class):
+        raise TypeError(f"load needs a ShapeScript model class, not {model_class!r}")
+    name = model_class.__name__
+    models = describe(path)
+    entry = next((m for m in models if m["type"] == name), None)
+    shown = os.fspath(path)
+    if entry is None:
+        held = ", ".join(m["type"] for m in models) or "no models"
+        raise ValueError(f"{shown} holds no {name} (it holds {held})")
+    stored = {f["name"]: f for f in entry["fields"]}
+    specs = tuple(model_class._ss_field_specs)
+    for spec in specs:
+        who = f"{name}.{spec.name}"
+        f = stored.get(spec.name)
+        if f is None:
+            raise ShapeError(f"{spec.where}: {who}: missing from {shown}")
+        want = tuple(spec.axes)
+        if tuple(f["shape"]) != want:
+            raise ShapeError(f"{spec.where}: {who}: expected {spec.written} = {_tuple_text(want)}, "
+                             f"got shape {_tuple_text(f['shape'])} in {shown}")
+        dt = spec.dtype
+        want_dt = dtype_name(dt) if isinstance(dt, torch.dtype) else None
+        if want_dt is not None and f["dtype"] != want_dt:
+            raise ShapeError(f"{spec.where}: {who}: expected dtype {want_dt}, got {f['dtype']} "
+                             f"in {shown}")
+    extra = [n for n in stored if n not in {s.name for s in specs}]
+    if extra:
+        raise ShapeError(f"{shown}: its {name} has field{'s' if len(extra) > 1 else ''} "
+                         + ", ".join(extra) + f" that {name} doesn't declare")
+    from safetensors import safe_open
+
+    device = call_device() if device is None else torch.device(device)
+    tensors = {}
+    with safe_open(os.fspath(path), framework="pt", device="cpu") as fh:
+        for spec in specs:
+            t = fh.get_tensor(stored[spec.name]["key"])
+            tensors[spec.name] = t.to(device) if device.type != "cpu" else t
+    return model_class._ss_from_tensors(tensors)
+
+
+__all__ = ["save", "load", "describe"]

@@ -1,0 +1,529 @@
+"""The host-only training built-ins at run time (LANGUAGE §7, DECISIONS §18).
+
+- ``value_and_grad(f, m, *args)``: ``f(m, *args)`` (a ``[]`` tensor) and a ``Grads``
+  holding the gradient of each of ``m``'s fields;
+- ``sgd(m, lr=…)``, ``adamw(m, lr=…)``: an ``Optimizer`` (``torch.optim.SGD`` /
+  ``torch.optim.AdamW`` over ``m``'s parameters, with their defaults); ``lr=`` is a number
+  or a schedule, which each ``update`` advances one step;
+- ``update(m, grads, opt)``: one optimizer step, in place;
+- ``clip_norm(grads, max=…)``: ``grads`` scaled as ``torch.nn.utils.clip_grad_norm_``
+  scales them;
+- schedules ``cosine(steps, lr=…, min=0.0)`` and ``warmup(steps, schedule)``;
+- datasets: ``shuffle(data, seed=…)`` and ``batches(data, size=…)``;
+- ``report(step, name=value, …)`` and ``sink(path)``: records to the terminal and to
+  JSON-lines files.
+
+The formulas are in ``docs/models.md``. Only torch and the standard library are used,
+so ``shapescript.rt.standalone`` can inline these helpers.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import math
+import os
+import sys
+import time
+
+import torch
+
+from .model import Model
+
+# -- gradients ------------------------------------------------------------------------
+
+
+class Grads:
+    """The gradients of a model's fields, as ``value_and_grad`` gives them.
+
+    ``g.field`` is the gradient of that field (zeros when the function didn't use it);
+    ``dict(g.items())`` gives them all (``None`` where unused).
+    """
+
+    __slots__ = ("_ss_model", "_ss_names", "_ss_values")
+
+    def __init__(self, model, values):
+        self._ss_model = model
+        self._ss_names = tuple(n for n, _ in model._ss_fields())
+        self._ss_values = dict(values)
+
+    def __getattr__(self, name):
+        if name.startswith("_ss_"):
+            raise AttributeError(name)
+        values = self._ss_values
+        if name not in values:
+            raise AttributeError(f"grads of {type(self._ss_model).__name__} have no field {name!r}")
+        g = values[name]
+        if g is None:
+            g = torch.zeros_like(self._ss_model._parameters[name])
+        return g
+
+    def items(self):
+        """``(field, gradient or None)`` in declaration order."""
+        return [(n, self._ss_values[n]) for n in self._ss_names]
+
+    def __repr__(self):
+        parts = ", ".join(f"{n}: {'none' if g is None else tuple(g.shape)}" for n, g in self.items())
+        return f"<grads of {type(self._ss_model).__name__}: {parts}>"
+
+
+def _need_model(m, what):
+    if not isinstance(m, Model):
+        raise TypeError(f"{what} needs a ShapeScript model, not {type(m).__name__}")
+
+
+def _need_grads(g, what):
+    if not isinstance(g, Grads):
+        raise TypeError(f"{what} needs gradients from value_and_grad, not {type(g).__name__}")
+
+
+def value_and_grad(f, m, *args, **kwargs):
+    """``(f(m, *args), grads)``: the value, detached, and the gradient of each of ``m``'s
+    fields that requires one, by ``torch.autograd.grad`` (nothing accumulates in
+    ``.grad``). ``f`` must return a ``[]`` tensor."""
+    _need_model(m, "value_and_grad")
+    fields = m._ss_fields()
+    with torch.enable_grad():
+        value = f(m, *args, **kwargs)
+    if not isinstance(value, torch.Tensor) or value.dim() != 0:
+        raise TypeError("value_and_grad: the function must return a [] tensor, not "
+                        + (f"shape {tuple(value.shape)}" if isinstance(value, torch.Tensor)
+                           else type(value).__name__))
+    wrt = [p for _, p in fields if p.requires_grad]
+    if wrt and value.requires_grad:
+        gs = iter(torch.autograd.grad(value, wrt, allow_unused=True))
+    else:
+        gs = iter([None] * len(wrt))
+    values = {n: (next(gs) if p.requires_grad else None) for n, p in fields}
+    return value.detach(), Grads(m, values)
+
+
+def clip_norm(grads, max):
+    """``grads`` scaled so that their total L2 norm is at most ``max``: each times
+    ``min(1, max / (norm + 1e-6))``, as ``torch.nn.utils.clip_grad_norm_`` does; a new
+    ``Grads`` (the argument is unchanged)."""
+    _need_grads(grads, "clip_norm")
+    present = [g for _, g in grads.items() if g is not None]
+    if not present:
+        return grads
+    norms = [torch.linalg.vector_norm(g, 2.0) for g in present]
+    device = present[0].device
+    total = torch.linalg.vector_norm(torch.stack([n.to(device) for n in norms]), 2.0)
+    coef = torch.clamp(float(max) / (total + 1e-6), max=1.0)
+    values = {n: (None if g is None else g * coef.to(g.device)) for n, g in grads.items()}
+    return Grads(grads._ss_model, values)
+
+
+# -- schedules ------------------------------------------------------------------------
+
+
+def _rate(lr, step):
+    return float(lr(step)) if callable(lr) else float(lr)
+
+
+class Cosine:
+    """``cosine(steps, lr=…, min=0.0)``: at update ``k`` (from 0),
+    ``min + (lr - min) * (1 + cos(pi * min(k, steps) / steps)) / 2``."""
+
+    __slots__ = ("steps", "lr", "min")
+
+    def __init__(self, steps, lr, min=0.0):
+        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+            raise ValueError(f"cosine: steps must be an int ≥ 1, not {steps!r}")
+        self.steps, self.lr, self.min = steps, lr, min
+
+    def __call__(self, step):
+        lo, hi = _rate(self.min, step), _rate(self.lr, step)
+        t = min(step, self.steps) / self.steps
+        return lo + (hi - lo) * (1 + math.cos(math.pi * t)) / 2
+
+    def __repr__(self):
+        return f"cosine({self.steps}, lr={self.lr!r}, min={self.min!r})"
+
+
+class Warmup:
+    """``warmup(steps, s)``: at update ``k < steps``, ``s(0) * (k + 1) / steps``; after,
+    ``s(k - steps)`` (``s`` starts when the warm-up ends)."""
+
+    __slots__ = ("steps", "then")
+
+    def __init__(self, steps, then):
+        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+            raise ValueError(f"warmup: steps must be an int ≥ 0, not {steps!r}")
+        self.steps, self.then = steps, then
+
+    def __call__(self, step):
+        if step < self.steps:
+            return _rate(self.then, 0) * (step + 1) / self.steps
+        return _rate(self.then, step - self.steps)
+
+    def __repr__(self):
+        return f"warmup({self.steps}, {self.then!r})"
+
+
+def cosine(steps, lr, min=0.0):
+    """A cosine schedule from ``lr`` down to ``min`` over ``steps`` updates, then ``min``."""
+    return Cosine(steps, lr, min)
+
+
+def warmup(steps, schedule):
+    """A linear warm-up over ``steps`` updates to ``schedule``'s first rate, then
+    ``schedule`` from its start (a number is a constant schedule)."""
+    return Warmup(steps, schedule)
+
+
+# -- optimizers -----------------------------------------------------------------------
+
+
+class Optimizer:
+    """Optimizer state for one model: a ``torch.optim`` optimizer over its fields, the
+    learning rate (a number or a schedule) and the number of updates taken."""
+
+    __slots__ = ("model", "torch_optimizer", "lr", "steps")
+
+    def __init__(self, model, torch_optimizer, lr):
+        self.model, self.torch_optimizer, self.lr, self.steps = model, torch_optimizer, lr, 0
+
+    def __repr__(self):
+        return (f"<{type(self.torch_optimizer).__name__} of {type(self.model).__name__}, "
+                f"lr={self.lr!r}, {self.steps} steps>")
+
+
+def _params(m):
+    return [p for _, p in m._ss_fields() if p.requires_grad]
+
+
+def sgd(m, lr, momentum=0.0, weight_decay=0.0):
+    """``torch.optim.SGD`` over ``m``'s fields; ``lr`` a number or a schedule."""
+    _need_model(m, "sgd")
+    opt = torch.optim.SGD(_params(m), lr=_rate(lr, 0), momentum=momentum,
+                          weight_decay=weight_decay)
+    return Optimizer(m, opt, lr)
+
+
+def adamw(m, lr, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):
+    """``torch.optim.AdamW`` over ``m``'s fields, with torch's defaults; ``lr`` a number or
+    a schedule."""
+    _need_model(m, "adamw")
+    opt = torch.optim.AdamW(_params(m), lr=_rate(lr, 0), betas=(beta1, beta2), eps=eps,
+                            weight_decay=weight_decay)
+    return Optimizer(m, opt, lr)
+
+
+def update(m, grads, opt):
+    """One step of ``opt`` on ``m`` with ``grads``, in place; the learning rate is the
+    schedule's at this step (the number of updates so far). Fields without a gradient
+    are left alone, as torch leaves parameters whose ``.grad`` is ``None``."""
+    _need_model(m, "update")
+    _need_grads(grads, "update")
+    if not isinstance(opt, Optimizer):
+        raise TypeError(f"update needs optimizer state from sgd or adamw, not {type(opt).__name__}")
+    if opt.model is not m:
+        raise ValueError(f"update: this optimizer was made for another {type(opt.model).__name__}")
+    if grads._ss_model is not m and type(grads._ss_model) is not type(m):
+        raise TypeError(f"update: gradients of a {type(grads._ss_model).__name__} "
+                        f"for a {type(m).__name__}")
+    topt = opt.torch_optimizer
+    if callable(opt.lr):
+        rate = _rate(opt.lr, opt.steps)
+        for group in topt.param_groups:
+            group["lr"] = rate
+    values = grads._ss_values
+    params = m._parameters
+    used = []
+    for name in grads._ss_names:
+        p = params[name]
+        g = values[name]
+        if g is not None and p.requires_grad:
+            p.grad = g
+            used.append(p)
+    try:
+        topt.step()
+    finally:
+        for p in used:
+            p.grad = None
+    opt.steps += 1
+
+
+# -- datasets -------------------------------------------------------------------------
+
+
+class Dataset:
+    """Tensors sharing their first axis (``shuffle``'s result); ``single`` when it was
+    one tensor rather than a tuple."""
+
+    __slots__ = ("items", "single")
+
+    def __init__(self, items, single=False):
+        self.items, self.single = tuple(items), single
+
+    def __len__(self):
+        return int(self.items[0].shape[0])
+
+    def __repr__(self):
+        return f"<dataset of {len(self)}: " + ", ".join(str(tuple(t.shape)) for t in self.items) + ">"
+
+
+def _dataset(data, what):
+    if isinstance(data, Dataset):
+        return data
+    single = isinstance(data, torch.Tensor)
+    items = (data,) if single else tuple(data)
+    if not items or not all(isinstance(t, torch.Tensor) and t.dim() >= 1 for t in items):
+        raise TypeError(f"{what} needs a tensor or a tuple of tensors sharing their first axis")
+    n = items[0].shape[0]
+    for t in items[1:]:
+        if t.shape[0] != n:
+            raise ValueError(f"{what}: the tensors have different first axes: "
+                             + ", ".join(str(int(t.shape[0])) for t in items))
+    return Dataset(items, single)
+
+
+def shuffle(data, seed=None):
+    """The dataset in a random order: one permutation of the first axis, applied to every
+    tensor. ``seed`` (an int) makes it deterministic, drawn from a CPU
+    ``torch.Generator(seed)``; without one, torch's default generator is used."""
+    ds = _dataset(data, "shuffle")
+    n = len(ds)
+    if seed is None:
+        perm = torch.randperm(n)
+    else:
+        perm = torch.randperm(n, generator=torch.Generator().manual_seed(int(seed)))
+    return Dataset([t[perm.to(t.device)] for t in ds.items], ds.single)
+
+
+class Batches:
+    """``batches(data, size=…)``: consecutive slices of ``size`` along the first axis, the
+    last one smaller when ``size`` doesn't divide the length; each a tuple of tensors (a
+    tensor for a one-tensor dataset)."""
+
+    __slots__ = ("data", "size")
+
+    def __init__(self, data, size):
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise ValueError(f"batches: size must be an int ≥ 1, not {size!r}")
+        self.data, self.size = _dataset(data, "batches"), size
+
+    def __len__(self):
+        return -(-len(self.data) // self.size)
+
+    def __iter__(self):
+        items, size = self.data.items, self.size
+        n = len(self.data)
+        for i in range(0, n, size):
+            if len(items) == 1:
+                yield items[0][i:i + size]
+            else:
+                yield tuple(t[i:i + size] for t in items)
+
+
+def batches(data, size):
+    """The dataset in batches of ``size`` (see ``Batches``)."""
+    return Batches(data, size)
+
+
+# -- reports and sinks ----------------------------------------------------------------
+
+
+def _report_value(v):
+    if isinstance(v, torch.Tensor):
+        if v.numel() != 1:
+            raise TypeError(f"report: values are numbers or [] tensors, not shape {tuple(v.shape)}")
+        return v.item()
+    if isinstance(v, (bool, int, float)):
+        return v
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        raise TypeError(f"report: values are numbers or [] tensors, not {type(v).__name__}") from None
+
+
+def _format_value(v):
+    if isinstance(v, bool) or isinstance(v, int):
+        return str(v)
+    return format(v, ".4g")
+
+
+def format_record(step, values):
+    """``step 50: loss 0.568, acc 0.912``: each value ``.4g`` (ints as they are), in order."""
+    body = ", ".join(f"{k} {_format_value(v)}" for k, v in values.items())
+    return f"step {step}: {body}" if body else f"step {step}"
+
+
+class _LiveGuard:
+    """Stands in for ``sys.stdout``/``sys.stderr`` while a live progress line is showing:
+    the first write of anything else ends that line first, then the streams go back."""
+
+    def __init__(self, inner, owner):
+        self._inner, self._owner = inner, owner
+
+    def write(self, s):
+        self._owner.end_line()
+        return self._inner.write(s)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+class TerminalSink:
+    """Reports on a terminal: one live progress line, rewritten in place (``\\r``), on a
+    TTY; plain lines otherwise. ``stream`` defaults to ``sys.stdout`` at each report."""
+
+    def __init__(self, stream=None, live=None):
+        self.stream, self.live = stream, live
+        self._showing = None          # the stream holding an unfinished live line
+        self._saved = None
+
+    def _target(self):
+        s = self.stream if self.stream is not None else sys.stdout
+        return s._inner if isinstance(s, _LiveGuard) else s
+
+    def __call__(self, record):
+        stream = self._target()
+        line = format_record(record["step"], {k: v for k, v in record.items()
+                                              if k not in ("step", "time")})
+        live = self.live
+        if live is None:
+            try:
+                live = stream.isatty()
+            except (AttributeError, ValueError):
+                live = False
+        if not live:
+            self.end_line()
+            stream.write(line + "\n")
+            stream.flush()
+            return
+        if self._showing is not None and self._showing is not stream:
+            self.end_line()
+        stream.write("\r" + line + "\x1b[K")
+        stream.flush()
+        if self._showing is None:
+            self._showing = stream
+            self._guard()
+
+    def _guard(self):
+        if self.stream is not None:
+            return
+        out, err = sys.stdout, sys.stderr
+        self._saved = (out, err)
+        sys.stdout = _LiveGuard(out, self)
+        sys.stderr = _LiveGuard(err, self)
+
+    def end_line(self):
+        """Finishes the live line, if one is showing (before other output, and at exit)."""
+        stream, self._showing = self._showing, None
+        if self._saved is not None:
+            out, err = self._saved
+            self._saved = None
+            if isinstance(sys.stdout, _LiveGuard) and sys.stdout._owner is self:
+                sys.stdout = out
+            if isinstance(sys.stderr, _LiveGuard) and sys.stderr._owner is self:
+                sys.stderr = err
+        if stream is not None:
+            try:
+                stream.write("\n")
+                stream.flush()
+            except (ValueError, OSError):
+                pass
+
+    def close(self):
+        self.end_line()
+
+
+class JsonLinesSink:
+    """Appends each record as one JSON object per line, with ``time`` (seconds since the
+    epoch); the file is created (emptied) when the sink is added, and flushed per line."""
+
+    def __init__(self, path):
+        self.path = os.path.abspath(os.fspath(path))
+        self._file = open(self.path, "w", encoding="utf-8")
+
+    def __call__(self, record):
+        if self._file is None:
+            self._file = open(self.path, "a", encoding="utf-8")
+        self._file.write(json.dumps(record) + "\n")
+        self._file.flush()
+
+    def close(self):
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+_SINKS = []
+_TERMINAL = []
+
+
+def _terminal():
+    if not _TERMINAL:
+        _TERMINAL.append(TerminalSink())
+        atexit.register(_close_sinks)
+    return _TERMINAL[0]
+
+
+def sink(target):
+    """Adds a sink that every ``report`` also goes to: a path (a JSON-lines file, emptied
+    now; adding the same path again does nothing) or, from Python, any callable taking
+    the record (a dict: ``step``, the values in order, ``time``)."""
+    if callable(target) and not isinstance(target, (str, bytes, os.PathLike)):
+        _SINKS.append(target)
+        return None
+    path = os.path.abspath(os.fspath(target))
+    for s in _SINKS:
+        if isinstance(s, JsonLinesSink) and s.path == path:
+            return None
+    _SINKS.append(JsonLinesSink(path))
+    return None
+
+
+def sinks():
+    """The sinks in use: the terminal's, then those ``sink`` added."""
+    return [_terminal()] + list(_SINKS)
+
+
+def reset_sinks(terminal=None):
+    """Closes the added sinks and forgets them; ``terminal`` replaces the terminal sink
+    (a ``TerminalSink`` or any callable; ``None`` a fresh ``TerminalSink``)."""
+    for s in _SINKS:
+        close = getattr(s, "close", None)
+        if close is not None:
+            close()
+    _SINKS.clear()
+    if _TERMINAL:
+        close = getattr(_TERMINAL[0], "close", None)
+        if close is not None:
+            close()
+    if not _TERMINAL:
+        atexit.register(_close_sinks)
+    _TERMINAL[:] = [terminal if terminal is not None else TerminalSink()]
+
+
+def report(step, /, **values):
+    """Sends ``{"step": step, name: value, …, "time": time.time()}`` to every sink; values
+    are numbers or one-element tensors (read with ``.item()``)."""
+    record = {"step": int(step) if not isinstance(step, torch.Tensor) else int(step.item())}
+    for k, v in values.items():
+        if k in ("step", "time"):
+            raise ValueError(f"report: `{k}` is written by report itself; name the value otherwise")
+        record[k] = _report_value(v)
+    record["time"] = time.time()
+    _terminal()(record)
+    for s in _SINKS:
+        s(dict(record))
+
+
+def _close_sinks():
+    for s in list(_SINKS) + list(_TERMINAL):
+        close = getattr(s, "close", None)
+        if close is not None:
+            try:
+                close()
+            except Exception:
+                pass
+
+
+__all__ = [
+    "Grads", "value_and_grad", "clip_norm", "Cosine", "Warmup", "cosine", "warmup",
+    "Optimizer", "sgd", "adamw", "update", "Dataset", "Batches", "shuffle", "batches",
+    "TerminalSink", "JsonLinesSink", "format_record", "report", "sink", "sinks", "reset_sinks",
+]

@@ -1,0 +1,147 @@
+"""``shapescript.export``: check a file, generate its export module, trace it here.
+
+The steps the command shares (``prepare``): read and check the file (its errors raise
+``ShapeScriptError``), choose the function (``ValueError`` when it is missing, or when
+``fn`` is omitted and the file doesn't have exactly one ``export fn``), check an
+unmarked function as an exported one (E17xx), and generate the module
+(``shapescript.codegen.export``). ``export`` then runs that module in this Python.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from shapescript_export.errors import ExportError
+
+__all__ = ["Prepared", "choose_function", "export", "prepare", "run_in_process"]
+
+
+@dataclass
+class Prepared:
+    """A checked file and the source of its export module."""
+
+    path: str
+    fn: str
+    source: str
+    line: int            # the function's declaration, where no better location is known
+    column: int
+    sources: dict[str, str]
+
+
+def _shapescript_error(diagnostics: list, sources: dict[str, str]) -> Exception:
+    from shapescript.importer import render_diagnostics
+    from shapescript.rt.errors import ShapeScriptError
+
+    return ShapeScriptError(render_diagnostics(diagnostics, sources), diagnostics, sources)
+
+
+def _names(names: list[str]) -> str:
+    quoted = [f"`{n}`" for n in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def choose_function(env: Any, path: str, fn: str | None, option: str = "fn=") -> str:
+    """The function to export: ``fn``, or the file's only ``export fn``.
+
+    ValueError when ``fn`` names no function of the file, or when it is omitted and
+    the file has no ``export fn`` or several (the message names them)."""
+    own = [n for n, s in env.fns.items() if not s.is_extern]
+    if fn is not None:
+        sig = env.fns.get(fn)
+        if sig is None or sig.is_extern:
+            what = "an extern fn, which has no body to export" if sig is not None else (
+                "not a function of it")
+            listed = f" (its functions: {_names(own)})" if own else ""
+            raise ValueError(f"{path}: `{fn}` is {what}{listed}")
+        return fn
+    marked = [n for n in own if env.fns[n].export]
+    if len(marked) == 1:
+        return marked[0]
+    if marked:
+        raise ValueError(f"{path} has {len(marked)} export fns, {_names(marked)}: "
+                         f"choose one with {option}")
+    listed = f"; its functions are {_names(own)}" if own else ""
+    raise ValueError(f"{path} has no export fn: mark one `export fn`, or name the "
+                     f"function with {option}{listed}")
+
+
+def prepare(path: str, fn: str | None = None, *, checks: str = "always",
+            value_checks: str = "debug", devices: str | None = None,
+            option: str = "fn=") -> Prepared:
+    """Check ``path`` and generate the export module of ``fn`` (see the module doc)."""
+    from shapescript.check.exports import export_diagnostics
+    from shapescript.codegen.export import device_name, generate_export
+    from shapescript.compiler import check_program, internal_error
+
+    for name, mode in (("checks", checks), ("value_checks", value_checks)):
+        if mode not in ("always", "debug", "never"):
+            raise ValueError(f"{name} must be always, debug or never, not {mode!r}")
+    if devices is not None:
+        device_name(devices)  # ValueError when it isn't a device
+    src = Path(path).read_text(encoding="utf-8")
+    program = check_program(src, path)
+    if not program.ok or program.main is None:
+        raise _shapescript_error(program.diagnostics, program.sources)
+    env = program.main.env
+    fn = choose_function(env, path, fn, option)
+    extra = export_diagnostics(env, fn)
+    if any(d.is_error for d in extra):
+        raise _shapescript_error(extra, program.sources)
+    try:
+        module = generate_export(program, fn, checks=checks, value_checks=value_checks,
+                                 devices=devices, path=path)
+    except Exception as err:  # a code generator bug: one diagnostic
+        raise _shapescript_error([internal_error(path, err)], program.sources) from err
+    decl = env.fns[fn].decl
+    return Prepared(path, fn, module.source, decl.span.line, decl.span.col, program.sources)
+
+
+def load_module(prep: Prepared) -> dict[str, Any]:
+    """Runs the export module's source in a fresh namespace (nothing is traced yet).
+
+    It is compiled under a name of its own, whose lines ``linecache`` knows, so that a
+    traceback shows the generated code; its errors get the ``.ss`` location as a note.
+    """
+    name = f"<shapescript export {os.path.basename(prep.path)}:{prep.fn}>"
+    linecache.cache[name] = (len(prep.source), None, prep.source.splitlines(True), name)
+    ns: dict[str, Any] = {"__name__": "_shapescript_export_" + prep.fn, "__file__": name}
+    exec(compile(prep.source, name, "exec"), ns)
+    return ns
+
+
+def _location_note(ns: dict[str, Any], prep: Prepared, err: BaseException) -> str:
+    where = ns["_ss_locate"](err)
+    if where is None:
+        where = (prep.path, prep.line, prep.column)
+    return f"while exporting `{prep.fn}` at {where[0]}:{where[1]}:{where[2]}"
+
+
+def run_in_process(prep: Prepared, output: str | None = None, aoti: bool = False) -> Any:
+    """Traces the prepared module here: the ``ExportedProgram``, also written to
+    ``output`` when given."""
+    ns = load_module(prep)
+    try:
+        ep = ns["export_program"]()
+    except Exception as err:
+        err.add_note(_location_note(ns, prep, err))
+        raise
+    if output is not None:
+        try:
+            ns["save"](ep, output, aoti)
+        except ns["_SSExportError"] as err:
+            raise ExportError(str(err)) from None
+    return ep
+
+
+def export(path: str, fn: str | None = None, output: str | None = None, *, aoti: bool = False,
+           checks: str = "always", value_checks: str = "debug",
+           devices: str | None = None) -> Any:
+    """See ``shapescript_export.export``."""
+    if aoti and output is None:
+        raise ValueError("aoti=True needs an output path for the AOTInductor package")
+    prep = prepare(path, fn, checks=checks, value_checks=value_checks, devices=devices)
+    return run_in_process(prep, output, aoti)
