@@ -9,8 +9,13 @@ unmarked function as an exported one (E17xx), and generate the module
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import linecache
 import os
+import sys
+import types
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -100,17 +105,31 @@ def prepare(path: str, fn: str | None = None, *, checks: str = "always",
     return Prepared(path, fn, module.source, decl.span.line, decl.span.col, program.sources)
 
 
-def load_module(prep: Prepared) -> dict[str, Any]:
-    """Runs the export module's source in a fresh namespace (nothing is traced yet).
+_COUNT = itertools.count(1)
+
+
+@contextlib.contextmanager
+def load_module(prep: Prepared) -> Iterator[dict[str, Any]]:
+    """Runs the export module's source as a fresh module (nothing is traced yet), and
+    gives its namespace.
 
     It is compiled under a name of its own, whose lines ``linecache`` knows, so that a
     traceback shows the generated code; its errors get the ``.ss`` location as a note.
+    While in use it is in ``sys.modules``, where Dynamo (which traces ``torch.cond``'s
+    and ``torch.while_loop``'s functions) looks up their globals.
     """
-    name = f"<shapescript export {os.path.basename(prep.path)}:{prep.fn}>"
-    linecache.cache[name] = (len(prep.source), None, prep.source.splitlines(True), name)
-    ns: dict[str, Any] = {"__name__": "_shapescript_export_" + prep.fn, "__file__": name}
-    exec(compile(prep.source, name, "exec"), ns)
-    return ns
+    filename = f"<shapescript export {os.path.basename(prep.path)}:{prep.fn}>"
+    linecache.cache[filename] = (len(prep.source), None, prep.source.splitlines(True),
+                                 filename)
+    name = f"_shapescript_export_{next(_COUNT)}_{prep.fn}"
+    module = types.ModuleType(name)
+    module.__file__ = filename
+    sys.modules[name] = module
+    try:
+        exec(compile(prep.source, filename, "exec"), module.__dict__)
+        yield module.__dict__
+    finally:
+        sys.modules.pop(name, None)
 
 
 def _location_note(ns: dict[str, Any], prep: Prepared, err: BaseException) -> str:
@@ -123,17 +142,17 @@ def _location_note(ns: dict[str, Any], prep: Prepared, err: BaseException) -> st
 def run_in_process(prep: Prepared, output: str | None = None, aoti: bool = False) -> Any:
     """Traces the prepared module here: the ``ExportedProgram``, also written to
     ``output`` when given."""
-    ns = load_module(prep)
-    try:
-        ep = ns["export_program"]()
-    except Exception as err:
-        err.add_note(_location_note(ns, prep, err))
-        raise
-    if output is not None:
+    with load_module(prep) as ns:
         try:
-            ns["save"](ep, output, aoti)
-        except ns["_SSExportError"] as err:
-            raise ExportError(str(err)) from None
+            ep = ns["export_program"]()
+        except Exception as err:
+            err.add_note(_location_note(ns, prep, err))
+            raise
+        if output is not None:
+            try:
+                ns["save"](ep, output, aoti)
+            except ns["_SSExportError"] as err:
+                raise ExportError(str(err)) from None
     return ep
 
 

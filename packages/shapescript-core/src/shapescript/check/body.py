@@ -104,6 +104,7 @@ class BodyChecker(ExprMixin, BuiltinMixin, TrainingMixin, StmtMixin):
                     "E0504", f"`{ps.type}` is only for `extern fn` parameters", p.span,
                     "a `fn` parameter", help="take the axis's position or size from the types instead"))
                 t = ERROR
+            self.host_only_param(p, t)
             self.scope.bind(p.name, Var(t, p.span, "param"))
         if isinstance(decl.body, tuple):
             returns = self.block(decl.body)
@@ -132,6 +133,9 @@ class BodyChecker(ExprMixin, BuiltinMixin, TrainingMixin, StmtMixin):
 
 def check_model_inits(cm: CheckedModule, env: ModuleEnv) -> None:
     """Field initialisers: ``normal(std=…)``, ``uniform(lo, hi)``, ``zeros``, ``ones``."""
+    from shapescript.check.training import check_field_names
+
+    check_field_names(cm, env)
     bc = BodyChecker(env, None, cm)
     for info in env.models.values():
         for f in info.decl.fields:

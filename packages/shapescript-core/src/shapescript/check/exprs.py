@@ -296,7 +296,17 @@ class ExprMixin:
             raise Fail("E0413", "the shape of this Python value is unknown", "converted with `to`",
                        span=e.value.span, help="assert its type with `as` first")
         if isinstance(a, HostType):
-            raise Fail("E0702", f"`to` converts tensors, not `{a}`", f"this is `{a}`")
+            if a.name not in ("int", "float", "bool") or e.target.shape is not None \
+                    or e.target.alias is not None or e.target.domain is not None or e.target.dtype is None:
+                raise Fail("E0702", f"a host `{a}` converts only to a dtype, as in `(i to f32)`",
+                           f"this is `{a}`")
+            # A host number `to` a dtype is a `[]` tensor of that dtype.
+            dt = e.target.dtype
+            src = TensorType((), {"int": "i64", "float": "f32", "bool": "bool"}[a.name],
+                             ops.host_domain(a))
+            t, _ = ops.convert(src, e.target)
+            self.res[id(e)] = ConvertRes((("host", dt),))
+            return t
         if not isinstance(a, TensorType):
             raise Fail("E0702", f"can't convert `{a}`", "")
         t, steps = ops.convert(a, e.target)

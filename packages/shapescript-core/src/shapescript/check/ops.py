@@ -23,6 +23,7 @@ from shapescript.check.types import (
 from shapescript.syntax import ast
 
 _fresh = count(1)
+_HOST_DTYPE = {"int": "i64", "float": "f32", "bool": "bool"}
 
 
 def prove_le(a: Size, b: Size) -> bool:
@@ -83,6 +84,11 @@ def elementwise(op: str, a: Type, b: Type) -> tuple[Type, BroadcastRes | None]:
     return out, plan
 
 
+def host_domain(h: HostType) -> Domain:
+    """The narrowest interval domain a host number is known to lie in."""
+    return Domain(_narrow(dm.host_domains(h)))
+
+
 def _narrow(facts: frozenset[str]) -> str:
     for k in ("Pos", "Unit", "Signed", "NonNeg"):
         if k in facts:
@@ -116,7 +122,12 @@ def where(m: Type, a: Type, b: Type) -> tuple[Type, dict[str, Any]]:
     axes = second.axes
     out_t = TensorType(axes, "bool", MASK)
     plans = [bc.broadcast(out_t, x) for x in (m, a, b)]
-    dtype = dt.result_dtype("+", a, b)
+    if isinstance(a, HostType) and isinstance(b, HostType):
+        # Two host numbers: the dtype a tensor of them would have.
+        dtype = dt.promote_dtypes(TensorType((), _HOST_DTYPE[a.name], REAL),
+                                  TensorType((), _HOST_DTYPE[b.name], REAL))
+    else:
+        dtype = dt.result_dtype("+", a, b)
     da = a.domain if isinstance(a, TensorType) else Domain(_narrow(dm.host_domains(a)))
     db = b.domain if isinstance(b, TensorType) else Domain(_narrow(dm.host_domains(b)))
     dom = dm.join(da, db, prove_le)

@@ -5,17 +5,50 @@ All of them are host-only: an exported function that reaches one is E1704.
 
 from __future__ import annotations
 
+from typing import Any
+
 from shapescript.check.builtins import split_args
 from shapescript.check.fail import Fail
 from shapescript.check.result import CallRes, NameRes
 from shapescript.check.sizes import Size
 from shapescript.check.types import (
     ERROR, NOTHING, Axis, Domain, ErrorType, HostOnlyType, HostType, ModelType, PyType,
-    TensorType, TupleType, Type,
+    TensorType, TupleType, Type, is_float,
 )
+from shapescript.diagnostics import Diagnostic
 from shapescript.syntax import ast
 
 _batch = [0]
+
+# Names a field can't have: a compiled model is a ``torch.nn.Module`` whose parameters are
+# its fields, so a field may not hide one of its attributes (torch 2.x's, and ``init``).
+MODULE_ATTRIBUTES = frozenset("""
+    T_destination add_module apply bfloat16 buffers call_super_init children compile cpu cuda
+    double dump_patches eval extra_repr float forward get_buffer get_extra_state
+    get_parameter get_submodule half ipu load_state_dict modules mtia named_buffers
+    named_children named_modules named_parameters parameters register_backward_hook
+    register_buffer register_forward_hook register_forward_pre_hook
+    register_full_backward_hook register_full_backward_pre_hook
+    register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module
+    register_parameter register_state_dict_post_hook register_state_dict_pre_hook
+    requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train
+    training type xpu zero_grad init
+""".split())
+
+
+def check_field_names(cm: Any, env: Any) -> None:
+    """E0203 for a field named like an attribute of ``torch.nn.Module`` (or ``init``), or
+    starting with ``_``, which the model's class needs for itself."""
+    for info in env.models.values():
+        for f in info.decl.fields:
+            if f.name in MODULE_ATTRIBUTES or f.name.startswith("_"):
+                what = ("the model's `init`" if f.name == "init" else
+                        "a private attribute" if f.name.startswith("_") else
+                        "an attribute of `torch.nn.Module`")
+                cm.diagnostics.append(Diagnostic.error(
+                    "E0203", f"field `{f.name}` would hide {what}", f.span,
+                    "a model is a `torch.nn.Module` whose parameters are its fields",
+                    help=f"rename the field, e.g. `{f.name.lstrip('_')}_w`"))
 
 
 class TrainingMixin:
@@ -28,6 +61,12 @@ class TrainingMixin:
         if id(e) not in self.res:
             self.res[id(e)] = CallRes("builtin", name=name, data={})
         return t
+
+    def host_only_param(self, p: ast.Param, t: Type) -> None:
+        """A model parameter is host-only (E1704) in a function an exported one calls; an
+        exported function's own model parameter is E1705 instead (``check.exports``)."""
+        if isinstance(t, ModelType) and self.sig is not None and not self.sig.export:
+            self.host_only(p, "a model")
 
     def host_number_or_schedule(self, a: ast.Arg, what: str) -> None:
         t = self.expr(a.value)
@@ -65,8 +104,9 @@ class TrainingMixin:
             raise Fail("E1101", f"`{sig.name}` must take the model first", "its first parameter isn't a model",
                        span=f.span)
         ret = sig.ret
-        if not (isinstance(ret, (TensorType, ErrorType)) and not getattr(ret, "axes", ())):
-            raise Fail("E1101", f"`{sig.name}` must return `[]`, a single number", f"it returns `{ret}`",
+        if not (isinstance(ret, ErrorType)
+                or (isinstance(ret, TensorType) and not ret.axes and is_float(ret.dtype))):
+            raise Fail("E1101", f"`{sig.name}` must return `[]`, a single float", f"it returns `{ret}`",
                        span=f.span)
         # Check the rest as a call of `f(m, args…)`.
         call = ast.Call(f, tuple(pos[1:]) + tuple(a for a in e.args if a.name is not None), e.span)
@@ -189,6 +229,9 @@ class TrainingMixin:
             raise Fail("E0501", "`report(step, name=value, …)`", "", span=e.span)
         self.int_arg(pos[0], "step")
         for k, a in kw.items():
+            if k in ("step", "time"):
+                raise Fail("E0502", f"`report` writes `{k}` itself", "a reserved name", span=a.span,
+                           help="give the value another name")
             t = self.expr(a.value)
             ok = isinstance(t, (ErrorType, PyType)) or (isinstance(t, HostType) and t.name in ("int", "float", "bool")) \
                 or (isinstance(t, TensorType) and not t.axes)

@@ -157,7 +157,9 @@ class ExprGen:
         code = self.expr(e.value)
         res: ConvertRes | None = self.cm.res.get(id(e))
         for step in (res.ops if res else ()):
-            if step[0] == "cast":
+            if step[0] == "host":
+                code = f"{T}.tensor({code}, dtype={dtype_expr(step[1])}, device={self.ctx.device_expr()})"
+            elif step[0] == "cast":
                 code = f"{code}.to({dtype_expr(step[1])})"
             elif step[0] == "div":
                 code = f"({code} / {step[1]})"

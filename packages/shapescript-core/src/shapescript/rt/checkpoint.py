@@ -75,10 +75,21 @@ def save(path, *models):
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         safetensors.torch.save_file(tensors, tmp, metadata=meta)
+        _give_default_mode(tmp)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _give_default_mode(path):
+    """The mode ``open`` would give a new file (safetensors writes 0600)."""
+    try:
+        mask = os.umask(0o022)
+        os.umask(mask)
+        os.chmod(path, 0o666 & ~mask)
+    except (OSError, AttributeError, NotImplementedError):
+        pass
 
 
 def _read_header(path):
