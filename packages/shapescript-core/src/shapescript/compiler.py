@@ -180,6 +180,35 @@ class CompileOutput:
     diagnostics: list[Diagnostic]
     sources: dict[str, str]
     dependencies: tuple[str, ...] = ()
+    # Each function's checked entry → the line of its `fn`, for tracebacks (`to_code`).
+    entry_lines: dict[str, int] = field(default_factory=dict)
+
+
+def to_code(out: CompileOutput, path: str):
+    """The code object of a compiled module, under the ``.ss`` file's name.
+
+    The body already sits on its ``.ss`` lines; the checked entries, which the layout puts
+    after the last line, are moved onto their ``fn``'s line, so a traceback through an
+    argument check points at the signature.
+    """
+    import ast as pyast
+
+    assert out.python is not None
+    tree = pyast.parse(out.python, path)
+    lines = out.entry_lines
+    for node in tree.body:
+        name = None
+        if isinstance(node, pyast.FunctionDef):
+            name = node.name
+        elif isinstance(node, pyast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], pyast.Name) and node.targets[0].id.startswith("_ss_check_"):
+            name = node.targets[0].id[len("_ss_check_"):]
+        line = lines.get(name) if name is not None else None
+        if line is not None:
+            for sub in pyast.walk(node):
+                if hasattr(sub, "lineno"):
+                    sub.lineno = sub.end_lineno = line
+    return compile(tree, path, "exec", dont_inherit=True)
 
 
 def compile_source(src: str, path: str, *, checks: str = "always", value_checks: str = "debug",
@@ -196,7 +225,9 @@ def compile_source(src: str, path: str, *, checks: str = "always", value_checks:
     except Exception as err:  # a code generator bug
         return CompileOutput(None, p.diagnostics + [internal_error(path, err)], p.sources,
                              p.dependencies)
-    return CompileOutput(python, p.diagnostics, p.sources, p.dependencies)
+    entry_lines = {name: sig.decl.span.line for name, sig in p.main.env.fns.items()
+                   if sig.file == p.main.env.path}
+    return CompileOutput(python, p.diagnostics, p.sources, p.dependencies, entry_lines)
 
 
 def compile_file(path: str, *, checks: str = "always", value_checks: str = "debug",

@@ -124,7 +124,7 @@ class ShapeScriptLoader(importlib.abc.InspectLoader):
         if out.python is None or errors:
             raise ShapeScriptError(render_diagnostics(out.diagnostics, out.sources),
                                    out.diagnostics, out.sources)
-        code = compile(out.python, self.path, "exec", dont_inherit=True)
+        code = compiler.to_code(out, self.path)
         _write_cache(cache, key, out.dependencies, code)
         return code
 
