@@ -192,3 +192,19 @@ def test_compile_error_raises_shapescript_error(tmp_path, monkeypatch):
     shapescript.install()
     with pytest.raises(shapescript.ShapeScriptError, match=r"error\[E0402\]"):
         import bad  # noqa: F401
+
+
+def test_as_on_a_tuple_checks_each_element(ss, tmp_path, monkeypatch):
+    (tmp_path / "pairs_py.py").write_text(
+        "import torch\ndef good(): return torch.zeros(3, 4), torch.zeros(3, dtype=torch.int64)\n"
+        "def bad(): return torch.zeros(3, 5), torch.zeros(3, dtype=torch.int64)\n"
+        "def short(): return (torch.zeros(3, 4),)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    m = ss("import python pairs_py\n\ndim D = 4\n\nfn good() -> [?n D] = (pairs_py.good() as ([?n D], [?n] i64))[0]\n"
+           "fn bad() -> [?n D] = (pairs_py.bad() as ([?n D], [?n] i64))[0]\n"
+           "fn short() -> [?n D] = (pairs_py.short() as ([?n D], [?n] i64))[0]\n", "pairs")
+    assert m.good().shape == (3, 4)
+    with pytest.raises(ShapeError, match=r"expected \[\?n D\] = \(\?n, 4\), got shape \(3, 5\)"):
+        m.bad()
+    with pytest.raises(TypeError, match="expected a tuple of 2"):
+        m.short()

@@ -26,7 +26,6 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from math import ceil
 from pathlib import Path
 from typing import Any
 
@@ -34,17 +33,17 @@ from shapescript.check.env import FnSig
 from shapescript.check.result import AssertRes, CheckedModule
 from shapescript.check.sizes import Size
 from shapescript.check.types import TensorType
+from shapescript.codegen.export_shapes import domain_of, signature_shapes
 from shapescript.codegen.exprs import ExprGen, pyname
 from shapescript.codegen.layout import Emitter
 from shapescript.codegen.module import ModuleGen, mode_expr
 from shapescript.codegen.stmts import StmtGen
 from shapescript.syntax import ast
 
-__all__ = ["ExportModule", "ExportModuleGen", "ExportStmtGen", "generate_export",
-           "signature_shapes", "device_name"]
+__all__ = ["ExportModule", "ExportModuleGen", "ExportStmtGen", "device_name",
+           "generate_export"]
 
 _RT_MARKER = "# ---- inlined below ----\n"
-_UNCHECKED_DOMAINS = ("Real", "Logit", "Mask", "Int")
 _DEVICE_RE = re.compile(r"^(cpu|cuda|mps|meta|xpu)(?:\[(\d+)\]|:(\d+))?$")
 
 
@@ -136,6 +135,16 @@ class ExportStmtGen(StmtGen):
             return str(res.value)
         return super().g_Name(e)
 
+    def g_Index(self, e: ast.Index) -> str:
+        # A host index may be a loop's i, a 0-d tensor inside a torch.while_loop:
+        # ``_ss_ex_pick`` selects with ``index_select`` then, which needs no number.
+        res = self.cm.res.get(id(e))
+        if (res is None or res.kind != "int"
+                or all(isinstance(i, ast.Num) for i in e.indices)):
+            return super().g_Index(e)
+        idx = [self.expr(i) for i in e.indices]
+        return f"_ss_ex_pick({self.expr(e.value)}, {_tuple(idx)})"
+
     def s_Assign(self, s: ast.Assign, ind: int) -> None:
         super().s_Assign(s, ind)
         self.defined |= {pyname(t.id) for t in s.targets if isinstance(t, ast.Name)}
@@ -146,7 +155,8 @@ class ExportStmtGen(StmtGen):
         self.em.emit(header_line, ind, f"def {name}({', '.join(params)}):", simple=False)
         saved = self.defined
         self.defined = set(saved) | set(params)
-        self.block(body, ind + 1)
+        if body:
+            self.block(body, ind + 1)
         self.defined = saved
         last = self.em.lines[-1].ss_line
         self.em.emit(last, ind + 1, f"return {_tuple(outputs)}")
@@ -192,126 +202,6 @@ class ExportStmtGen(StmtGen):
         self._block_fn(s.span.line, ind, f"_ss_body_{k}", [var] + carried, s.body, carried)
         call = f"_ss_ex_for({lo}, {hi}, _ss_body_{k}, {_tuple(carried)})"
         self.em.emit(s.span.line, ind, f"{_tuple(carried)} = {call}" if carried else call)
-
-
-# -- the signature's shapes -----------------------------------------------------------
-
-@dataclass
-class ParamShape:
-    """One tensor parameter: per axis ``("static", n)``, ``("dim", name)``,
-    ``("derived", name, a, c)`` or ``("auto", size)``; its example sizes."""
-
-    name: str
-    axes: list[tuple]
-    example: tuple[int, ...]
-    dtype: str
-    domain: tuple | None  # (kind, over position, bound Size or None, text)
-    where: str
-
-
-@dataclass
-class SignatureShapes:
-    params: list[ParamShape]
-    mins: dict[str, int]             # each generic's least value
-    examples: dict[str, int]         # each generic's example size
-
-
-def _axis_kind(s: Size, generics: frozenset[str]) -> tuple:
-    if s.is_const:
-        return ("static", s.const_value)
-    v = s.var_name
-    if v is not None:
-        return ("dim", v)
-    lin = s.linear()
-    if lin is not None and lin[1] > 0:
-        return ("derived", lin[0], lin[1], lin[2])
-    return ("auto", s)
-
-
-def _domain(t: TensorType) -> tuple | None:
-    d = t.domain
-    if d.kind in _UNCHECKED_DOMAINS:
-        return None
-    over = None
-    if d.over is not None:
-        over = next((i for i, a in enumerate(t.axes) if a.label == d.over), None)
-    return (d.kind, over, d.index if d.kind == "Index" else None, str(d))
-
-
-def signature_shapes(sig: FnSig, env_path: str, source: str) -> SignatureShapes:
-    """The dynamic shapes and example sizes of ``sig``'s tensor parameters (book ch. 17,
-    "Dynamic shapes")."""
-    base = os.path.basename(env_path)
-    raw: list[tuple[str, TensorType, Any]] = []
-    for p, dp in zip(sig.params, sig.decl.params):
-        if isinstance(p.type, TensorType):
-            raw.append((pyname(p.name), p.type, dp))
-    order: dict[str, None] = {}
-    statics: set[int] = set()
-    mins: dict[str, int] = {}
-    sized: list[Size] = []
-    for _, t, _ in raw:
-        for a in t.axes:
-            kind = _axis_kind(a.size, sig.generics)
-            if kind[0] == "static":
-                statics.add(kind[1])
-                continue
-            sized.append(a.size)
-            for v in sorted(a.size.free_vars()):
-                order.setdefault(v, None)
-            if kind[0] == "dim":
-                mins[kind[1]] = max(mins.get(kind[1], 0), 1)
-            elif kind[0] == "derived":
-                _, v, aa, c = kind
-                mins[v] = max(mins.get(v, 0), max(0, ceil((1 - c) / aa)))
-    if isinstance(sig.ret, TensorType):
-        statics |= {a.size.const_value for a in sig.ret.axes
-                    if not a.variadic and a.size.is_const}
-    for v in order:
-        mins.setdefault(v, 1)
-    examples = _example_sizes(list(order), mins, statics, sized)
-    params = []
-    for name, t, dp in raw:
-        axes = [_axis_kind(a.size, sig.generics) for a in t.axes]
-        ex = tuple(a.size.evaluate(examples) for a in t.axes)
-        dtype = t.dtype if t.dtype not in ("Float", "Int") else {"Float": "f32", "Int": "i64"}[t.dtype]
-        params.append(ParamShape(name, axes, ex, dtype, _domain(t),
-                                 f"{base}:{dp.span.line}:{dp.span.col}"))
-    return SignatureShapes(params, mins, examples)
-
-
-def _example_sizes(names: list[str], mins: dict[str, int], statics: set[int],
-                   sized: list[Size]) -> dict[str, int]:
-    """An example size per generic, each at least 2 and its least value, such that every
-    non-static size of the signature differs from every static one and from every other
-    size that isn't provably equal to it, so torch can't mistake one axis for another."""
-    env: dict[str, int] = {}
-    for v in names:
-        cand = max(2, mins.get(v, 1))
-        for _ in range(10_000):
-            env[v] = cand
-            if _distinct(env, statics, sized):
-                break
-            cand += 1
-    return env
-
-
-def _distinct(env: dict[str, int], statics: set[int], sized: list[Size]) -> bool:
-    seen: dict[int, Size] = {}
-    for s in sized:
-        if not s.free_vars() <= env.keys():
-            continue
-        try:
-            val = s.evaluate(env)
-        except ZeroDivisionError:
-            return False
-        if val < 1 or val in statics:
-            return False
-        other = seen.get(val)
-        if other is not None and other != s:
-            return False
-        seen[val] = s
-    return True
 
 
 # -- the module ---------------------------------------------------------------------------
@@ -385,7 +275,7 @@ class ExportModuleGen(ModuleGen):
                 sizes.append(repr(name.split("#")[0]))
             else:
                 sizes.append(g.size(s))
-        dom = _domain(t)
+        dom = domain_of(t)
         domain = "None"
         if dom is not None:
             kind, over, bound, text = dom
@@ -442,10 +332,13 @@ class ExportModuleGen(ModuleGen):
             out.emit(None, 0, "# Functions of the imported .ss files it calls.")
             for line in foreign_text.splitlines():
                 out.emit(None, 0, line)
-        out.emit(None, 0, "# The ShapeScript runtime helpers this module uses, inlined.")
-        for line in self.standalone_helpers(text).splitlines():
-            out.emit(None, 0, line)
-        out.emit(None, 0, "")
+            out.emit(None, 0, "")
+        helpers = self.standalone_helpers(text)
+        if helpers:
+            out.emit(None, 0, "# The ShapeScript runtime helpers this module uses, inlined.")
+            for line in helpers.splitlines():
+                out.emit(None, 0, line)
+            out.emit(None, 0, "")
         out.emit(None, 0, "# The export helpers (shapescript.codegen.export_rt), inlined.")
         for line in export_helpers_source().splitlines():
             out.emit(None, 0, line)
@@ -456,9 +349,11 @@ class ExportModuleGen(ModuleGen):
 
     def standalone_helpers(self, text: str) -> str:
         names = sorted(set(re.findall(r"_ss_rt\.([A-Za-z_][A-Za-z0-9_]*)", text)))
+        if not names:
+            return ""  # (and no need to read the runtime's sources)
         from shapescript.rt.standalone import helper_source
 
-        return helper_source(["ShapeError"] + names, prefix="_ss_", namespace="_ss_rt")
+        return helper_source(names, prefix="_ss_", namespace="_ss_rt")
 
     def gen_foreign(self) -> str:
         """The functions of other files that the exported function reaches, laid out in
@@ -495,7 +390,7 @@ class ExportModuleGen(ModuleGen):
     # -- the export step ----------------------------------------------------------------
     def export_step(self) -> list[str]:
         sig = self.target
-        shapes = signature_shapes(sig, self.cm.env.path, self.cm.source)
+        shapes = signature_shapes(sig, self.cm.env.path)
         fn = sig.name
         base = os.path.basename(self.path)
         lines = [
@@ -530,15 +425,17 @@ class ExportModuleGen(ModuleGen):
             lines += checks
         args = ", ".join(pyname(p.name) for p in sig.params if isinstance(p.type, TensorType))
         lines.append(f"        return {self.def_name(sig)}({args})")
+        mins = {shapes.names[v]: m for v, m in shapes.mins.items()}
         lines += ["", "", "def _ss_dynamic_shapes():",
-                  f"    _d = _ss_ex_dims({shapes.mins!r})", "    return {"]
+                  f"    _d = _ss_ex_dims({mins!r})", "    return {"]
         for p in shapes.params:
             entries = []
             for k, ax in enumerate(p.axes):
                 if ax[0] == "dim":
-                    entries.append(f"{k}: _d[{ax[1]!r}]")
+                    entries.append(f"{k}: _d[{shapes.names[ax[1]]!r}]")
                 elif ax[0] == "derived":
                     _, v, a, c = ax
+                    v = shapes.names[v]
                     expr = (f"{a} * _d[{v!r}]" if a != 1 else f"_d[{v!r}]") + (
                         f" + {c}" if c > 0 else f" - {-c}" if c < 0 else "")
                     entries.append(f"{k}: {expr}")
@@ -560,7 +457,7 @@ class ExportModuleGen(ModuleGen):
             "",
             "",
             "def export_program(devices=None):",
-            f"    {f'The torch.export.ExportedProgram of `{fn}` ({base}); its inputs are the tensor parameters, in order.'!r}",
+            f"    {f'The torch.export.ExportedProgram of `{fn}` ({base}).'!r}",
             "    device = _SS_DEVICE if devices is None else devices.replace('[', ':').rstrip(']')",
             "    return _ss_ex_export(_SSProgram(), _ss_examples(_ss_torch.device(device)),",
             "                         _ss_dynamic_shapes())",
@@ -572,8 +469,9 @@ class ExportModuleGen(ModuleGen):
             "",
             "",
             "def _ss_locate(err):",
+            "    'The .ss location of the innermost frame of `err` in these functions.'",
             "    code = _SSProgram.forward.__code__.co_filename",
-            "    return _ss_ex_location(err, {code, __file__ if '__file__' in globals() else code}, _SS_LINES, _SS_FILE)",
+            "    return _ss_ex_location(err, {code}, _SS_LINES, _SS_FILE)",
             "",
             "",
             "if __name__ == '__main__':",

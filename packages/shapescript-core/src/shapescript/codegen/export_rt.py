@@ -20,9 +20,17 @@ from __future__ import annotations
 
 import torch as _ss_torch
 
-ShapeError = ValueError  # the generated module defines ShapeScript's (DECISIONS §25)
-
 # ---- inlined below ----
+
+
+try:  # ShapeScript's error class when it is importable (DECISIONS §25)
+    from shapescript.rt import errors as _ss_ex_errors
+
+    class ShapeError(_ss_ex_errors.ShapeError):
+        """A tensor's rank, sizes or dtype don't fit its type."""
+except (ImportError, AttributeError):
+    class ShapeError(ValueError):
+        """A tensor's rank, sizes or dtype don't fit its type."""
 
 
 def _ss_ex_static_bool(c):
@@ -123,6 +131,28 @@ def _ss_ex_for(lo, hi, body, carried):
     return tuple(_ss_torch.while_loop(cond_fn, body_fn, init)[1:])
 
 
+def _ss_ex_pick(x, index):
+    """``x[i, j, …]`` for host indices, any of which may be a 0-d tensor (a loop's ``i``
+    in a ``torch.while_loop``): those select with ``index_select``."""
+    if not any(isinstance(i, _ss_torch.Tensor) for i in index):
+        return x[index]
+    for i in index:
+        if isinstance(i, _ss_torch.Tensor):
+            i = i.reshape(1).to(_ss_torch.int64)
+            i = _ss_torch.where(i < 0, i + x.shape[0], i)
+            x = x.index_select(0, i).squeeze(0)
+        else:
+            x = x[i]
+    return x
+
+
+def _ss_ex_hint(size):
+    """A size's value for the example inputs, or None (a data-dependent size)."""
+    if isinstance(size, _ss_torch.SymInt):
+        return size.node.hint if size.node.has_hint() else None
+    return size
+
+
 def _ss_ex_unbacked(size):
     if not isinstance(size, _ss_torch.SymInt):
         return False
@@ -144,11 +174,11 @@ def _ss_ex_domain_ok(x, kind, over, bound):
     if kind == "Index" and bound is not None:
         hi = bound - 1
     v = x.to(_ss_torch.uint8) if x.dtype == _ss_torch.bool else x
-    ok = _ss_torch.ones((), dtype=_ss_torch.bool, device=x.device)
+    ok = None
     if lo is not None:
-        ok = ok & ((v >= lo) if lo_incl else (v > lo)).all()
+        ok = ((v >= lo) if lo_incl else (v > lo)).all()
     if hi is not None:
-        ok = ok & (v <= hi).all()
+        ok = (v <= hi).all() if ok is None else ok & (v <= hi).all()
     if kind in ("Prob", "LogProb") and over is not None:
         acc = _ss_torch.float64 if x.dtype == _ss_torch.float64 else _ss_torch.float32
         eps = _ss_torch.finfo(x.dtype if x.is_floating_point() else acc).eps
@@ -177,7 +207,7 @@ def _ss_ex_as(x, sizes, where, written, domain=None, shapes=True, values=True):
         raise ShapeError(f"{where}: expected {written}, got rank {x.dim()} "
                          f"(shape {tuple(x.shape)})")
     unknown = {}
-    for have, want in zip(x.shape, sizes or ()):
+    for axis, (have, want) in enumerate(zip(x.shape, sizes or ())):
         if isinstance(want, str):
             if want in unknown:
                 if shapes or _ss_ex_unbacked(have):
@@ -186,6 +216,13 @@ def _ss_ex_as(x, sizes, where, written, domain=None, shapes=True, values=True):
                 unknown[want] = have
                 _ss_torch._check(have >= 0)
         elif shapes or _ss_ex_unbacked(have):
+            h, w = _ss_ex_hint(have), _ss_ex_hint(want)
+            if h is not None and w is not None and h != w:
+                # torch would fail too, with "2 not in VR[5, 5]": say what it means.
+                raise ShapeError(
+                    f"{where}: expected {written}, but axis {axis} is {h} for the example "
+                    f"inputs, not {w}: in an exported program `as` can't fix a size that "
+                    "comes from the program's inputs")
             _ss_torch._check(have == want)
     if values and domain is not None:
         kind, over, bound, text = domain
@@ -236,19 +273,62 @@ def _ss_ex_example(shape, dtype, domain, device, gen):
     return x.to(device)
 
 
+def _ss_ex_refuses_one(ep):
+    """Whether a run-time assert of ``ep`` refuses 1 for a size of its inputs: an
+    operation that treats 1 specially (a reshape across a permutation, a matmul with a
+    transposed operand) adds ``Ne(n, 1)`` even with ``backed_size_oblivious``, and with
+    deferred asserts that doesn't fail the export but the program."""
+    check = _ss_torch.ops.aten._assert_scalar.default
+    for node in ep.graph.nodes:
+        if node.op != "call_function" or node.target is not check:
+            continue
+        arg = node.args[0]
+        val = arg.meta.get("val") if hasattr(arg, "meta") else None
+        if not isinstance(val, _ss_torch.SymBool):
+            continue
+        shape_env = val.node.shape_env
+        expr = val.node.expr
+        env = getattr(shape_env, "backed_var_to_val", None)  # torch 2.13's name
+        if env is None:
+            env = shape_env.var_to_val
+        symbols = expr.free_symbols
+        if not symbols or any(sym not in env for sym in symbols):
+            continue  # a data-dependent size: not about the inputs
+        base = {sym: env[sym] for sym in symbols}
+        for sym in symbols:
+            try:
+                if not bool(expr.xreplace({**base, sym: 1})):
+                    return True
+            except TypeError:
+                continue
+    return False
+
+
 def _ss_ex_export(module, args, dynamic_shapes):
     """``torch.export.export`` with torch's ``backed_size_oblivious`` setting, so that
-    generic axes can be 1, and without it if that fails (book ch. 17)."""
+    generic axes can be 1, and without it if that fails or gives a program that refuses
+    1 anyway (book ch. 17). Relations between sizes are run-time asserts in the program
+    (``prefer_deferred_runtime_asserts_over_guards``), which AOTInductor checks too."""
     import torch.fx.experimental._config as fx_config
 
+    def export():
+        return _ss_torch.export.export(module, args, dynamic_shapes=dynamic_shapes,
+                                       prefer_deferred_runtime_asserts_over_guards=True)
+
+    oblivious = None
     try:
         with fx_config.patch(backed_size_oblivious=True):
-            return _ss_torch.export.export(module, args, dynamic_shapes=dynamic_shapes,
-                                           prefer_deferred_runtime_asserts_over_guards=True)
+            oblivious = export()
+        if not _ss_ex_refuses_one(oblivious):
+            return oblivious
     except Exception:
         pass
-    return _ss_torch.export.export(module, args, dynamic_shapes=dynamic_shapes,
-                                   prefer_deferred_runtime_asserts_over_guards=True)
+    try:
+        return export()
+    except Exception:
+        if oblivious is not None:
+            return oblivious
+        raise
 
 
 def _ss_ex_replace(tmp, path):
@@ -281,6 +361,10 @@ def _ss_ex_find_cxx():
     return None
 
 
+_SS_EX_NO_CXX = ("--aoti needs a C++ compiler, and none was found (looked for $CXX, c++, "
+                 "g++ and clang++ on PATH); install one, or export without --aoti")
+
+
 class _SSExportError(Exception):
     """An error of the export step that isn't torch's (no C++ compiler, …)."""
 
@@ -291,9 +375,7 @@ def _ss_ex_save(ep, path, aoti=False):
     tmp = _ss_ex_temp(path)
     if aoti:
         if _ss_ex_find_cxx() is None:
-            raise _SSExportError(
-                "--aoti needs a C++ compiler, and none was found (looked for $CXX, c++, "
-                "g++ and clang++ on PATH); install one, or export without --aoti")
+            raise _SSExportError(_SS_EX_NO_CXX)
         import torch._inductor
         try:
             torch._inductor.aoti_compile_and_package(ep, package_path=tmp)
@@ -352,6 +434,8 @@ def _ss_ex_main(export_program, save, ss_file, fn_name, default_output, locate):
     p.add_argument("--error-json", default=None, help=argparse.SUPPRESS)
     args = p.parse_args()
     try:
+        if args.aoti and _ss_ex_find_cxx() is None:  # before tracing, which takes a while
+            raise _SSExportError(_SS_EX_NO_CXX)
         ep = export_program(args.devices)
         save(ep, args.output, args.aoti)
     except Exception as err:

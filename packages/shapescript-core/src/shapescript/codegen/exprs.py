@@ -227,7 +227,7 @@ class ExprGen:
             return gen_builtin(self, res, e)
         if res.kind == "model_init":
             seed = self.expr(res.args[0].node) if res.args else "0"
-            return f"{self.ctx.model_ref(res.data)}.init(seed={seed})"
+            return f"{self.ctx.model_ref(res.data)}.init(seed={seed}, device={self.ctx.device_expr()})"
         if res.kind == "model_new":
             kw = ", ".join(f"{a.name}={self.expr(a.value)}" for a in e.args)
             return f"{self.ctx.model_ref(res.data)}({kw})"

@@ -17,12 +17,19 @@ from typing import Any
 
 from shapescript.check.env import AxisParam, FnSig, ModelInfo, SizeParam
 from shapescript.check.result import AssertRes, CheckedModule
-from shapescript.check.types import ModelType
+from shapescript.check.types import ModelType, TupleType
 from shapescript.codegen.exprs import T, ExprGen, generic_var, pyname
 from shapescript.codegen.layout import Emitter
 from shapescript.codegen.specs import SpecBuilder
 from shapescript.codegen.stmts import StmtGen
 from shapescript.syntax import ast
+
+
+def _item_type(e: ast.AssertType, i: int) -> ast.AssertType:
+    """The ``as`` of one element of a tuple type (for its written sizes)."""
+    te = e.type
+    item = te.items[i] if isinstance(te, ast.TupleTypeExpr) else te
+    return ast.AssertType(e.value, item, e.span)
 
 
 def mode_expr(mode: str) -> str:
@@ -134,8 +141,27 @@ class ModuleGen:
             return code
         self.as_count += 1
         name = f"_ss_as_{self.as_count}"
-        spec = self.specs.as_spec(e, res)
-        self.tail.append(f"{name} = _ss_rt.make_as_checker({spec})")
+        target = res.target
+        if isinstance(target, TupleType):
+            # One checker per element, and a function that checks the tuple's length.
+            n = len(target.items)
+            parts = []
+            for i, item in enumerate(target.items):
+                item_e = _item_type(e, i)
+                sp = item_e.type.span
+                sub = AssertRes(item, res.on_python, self.cm.source[sp.start:sp.end], res.where)
+                spec = self.specs.as_spec(item_e, sub)
+                self.tail.append(f"{name}_{i} = _ss_rt.make_as_checker({spec})")
+                parts.append(f"{name}_{i}(_v[{i}], _e, _c, _vc)")
+            self.tail += [
+                f"def {name}(_v, _e, _c, _vc):",
+                f"    if _c and (not isinstance(_v, (tuple, list)) or len(_v) != {n}):",
+                f"        raise TypeError({res.where!r} + ': expected a tuple of {n}, got ' + type(_v).__name__)",
+                f"    return ({', '.join(parts)},)",
+            ]
+        else:
+            spec = self.specs.as_spec(e, res)
+            self.tail.append(f"{name} = _ss_rt.make_as_checker({spec})")
         generics = self.specs.generics_in(res.target)
         env = "{" + ", ".join(f"{k!r}: {self.gen_generic(k)}" for k in sorted(generics)) + "}"
         return f"{name}({code}, {env}, {mode_expr(self.checks)}, {mode_expr(self.value_checks)})"

@@ -13,7 +13,7 @@ from typing import Any
 from shapescript.check.env import AxisParam, FnSig, SizeParam
 from shapescript.check.result import AssertRes, CheckedModule
 from shapescript.check.sizes import Size
-from shapescript.check.types import HostType, ModelType, TensorType, Type
+from shapescript.check.types import HostType, ModelType, TensorType, TupleType, Type
 from shapescript.syntax import ast
 
 HOST_PY = {"int": "int", "float": "float", "bool": "bool", "str": "str"}
@@ -137,6 +137,8 @@ class SpecBuilder:
         return "None"
 
     def generics_in(self, t: Type) -> set[str]:
+        if isinstance(t, TupleType):
+            return set().union(*(self.generics_in(x) for x in t.items)) if t.items else set()
         if not isinstance(t, TensorType) or self.ctx.fn is None:
             return set()
         out: set[str] = set()

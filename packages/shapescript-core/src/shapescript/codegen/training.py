@@ -5,7 +5,8 @@ Each is one call, arguments as written: ``adamw(m, lr=cosine(300, lr=1e-2))`` be
 ``_ss_rt.adamw(m, lr=_ss_rt.cosine(300, lr=0.01))``. ``value_and_grad(loss, m, x, y)``
 passes the function's unchecked body, since the checker proved the call:
 ``_ss_rt.value_and_grad(_unchecked_loss, m, x, y)`` (defaults filled in as for a call).
-``load(path, M)`` passes the model's class.
+``load(path, M)`` passes the model's class; it and ``M.init`` put the tensors on the
+call's device (DECISIONS §10).
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ def gen_training(ctx: Any, name: str, e: ast.Call, data: Any, g: Any) -> str:
         return f"{fn}({args})"
     if name == "load":
         pos = [a for a in e.args if a.name is None]
-        return f"{fn}({g.expr(pos[0].value)}, {ctx.model_ref(data['model'])})"
+        return (f"{fn}({g.expr(pos[0].value)}, {ctx.model_ref(data['model'])}, "
+                f"device={ctx.device_expr()})")
     parts = [g.expr(a.value) if a.name is None else _kwarg(a.name, g.expr(a.value))
              for a in e.args]
     return f"{fn}({', '.join(parts)})"
