@@ -4,6 +4,7 @@
 
 import python builtins
 import python shapes
+import python torch
 from spotter import S, P, N, D, Dt, Dc, C, L, Images, forward, per_class_accuracy, confusion
 
 ## Training images, and test images the model never trains on.
@@ -13,8 +14,6 @@ dim Ntest = 500
 dim Batch = 64
 ## Passes over the training images.
 dim Epochs = 10
-## Updates in all: 32 batches per pass, the last one smaller.
-dim Steps = Epochs * ((Ntrain + Batch - 1) / Batch)
 ## Updates of the warm-up, before the cosine schedule.
 dim Warm = 20
 
@@ -47,9 +46,26 @@ fn guess(m: Spotter, img: Images u8) -> [b] Index[C] = argmax(scores(m, img), ov
 ## The fraction of images whose class is guessed right.
 fn accuracy(m: Spotter, img: Images u8, y: [b] Index[C]) -> [] Unit = mean(guess(m, img) == y)
 
+## Trains `m` on the images for `epochs` passes, in batches shuffled anew for each pass,
+## with AdamW and a learning rate that warms up, then follows a cosine down to 0 at the
+## last update; reports the loss and the batch's accuracy every 20 updates.
+fn fit(m: Spotter, img: Images u8, y: [b] Index[C], epochs: int):
+    steps = epochs * ((b + Batch - 1) // Batch)
+    opt = adamw(m, lr=warmup(Warm, cosine(steps - Warm, lr=1e-2)))
+    step = 0
+    for epoch in 0..epochs:
+        for xb, yb in batches(shuffle((img, y), seed=epoch), size=Batch):
+            l, grads = value_and_grad(loss, m, xb, yb)
+            update(m, grads, opt)
+            if step % 20 == 0 or step == steps - 1:
+                report(step, loss=l, acc=accuracy(m, xb, yb))
+            step = step + 1
+
 ## Trains a spotter on `shapes.draw(Ntrain, 0)`, reports its progress, prints how well it
 ## does on `shapes.draw(Ntest, 1)` and saves it to `spotter.safetensors`.
 fn main():
+    # The spotter's tensors are small: one thread runs them faster than several.
+    torch.set_num_threads(1)
     train = shapes.draw(Ntrain, 0)
     img = train[0] as [Ntrain 1 S S] u8
     y = train[1] as [Ntrain] Index[C]
@@ -58,15 +74,7 @@ fn main():
     test_y = test[1] as [Ntest] Index[C]
 
     m = Spotter.init(seed=0)
-    opt = adamw(m, lr=warmup(Warm, cosine(Steps - Warm, lr=1e-2)))
-    step = 0
-    for epoch in 0..Epochs:
-        for xb, yb in batches(shuffle((img, y), seed=epoch), size=Batch):
-            l, grads = value_and_grad(loss, m, xb, yb)
-            update(m, grads, opt)
-            if step % 20 == 0 or step == Steps - 1:
-                report(step, loss=l, acc=accuracy(m, xb, yb))
-            step = step + 1
+    fit(m, img, y, Epochs)
 
     pred = guess(m, test_img)
     print("test accuracy:", builtins.format(mean(pred == test_y), ".1%"))

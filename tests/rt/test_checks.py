@@ -546,3 +546,33 @@ def test_checking_the_spotters_forward_is_fast():
     n = 2000
     best = min(timeit.repeat(lambda: check(args, True, True), number=n, repeat=5)) / n
     assert best < 40e-6, f"{best * 1e6:.1f} µs per call"
+
+
+def test_a_model_class_finished_after_the_checker():
+    class Late(torch.nn.Module):
+        pass
+
+    m = ModelSpec("m", "late.ss:1:7", Late)
+    check = rt.make_checker((m,))
+    Late._ss_field_specs = (S("w", "late.ss:2:11", "[D]", (4,), "f32"),)
+    late = Late()
+    late.w = torch.nn.Parameter(torch.zeros(4))
+    assert check((late,)) == {"__device__": torch.device("cpu")}
+    late.w = torch.nn.Parameter(torch.zeros(5))
+    with pytest.raises(ShapeError, match=r"late.ss:2:11: m.w: expected \[D\] = \(4,\), got shape \(5,\)"):
+        check((late,))
+
+
+def test_an_as_without_a_spec_checks_nothing():
+    assert rt.check_as(5, None, {}) == 5
+
+
+def test_errors_are_shown_and_pickled_as_shapescripts():
+    import pickle
+
+    import shapescript
+
+    assert rt.ShapeError is shapescript.ShapeError and rt.ShapeError.__module__ == "shapescript"
+    err = pickle.loads(pickle.dumps(rt.DomainError("d.ss:1:1: p: expected Pos, got -1")))
+    assert type(err) is rt.DomainError and str(err) == "d.ss:1:1: p: expected Pos, got -1"
+    assert issubclass(rt.ShapeError, ValueError) and issubclass(rt.DeviceError, ValueError)

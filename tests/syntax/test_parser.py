@@ -439,6 +439,7 @@ def test_language_examples():
     ("sum(p == c and y == c)", "(call sum (and (== p c) (== y c)))"),
     ("not a == b and c", "(and (not (== a b)) c)"),
     ("not a and not b or c", "(or (and (not a) (not b)) c)"),
+    ("not not a", "(not (not a))"),
     ("a or b and c", "(or a (and b c))"),
     ("a + b * c - d", "(- (+ a (* b c)) d)"),
     ("a - b - c", "(- (- a b) c)"),
@@ -538,6 +539,7 @@ def test_pipe_marks_calls_and_keeps_spans():
     ("rearrange(reduce(x, a b c -> a b, max), a b -> b a)",
      "(call rearrange (call reduce x <a b c -> a b> max) <a b -> b a>)"),
     ("torch.einsum(s, x)", "(call torch.einsum s x)"),
+    ("rearrange(x)", "(call rearrange x)"),  # no pattern: the checker's E0601
 ])
 def test_patterns(src, tree):
     assert expr(src) == tree
@@ -569,8 +571,8 @@ def test_pattern_positions_and_spans():
     ("rearrange(x, b (c (d e)) -> b c d e)", "groups can't be nested in a pattern"),
     ("rearrange(x, b (c + 1) -> b c)", "unexpected `+` in a pattern"),
     ("rearrange(x, b c -> b -> c)", "more than one `->` in this pattern"),
-    ("einsum(x, w)", "`einsum` needs a pattern"),
     ("einsum(x, w: i j, j k)", "expected `->` in this pattern"),
+    ("einsum(x, w)", "`einsum` needs a pattern"),
     ("einsum(x, w:)", "expected a pattern after `:`"),
     ("rearrange(x, b 16gh -> b)", "number-name in a pattern"),
     ("rearrange(x, a -> a, b -> b)", "more than one pattern in this call"),
@@ -980,6 +982,8 @@ def test_e0101_other_cases():
         "dim X = 3 4\n": "a dim is one size",
         "fn f(x: int) = zeros[n] Foo\n": "`Foo` is not a dtype",
         "fn f(x: int) = $\n": "unknown character `$`",
+        "fn f(a: int) = a == not b\n": "unexpected token `not`",
+        "fn f(a: int) = a as int == b\n": "unexpected token `==`",
         "fn f(x: int) = x)\n": "unexpected closing `)`",
     }
     for src, message in cases.items():
@@ -1108,3 +1112,40 @@ def test_empty_and_comment_only_files():
 def test_bytes_input_is_decoded():
     m, diags = parse(b"dim D = 3\n", "b.ss")
     assert diags == [] and m.decls[0].name == "D"
+
+
+# ---------------------------------------------------------------------------
+# The LALR table
+
+
+def test_grammar_compiles_without_conflicts_and_matches_the_cached_table(monkeypatch):
+    from shapescript.syntax import parser as P
+
+    src = (PROGRAMS / "spotter.ss").read_text(encoding="utf-8")
+    expected = parse(src, "s.ss")
+    # strict=True: a conflict would raise. Lark numbers states differently from process
+    # to process, so compare what the tables do, not the tables.
+    fresh = P._tables_from(P._lark_table(P._grammar_text()))
+    monkeypatch.setattr(P, "_TABLES", fresh)
+    assert parse(src, "s.ss") == expected
+    assert parse("fn f() = (x +\n", "e.ss") == (None, parse("fn f() = (x +\n", "e.ss")[1])
+
+
+def test_a_bad_table_cache_is_rebuilt(tmp_path, monkeypatch):
+    from shapescript.syntax import parser as P
+
+    monkeypatch.setenv("SHAPESCRIPT_CACHE_DIR", str(tmp_path))
+    path = P._cache_path(P._grammar_text())
+    path.write_text("{not json", "utf-8")
+    tables = P._build_tables()
+    assert path.read_text("utf-8").startswith("{")
+    rebuilt = P._build_tables()  # now from the cache
+    assert rebuilt.states == tables.states
+    (tmp_path / "a_file").write_text("")
+    monkeypatch.setenv("SHAPESCRIPT_CACHE_DIR", str(tmp_path / "a_file" / "sub"))
+    other = P._build_tables()  # an unusable folder: no cache, still a table
+    monkeypatch.setattr(P, "_TABLES", other)
+    assert parse("dim D = 3\n", "d.ss")[0].decls[0].name == "D"
+    monkeypatch.setenv("SHAPESCRIPT_CACHE_DIR", "")
+    assert P._cache_path(P._grammar_text()) is None
+    assert P._build_tables().rules

@@ -8,6 +8,7 @@ then on ``sys.path``, and checked once per compilation.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import traceback
@@ -135,12 +136,19 @@ def internal_error(path: str, err: BaseException) -> Diagnostic:
 def check_program(src: str, path: str, search: list[str] | None = None) -> Program:
     """Parse and check ``src`` (the file ``path``) and what it imports."""
     comp = _Compilation(search)
+    # Parsing and checking allocate many small, acyclic objects: the cyclic collector
+    # would only slow them down, so it waits until the whole program is checked.
+    gc_was_on = gc.isenabled()
+    gc.disable()
     try:
         comp.program.main = comp.check(src, path)
     except RecursionError as err:
         comp.program.diagnostics.append(internal_error(path, err))
     except Exception as err:  # a checker bug: one diagnostic, never a traceback
         comp.program.diagnostics.append(internal_error(path, err))
+    finally:
+        if gc_was_on:
+            gc.enable()
     p = comp.program
     p.diagnostics = _sorted(p.diagnostics, path)
     return p

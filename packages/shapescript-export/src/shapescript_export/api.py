@@ -163,4 +163,10 @@ def export(path: str, fn: str | None = None, output: str | None = None, *, aoti:
     if aoti and output is None:
         raise ValueError("aoti=True needs an output path for the AOTInductor package")
     prep = prepare(path, fn, checks=checks, value_checks=value_checks, devices=devices)
+    if aoti:
+        from shapescript_export.runner import find_cxx
+
+        if find_cxx() is None:  # before tracing, which takes a while
+            raise ExportError("aoti=True needs a C++ compiler, and none was found (looked "
+                              "for $CXX, c++, g++ and clang++ on PATH)")
     return run_in_process(prep, output, aoti)

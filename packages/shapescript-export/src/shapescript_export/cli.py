@@ -17,6 +17,8 @@ import click
 __all__ = ["command"]
 
 MODES = click.Choice(["always", "debug", "never"])
+NO_CXX = ("--aoti needs a C++ compiler, and none was found (looked for $CXX, c++, g++ and "
+          "clang++ on PATH); install one, or export without --aoti")
 
 
 def _use_color() -> bool:
@@ -83,12 +85,6 @@ def command(file, fn, output, aoti, checks, value_checks, devices, python, emit_
     from shapescript_export.api import prepare
     from shapescript_export.runner import python_for_tracing, run_module
 
-    if devices is not None:
-        from shapescript.codegen.export import device_name
-        try:
-            device_name(devices)
-        except ValueError as err:
-            raise click.BadParameter(str(err), param_hint="--devices")
     try:
         prep = prepare(file, fn, checks=checks, value_checks=value_checks, devices=devices,
                        option="--fn")
@@ -102,12 +98,18 @@ def command(file, fn, output, aoti, checks, value_checks, devices, python, emit_
         _write(emit_python, prep.source)
         return
     target = output or os.path.splitext(file)[0] + ".pt2"
-    # The shapescript command traces in its own Python unless told otherwise (book ch. 17).
-    os.environ.setdefault("SHAPESCRIPT_PYTHON", sys.executable)
-    py = python_for_tracing(python)
+    if not os.path.isdir(os.path.dirname(os.path.abspath(target))):
+        _fail(f"cannot write {target}: its folder doesn't exist", 2)
+    if aoti:
+        from shapescript_export.runner import find_cxx
+
+        if find_cxx() is None:
+            _fail(NO_CXX, 1)
+    py = python_for_tracing(python, own=sys.executable)
     stem = os.path.splitext(os.path.basename(file))[0]
+    # `debug` checks follow the Python that exports: the command's own -O carries over.
     result = run_module(prep.source, target, python=py, aoti=aoti,
-                        name=f"{stem}_{prep.fn}_export")
+                        name=f"{stem}_{prep.fn}_export", optimize=sys.flags.optimize > 0)
     debug = os.environ.get("SHAPESCRIPT_DEBUG", "") not in ("", "0")
     if result.status == "ok":
         if debug and result.stderr:

@@ -16,13 +16,28 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
-__all__ = ["RunResult", "python_for_tracing", "run_module"]
+__all__ = ["RunResult", "find_cxx", "python_for_tracing", "run_module"]
 
 
-def python_for_tracing(explicit: str | None = None) -> str:
+def find_cxx() -> str | None:
+    """The C++ compiler AOTInductor would run (``$CXX``, else ``c++``, ``g++`` or
+    ``clang++`` on PATH), or None. The export module checks the same."""
+    name = os.environ.get("CXX")
+    if name:
+        return shutil.which(name)
+    for cand in ("c++", "g++", "clang++"):
+        found = shutil.which(cand)
+        if found:
+            return found
+    return None
+
+
+def python_for_tracing(explicit: str | None = None, own: str | None = None) -> str:
     """The Python that traces: ``explicit`` (``--python``), else ``$SHAPESCRIPT_PYTHON``,
-    else ``python3`` (``python`` on Windows)."""
-    return explicit or os.environ.get("SHAPESCRIPT_PYTHON") or (
+    else ``own``, else ``python3`` (``python`` on Windows). The ``shapescript`` command
+    passes its own Python as ``own``, as the book's "sets SHAPESCRIPT_PYTHON to its own
+    Python" says, without changing the environment of the process it runs in."""
+    return explicit or os.environ.get("SHAPESCRIPT_PYTHON") or own or (
         "python" if os.name == "nt" else "python3")
 
 
@@ -41,15 +56,17 @@ class RunResult:
 
 
 def run_module(source: str, output: str, *, python: str, aoti: bool = False,
-               name: str = "export_module") -> RunResult:
-    """Runs the export module ``source`` with ``python`` to write ``output``."""
+               name: str = "export_module", optimize: bool = False) -> RunResult:
+    """Runs the export module ``source`` with ``python`` to write ``output``; with
+    ``optimize``, as ``python -O`` (so ``debug`` checks are left out)."""
     folder = tempfile.mkdtemp(prefix="shapescript-export-")
     try:
         module = os.path.join(folder, f"{name}.py")
         err_file = os.path.join(folder, "error.json")
         with open(module, "w", encoding="utf-8", newline="\n") as f:
             f.write(source)
-        cmd = [python, module, "-o", os.path.abspath(output), "--error-json", err_file]
+        cmd = [python] + (["-O"] if optimize else []) + [
+            module, "-o", os.path.abspath(output), "--error-json", err_file]
         if aoti:
             cmd.append("--aoti")
         try:

@@ -8,6 +8,7 @@ the call graph from every ``export fn`` and reports those sites (E17xx).
 
 from __future__ import annotations
 
+import gc
 from itertools import count
 from typing import Any
 
@@ -154,8 +155,9 @@ def check_model_inits(cm: CheckedModule, env: ModuleEnv) -> None:
                     key = a.name if a.name is not None else (allowed[i] if i < len(allowed) else None)
                     if key not in allowed:
                         cm.diagnostics.append(Diagnostic.error(
-                            "E0502", f"`{kind}` has no parameter `{a.name or i}`", a.span, "",
-                            help="`normal(std=…)` or `uniform(lo, hi)`"))
+                            "E0502", f"`{kind}` has no parameter `{a.name or i}`", a.span,
+                            "unknown keyword" if a.name else "one argument too many",
+                            help="`normal(std=…, mean=…)` or `uniform(lo, hi)`"))
                         ok = False
                         continue
                     t = bc.expr(a.value)
@@ -174,13 +176,26 @@ def check_model_inits(cm: CheckedModule, env: ModuleEnv) -> None:
                     cm.res[id(init)] = ("init", kind, values)
                 continue
             cm.diagnostics.append(Diagnostic.error(
-                "E0503", "not a parameter initialiser", init.span, "",
+                "E0503", "not a parameter initialiser", init.span, "unknown initialiser",
                 help="use `normal(std=…)`, `uniform(lo, hi)`, `zeros` or `ones`"))
 
 
 def check_module(module: ast.Module, source: str, prelude: ModuleEnv | None,
                  load: Loader) -> CheckedModule:
     """Check one parsed file; its diagnostics come sorted by position."""
+    # The checker allocates many small, acyclic objects (sizes, types, records): the
+    # cyclic collector would only slow it down (as in the parser), so it waits.
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        return _check_module(module, source, prelude, load)
+    finally:
+        if gc_was_on:
+            gc.enable()
+
+
+def _check_module(module: ast.Module, source: str, prelude: ModuleEnv | None,
+                  load: Loader) -> CheckedModule:
     from shapescript.check.exports import check_exports
 
     env = declare(module, source, prelude, load)

@@ -198,8 +198,8 @@ def matmul(a: TensorType, b: TensorType) -> Broadcast:
     if ka.size != kb.size:
         raise Fail(
             "E0401",
-            f"sizes not provably equal: `@` contracts `{ka.label}` ({ka.size}) of the left "
-            f"operand with `{kb.label}` ({kb.size}) of the right",
+            f"sizes not provably equal: `@` contracts {_axis_text(ka)} of the left "
+            f"operand with {_axis_text(kb)} of the right",
             f"{ka.size} against {kb.size}",
             help="`a @ b` contracts the last axis of `a` with the second-to-last of `b`; "
                  "use `einsum` to contract other axes, or `as` if they are equal at run time")
@@ -238,15 +238,20 @@ def check_fits(value: TensorType, declared: TensorType, what: str = "the value")
     va, da = value.axes, declared.axes
     if len(va) != len(da):
         raise Fail("E0402",
-                   f"ranks differ: {what} is `{_fmt_axes(va)}` ({len(va)} "
-                   f"ax{'is' if len(va) == 1 else 'es'}) but `{_fmt_axes(da)}` has {len(da)}",
-                   f"{len(va)} axes, expected {len(da)}")
+                   f"ranks differ: {what} is `{_fmt_axes(da)}`, with {len(da)} "
+                   f"ax{'is' if len(da) == 1 else 'es'}, but this is `{_fmt_axes(va)}`, with "
+                   f"{len(va)}",
+                   f"{len(va)} ax{'is' if len(va) == 1 else 'es'}, expected {len(da)}")
     for i, (v, d) in enumerate(zip(va, da)):
         if v.variadic or d.variadic:
             if v.variadic and d.variadic:
                 continue
-            raise Fail("E0409", f"{what} `{_fmt_axes(va)}` doesn't fit `{_fmt_axes(da)}`: "
-                       "it needs the rank of `...`", "`...` has an unknown rank")
+            raise Fail("E0409", f"{what} is `{_fmt_axes(da)}`, but the rank of this "
+                       f"`{_fmt_axes(va)}` is unknown" if v.variadic else
+                       f"{what} is `{_fmt_axes(da)}`, whose `...` this `{_fmt_axes(va)}` can't fill",
+                       "`...` has an unknown rank" if v.variadic else "a known rank",
+                       help="a `[...]` value allows only element-wise operations, patterns "
+                            "with `...` and reductions over named axes")
         if v.size == d.size:
             continue
         help = "if they are equal at run time, assert it with `as`"
@@ -259,8 +264,8 @@ def check_fits(value: TensorType, declared: TensorType, what: str = "the value")
                     f"(`x * s`, not `s * x`), or write `rearrange(…, {src} -> {dst})`")
         raise Fail(
             "E0401",
-            f"sizes not provably equal: axis {i} of {what} is {_axis_text(v)} but "
-            f"`{_fmt_axes(da)}` declares {_axis_text(d)}",
+            f"sizes not provably equal: axis {i} is {_axis_text(v)}, but {what} "
+            f"`{_fmt_axes(da)}` has {_axis_text(d)}",
             f"`{_fmt_axes(va)}` here", help=help)
 
 

@@ -230,8 +230,16 @@ class BuiltinMixin:
     # -- patterns ---------------------------------------------------------------------
     def b_pattern(self, name: str, e: ast.Call) -> Type:
         if e.pattern is None:
+            if name == "einsum" and self.source[e.func.span.end:e.func.span.end + 1] == "(":
+                # `einsum(…)` without `: pattern`: the parser reported it (E0601).
+                self.args_only(e)
+                return ERROR
             raise Fail("E0601", f"`{name}` needs a pattern such as `b n d -> b d`", "no pattern",
                        span=e.span)
+        if name == "einsum" and not e.pattern.output and not any(e.pattern.inputs):
+            # `einsum(a, b: )`: the parser reported the missing pattern (E0601).
+            self.args_only(e)
+            return ERROR
         pos, kw = split_args(e)
         n_inputs = len(e.pattern.inputs) if name == "einsum" else 1
         operands = pos[:e.pattern_pos]
@@ -239,17 +247,21 @@ class BuiltinMixin:
         if name != "einsum" and len(operands) != 1:
             raise Fail("E0501", f"`{name}` takes one tensor before its pattern", "", span=e.span)
         if name == "einsum" and len(operands) != n_inputs:
-            raise Fail("E0601", f"the pattern has {n_inputs} inputs but `einsum` got {len(operands)} operands",
-                       "", span=e.pattern.span)
+            raise Fail("E0601", f"the pattern has {n_inputs} input{'s' if n_inputs != 1 else ''} "
+                       f"but `einsum` got {len(operands)} operand{'s' if len(operands) != 1 else ''}",
+                       f"{n_inputs} input{'s' if n_inputs != 1 else ''}", span=e.pattern.span,
+                       help="write one input per operand, separated by commas: `einsum(a, b: i j, j k -> i k)`")
         reduce_op = None
         if name == "reduce":
             if len(rest) != 1 or not isinstance(rest[0].value, ast.Name):
-                raise Fail("E0602", "`reduce` needs its operation after the pattern: one of sum mean max min prod",
-                           "missing operation", span=e.span)
+                raise Fail("E0602", "`reduce` needs an operation after its pattern",
+                           "missing operation", span=e.span,
+                           help="add one of `sum`, `mean`, `max`, `min`, `prod`: "
+                                "`reduce(x, b h w -> b, max)`")
             reduce_op = rest[0].value.id
             if reduce_op not in ("sum", "mean", "max", "min", "prod"):
                 raise Fail("E0602", f"unknown `reduce` operation `{reduce_op}`", "not an operation",
-                           span=rest[0].span, help="one of sum mean max min prod")
+                           span=rest[0].span, help="use one of `sum`, `mean`, `max`, `min`, `prod`")
         elif rest:
             raise Fail("E0501", f"`{name}` takes no argument after its pattern but keyword sizes",
                        "unexpected argument", span=rest[0].span)
@@ -292,7 +304,15 @@ class BuiltinMixin:
         if isinstance(node, ast.BinOp):
             a = self.label_of_size_expr(node.left, size)
             b = self.label_of_size_expr(node.right, size)
-            return {"+": a + b, "-": a - b, "*": a * b}.get(node.op) or a.floordiv(b)
+            if node.op == "+":
+                return a + b
+            if node.op == "-":
+                return a - b
+            if node.op == "*":
+                return a * b
+            if b.is_const and b.const_value == 0:
+                return size  # a label with a zero divisor (its size was proved non-zero)
+            return a.floordiv(b)
         return size
 
     # -- stacking -------------------------------------------------------------------
@@ -373,8 +393,8 @@ class BuiltinMixin:
         self.types[id(pos[0].value)] = INT
         lam = pos[1].value
         if not isinstance(lam, ast.Lambda) or len(lam.params) != 1:
-            raise Fail("E0503", "`map` takes a lambda of one parameter: `c => …`", "not a lambda",
-                       span=pos[1].span)
+            raise Fail("E0503", "`map` takes a lambda of one parameter", "not a lambda",
+                       span=pos[1].span, help="write `C |> map(c => …)`")
         label = self.label_of_size_expr(pos[0].value, count)
         saved = self.scope
         self.scope = saved.copy()

@@ -61,8 +61,9 @@ def match_args(call: ast.Call, params: list[ParamSig], what: str) -> dict[str, a
         out[a.name] = a
     missing = [p.name for p in params if p.name not in out and p.default is None]
     if missing:
+        names = ", ".join(f"`{m}`" for m in missing)
         raise Fail("E0501", f"{what} is missing the argument{'s' if len(missing) > 1 else ''} "
-                   + ", ".join(f"`{m}`" for m in missing), "missing arguments", span=call.span)
+                   + names, f"{names} not given", span=call.span)
     return out
 
 
@@ -113,11 +114,13 @@ def bind_tensor_params(items: list[tuple[str, TensorType, TensorType, ast.Arg]],
                            f"[{' '.join(map(str, b.variadic))}] before", span=arg.span)
         paired.append((name, [(p_, ax) for p_, ax in pairs if not p_.variadic], arg, pt, at))
     # 1. bare generics
-    for _, pairs, _, _, _ in paired:
+    bound_by: dict[str, str] = {}  # generic -> the argument that bound it (for messages)
+    for name, pairs, _, _, _ in paired:
         for p_, ax in pairs:
             v = p_.size.var_name
             if v is not None and v in generics and v not in b.sizes:
                 b.sizes[v] = (ax.size, ax.label)
+                bound_by[v] = name
     # 2. linear forms
     for name, pairs, arg, _, _ in paired:
         for p_, ax in pairs:
@@ -141,13 +144,22 @@ def bind_tensor_params(items: list[tuple[str, TensorType, TensorType, ast.Arg]],
             if want != ax.size and not _unbound_existential(want, env):
                 v = p_.size.var_name
                 if v is not None and v in generics:
-                    raise Fail("E0401", f"`{v}` is `{b.sizes[v][0]}` in an earlier argument but "
-                               f"`{ax.size}` in `{name}`",
-                               f"axis {i} of `{name}` is `{ax.size}`", span=arg.span,
+                    first = Axis(*b.sizes[v])
+                    raise Fail("E0401", f"sizes not provably equal: the generic `{v}` is "
+                               f"{_axis_text(first)} in argument `{bound_by.get(v, '?')}` but "
+                               f"{_axis_text(ax)} in `{name}`",
+                               f"axis {i} of `{name}` is {_axis_text(ax)}", span=arg.span,
                                help="the sizes of one generic axis must agree across the arguments")
-                raise Fail("E0401", f"argument `{name}`: axis {i} is `{ax.size}`, expected `{want}`",
+                raise Fail("E0401", f"argument `{name}`: axis {i} is {_axis_text(ax)}, "
+                           f"expected {_axis_text(Axis(want, p_.label))}",
                            f"this is `{at}`, the parameter is `{pt}`", span=arg.span,
                            help=("if the sizes are equal at run time, assert it with `as`"))
+
+
+def _axis_text(ax: Axis) -> str:
+    """An axis for a message: its label, and its size when that reads differently."""
+    label, size = str(ax.label), str(ax.size)
+    return f"`{label}`" if label == size else f"`{label}` ({size})"
 
 
 def _unbound_existential(want: Size, env: dict[str, Size]) -> bool:
@@ -158,7 +170,10 @@ def same_axes(a: tuple[Axis, ...], b: tuple[Axis, ...]) -> bool:
     return len(a) == len(b) and all(x.size == y.size and x.label == y.label for x, y in zip(a, b))
 
 
-def bind_dtype(pt: TensorType, at: TensorType, b: Binding, name: str, arg: ast.Arg) -> None:
+def bind_dtype(pt: TensorType, at: TensorType, b: Binding, name: str, arg: ast.Arg,
+               fn: str = "") -> None:
+    if fn:
+        name = f"{name}` of `{fn}"  # messages read "argument `x` of `f` …"
     want = pt.dtype
     if want in ("Float", "Int"):
         ok = is_float(at.dtype) if want == "Float" else is_int(at.dtype)

@@ -9,6 +9,7 @@ types. Bodies are not looked at here.
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 from shapescript.check.env import (
@@ -21,6 +22,12 @@ from shapescript.check.types import ERROR, TensorType
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
+
+# The head of a top-level declaration, at the start of a line (for ``poison_broken``).
+_DECL_HEAD = re.compile(
+    r"^(?:(?:export[ \t]+)?(?:extern[ \t]+)?(?:fn|dim|model)[ \t]+(?P<name>[A-Za-z_]\w*)"
+    r"|import[ \t]+(?:python[ \t]+)?(?P<module>[A-Za-z_][\w.]*)"
+    r"(?:[ \t]+as[ \t]+(?P<alias>[A-Za-z_]\w*))?)", re.M)
 
 # load(module_name, importing_path, span) -> ModuleEnv | None (None: reported E0204)
 Loader = Callable[[str, str, Span], "ModuleEnv | None"]
@@ -107,6 +114,7 @@ class Declarer:
             elif isinstance(d, ast.ModelDecl):
                 if self.claim(d.name, d.name_span, "model"):
                     env.models[d.name] = ModelInfo(d.name, env.path, d, env=env)
+        self.poison_broken()
         for name in env.dim_decls:
             self.dim(name)
         for d in env.module.decls:
@@ -116,6 +124,14 @@ class Declarer:
         for info in env.models.values():
             self.model_fields(info)
         return env
+
+    def poison_broken(self) -> None:
+        """The names of top-level declarations the parser dropped (a syntax error,
+        reported): their uses are silent errors, not "unknown name" cascades."""
+        for m in _DECL_HEAD.finditer(self.source):
+            name = m.group("name") or m.group("alias") or (m.group("module") or "").split(".")[0]
+            if name and name not in self.seen:
+                self.env.poisoned.add(name)
 
     # ------------------------------------------------------------------
     def dim(self, name: str) -> int | None:
@@ -232,11 +248,12 @@ class Declarer:
             for ax in ret.axes:
                 free = {v for v in ax.size.free_vars() if not v.startswith("?")} if not ax.variadic else set()
                 missing = sorted(free - determined - bad)
-                if missing and not params_failed:
-                    self.err("E0303", f"no parameter determines the size `{missing[0]}` of the return type",
-                             d.ret.span, f"`{missing[0]}` is not in any parameter",
-                             help="a return size must come from the parameters; "
-                                  "use a `?` size for a data-dependent one")
+                if missing:
+                    if not params_failed:
+                        self.err("E0303", f"no parameter determines the size `{missing[0]}` of the return type",
+                                 d.ret.span, f"`{missing[0]}` is not in any parameter",
+                                 help="a return size must come from the parameters; "
+                                      "use a `?` size for a data-dependent one")
                     ret = ERROR  # reported: returns and calls aren't checked against it
                     break
         sig = FnSig(d.name, self.env.path, d, params, ret, frozenset(generics),  # type: ignore[arg-type]
@@ -250,13 +267,14 @@ class Declarer:
 
     def model_fields(self, info: ModelInfo) -> None:
         for f in info.decl.fields:
-            if f.name in info.fields:
+            if f.name in info.fields or f.name in info.failed:
                 self.err("E0202", f"field `{f.name}` is defined twice", f.span,
                          "defined again here", help="give each field its own name")
                 continue
             generics: set[str] = set()
             tb = TypeBuilder(self.env, self.report, generics=generics)
             t = tb.type(f.type)
+            info.failed.add(f.name)  # until it checks
             if generics:
                 self.err("E0902", f"the type of `{f.name}` is not static", f.type.span,
                          f"`{sorted(generics)[0]}` is not a dim",
@@ -264,11 +282,14 @@ class Declarer:
                 continue
             if not isinstance(t, TensorType):
                 if t is not ERROR:
-                    self.err("E0902", f"`{f.name}` must be a tensor with a static shape", f.type.span)
+                    self.err("E0902", f"`{f.name}` must be a tensor with a static shape", f.type.span,
+                             "not a tensor type", help="a param is a tensor, e.g. `[D]`")
                 continue
             if t.has_variadic:
-                self.err("E0902", f"the type of `{f.name}` is not static", f.type.span, "`...`")
+                self.err("E0902", f"the type of `{f.name}` is not static", f.type.span,
+                         "`...` has no fixed rank", help="a param's axes are dims and literals")
                 continue
+            info.failed.discard(f.name)
             info.fields[f.name] = FieldInfo(f.name, t, f)
 
 

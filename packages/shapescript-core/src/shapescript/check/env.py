@@ -102,6 +102,8 @@ class ModelInfo:
     decl: ast.ModelDecl
     fields: dict[str, FieldInfo] = field(default_factory=dict)
     env: "ModuleEnv | None" = field(default=None, repr=False, compare=False)
+    # Fields whose type failed (reported): their uses are silent errors.
+    failed: set[str] = field(default_factory=set)
 
     @property
     def type(self) -> ModelType:

@@ -149,7 +149,24 @@ class ExprMixin:
         if name in BUILTIN_FUNCS or name in CONSTRUCTORS:
             raise Fail("E0503", f"`{name}` is a built-in function, used here as a value",
                        "a built-in", help=f"call it: `{name}(…)`")
-        raise Fail("E0201", f"unknown name `{name}`", "not found in this scope")
+        raise Fail("E0201", f"unknown name `{name}`", "not found in this scope",
+                   help=self.similar_name(name))
+
+    def similar_name(self, name: str) -> str | None:
+        """A help naming a known name spelt like ``name``, if there is one."""
+        import difflib
+
+        env = self.env
+        known: set[str] = set(self.scope.vars) | set(env.dims) | set(env.fns) | set(env.models)
+        known |= set(env.imported) | set(env.pymods) | set(env.ssmods) | BUILTIN_FUNCS
+        pre = env.prelude
+        while pre is not None:  # nn.ss, then prelude.ss
+            known |= set(pre.fns)
+            pre = pre.prelude
+        if self.sig is not None:
+            known |= set(self.sig.generics)
+        close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+        return f"a name with a similar spelling exists: `{close[0]}`" if close else None
 
     def e_Attr(self, e: ast.Attr) -> Type:
         # Dotted names that aren't values: module members.
@@ -173,8 +190,11 @@ class ExprMixin:
             info = self.model_info(t)
             f = info.fields.get(e.attr) if info else None
             if f is None:
+                if info is not None and e.attr in info.failed:
+                    return ERROR  # its declaration failed, already reported
                 raise Fail("E0901", f"model `{t.name}` has no field `{e.attr}`", "unknown field",
-                           help=("fields: " + ", ".join(f"`{n}`" for n in info.fields)) if info else None)
+                           help=("fields: " + ", ".join(f"`{n}`" for n in info.fields))
+                           if info and info.fields else None)
             self.res[id(e)] = NameRes("field", e.attr)
             if info is not None and info.env is not None and info.env is not self.env:
                 return relabel(f.type, self.env.labels_from(info.env))
@@ -273,7 +293,8 @@ class ExprMixin:
         if e.op == "not":
             if isinstance(a, HostType):
                 if a.name != "bool":
-                    raise Fail("E0804", f"`not` needs a bool, not `{a}`", "")
+                    raise Fail("E0804", f"`not` needs a bool, not `{a}`", f"this is `{a}`",
+                               span=e.operand.span, help="compare it first, e.g. `k != 0`")
                 return BOOL
             if isinstance(a, TensorType) and a.dtype == "bool":
                 return a
@@ -292,14 +313,20 @@ class ExprMixin:
         a = self.expr(e.value)
         if isinstance(a, ErrorType):
             return ERROR
+        t = e.target
+        if t.shape is None and t.alias is None and t.dtype is None and t.domain is None:
+            return ERROR  # an empty target: the parser reported what it couldn't read
         if isinstance(a, PyType):
             raise Fail("E0413", "the shape of this Python value is unknown", "converted with `to`",
                        span=e.value.span, help="assert its type with `as` first")
         if isinstance(a, HostType):
-            if a.name not in ("int", "float", "bool") or e.target.shape is not None \
-                    or e.target.alias is not None or e.target.domain is not None or e.target.dtype is None:
-                raise Fail("E0702", f"a host `{a}` converts only to a dtype, as in `(i to f32)`",
+            if a.name not in ("int", "float", "bool"):
+                raise Fail("E0702", f"`to` converts tensors and host numbers, not `{a}`",
                            f"this is `{a}`")
+            if e.target.shape is not None \
+                    or e.target.alias is not None or e.target.domain is not None or e.target.dtype is None:
+                raise Fail("E0702", f"a host `{a}` converts only to a dtype", f"this is `{a}`",
+                           help="write a dtype alone, as in `(i to f32)`")
             # A host number `to` a dtype is a `[]` tensor of that dtype.
             dt = e.target.dtype
             src = TensorType((), {"int": "i64", "float": "f32", "bool": "bool"}[a.name],
@@ -336,9 +363,11 @@ class ExprMixin:
                            help="`as` asserts; it never converts")
         elif isinstance(target, HostType):
             if not on_python and not (isinstance(a, HostType) and host_fits(a, target)):
-                raise Fail("E0703", f"`as` can't make `{a}` `{target}`", f"this is `{a}`")
+                raise Fail("E0703", f"`as` can't make `{a}` a `{target}`", f"this is `{a}`",
+                           help="`as` asserts; it never converts")
         elif isinstance(target, (SizeParam, AxisParam)):
-            raise Fail("E0504", f"`{target}` is only for extern fn parameters", "")
+            raise Fail("E0504", f"`{target}` is only for `extern fn` parameters", "not a value's type",
+                       span=e.type.span)
         self.res[id(e)] = AssertRes(target, on_python, written, where)  # type: ignore[arg-type]
         return target  # type: ignore[return-value]
 
@@ -419,8 +448,9 @@ class ExprMixin:
             if name in self.env.poisoned:
                 return self.args_only(e)
             if name in CONSTRUCTORS:
-                raise Fail("E0503", f"`{name}` is a constructor: write `{name}[axes]`", "",
-                           help=f"e.g. `{name}[n D]`")
+                raise Fail("E0503", f"`{name}` is a constructor, not a function",
+                           "called like a function",
+                           help=f"write its axes in brackets, e.g. `{name}[n D]`")
         if isinstance(f, ast.Attr) and isinstance(f.value, ast.Name) and self.scope.get(f.value.id) is None:
             base = f.value.id
             if base in self.env.ssmods:
@@ -438,10 +468,18 @@ class ExprMixin:
             model = self.env.model(base)
             if model is not None and f.attr == "init":
                 return self.model_init(model, e)
+        # `module.Model.init(seed=…)`: a model of an imported module.
+        if (isinstance(f, ast.Attr) and f.attr == "init" and isinstance(f.value, ast.Attr)
+                and isinstance(f.value.value, ast.Name) and self.scope.get(f.value.value.id) is None
+                and f.value.value.id in self.env.ssmods):
+            model = self.env.model(f"{f.value.value.id}.{f.value.attr}")
+            if model is not None:
+                return self.model_init(model, e)
         ft = self.expr(f)
         if isinstance(ft, (PyType, ErrorType)):
             return self.python_call(e) if isinstance(ft, PyType) else self.args_only(e)
-        raise Fail("E0503", f"`{ft}` is not callable", f"this is `{ft}`")
+        raise Fail("E0503", f"`{self.source[f.span.start:f.span.end]}` is not callable",
+                   f"this is `{ft}`", span=f.span)
 
     def args_only(self, e: ast.Call) -> Type:
         for a in e.args:
@@ -458,18 +496,27 @@ class ExprMixin:
     def model_literal(self, model: ModelInfo, e: ast.Call) -> Type:
         args = {a.name: a for a in e.args}
         if None in args:
-            raise Fail("E0501", f"`{model.name}(…)` takes its fields by name", "",
+            raise Fail("E0501", f"`{model.name}(…)` takes its fields by name", "a field without its name",
                        help=f"write `{model.name}(" + ", ".join(f"{n}=…" for n in model.fields) + ")`")
         for a in e.args:
             fi = model.fields.get(a.name or "")
+            if fi is None and a.name in model.failed:
+                self.expr(a.value)
+                continue
             if fi is None:
                 raise Fail("E0901", f"model `{model.name}` has no field `{a.name}`", "unknown field",
                            span=a.span)
             t = self.expr(a.value)
-            self.expect_fits(t, fi.type, a.value, f"field `{a.name}`")
+            try:
+                self.expect_fits(t, fi.type, a.value, f"field `{a.name}`")
+            except Fail as err:
+                raise Fail("E0903", f"field `{model.name}.{a.name}` is `{fi.type}`, not `{t}`",
+                           f"this is `{t}`", span=a.value.span,
+                           help=err.help or "a field keeps its declared type") from None
         missing = [n for n in model.fields if n not in args]
         if missing:
-            raise Fail("E0501", f"`{model.name}(…)` is missing " + ", ".join(f"`{m}`" for m in missing), "")
+            raise Fail("E0501", f"`{model.name}(…)` is missing " + ", ".join(f"`{m}`" for m in missing),
+                       "every field is required", help="give each field by name")
         self.res[id(e)] = CallRes("model_new", data=model)
         self.host_only(e, "a model")
         return model.type
@@ -570,9 +617,12 @@ class ExprMixin:
         if failed:
             self.record_call(sig, e, matched, argvals)
             return ERROR if sig.ret is None or not isinstance(sig.ret, TensorType) else self.fallback_ret(sig, b)
-        bind_tensor_params(tensors, b, sig.generics | _existentials(sig))
+        try:
+            bind_tensor_params(tensors, b, sig.generics | _existentials(sig))
+        except ZeroDivisionError:
+            raise self.zero_divisor(sig, e) from None
         for name, pt, at, a in tensors:
-            bind_dtype(pt, at, b, name, a)
+            bind_dtype(pt, at, b, name, a, sig.name)
         for name, pt, at, a in tensors:
             want = subst_domain(pt.domain, b)
             ops.check_domain(at, want, a, name, sig.name)
@@ -584,7 +634,16 @@ class ExprMixin:
         self.record_call(sig, e, matched, argvals)
         if sig.ret is None:
             return NOTHING
-        return subst_type(relabel(sig.ret, labels), b, existential=True)
+        try:
+            return subst_type(relabel(sig.ret, labels), b, existential=True)
+        except ZeroDivisionError:
+            raise self.zero_divisor(sig, e) from None
+
+    def zero_divisor(self, sig: FnSig, e: ast.Call) -> Fail:
+        """A signature whose sizes divide by a size this call makes 0 (``stride=0``)."""
+        return Fail("E0302", f"with these arguments, a size in `{sig.name}`'s signature divides "
+                    "by zero", "a divisor is 0 here", span=e.span,
+                    help="give the `Size` arguments values that keep every size a whole number")
 
     def fallback_ret(self, sig: FnSig, b: Binding) -> Type:
         return ERROR
@@ -663,8 +722,8 @@ class ExprMixin:
             dim = sig.module.dim_size(p.name) if sig.module else None
             if dim is not None:
                 if ax.size != Size.const(dim):
-                    raise Fail("E1001", f"`{text}` has size `{ax.size}`, but this parameter wants an axis "
-                               f"of size `{p.name}` = {dim}", "wrong size", span=n.span,
+                    raise Fail("E1001", f"`{p}` wants an axis of size `{p.name}` = {dim}, but the axis "
+                               f"`{text}` is `{ax.size}`", "wrong size", span=n.span,
                                help=f"`Axis[{p.name}]` means an axis of size {p.name}; use a new name for any axis")
             else:
                 b.sizes.setdefault(p.name, (ax.size, ax.label))

@@ -149,6 +149,13 @@ def domain_fits(t: Type, old: Type) -> bool:
 
 
 def check_domain(at: TensorType, want: Domain, arg: Any, name: str, fn: str) -> None:
+    have = at.domain
+    if want.over is not None and have.over is not None and want.over != have.over:
+        # A class-marked value through a class-axis operation over another axis (§7).
+        raise Fail("E0704", f"`{fn}` works over `{want.over}` here, but its argument `{name}` "
+                   f"is `{have}`", f"this is `{at}`", span=arg.span,
+                   help=f"work over `{have.over}`, or first drop the marking: "
+                        f"`(… as {_drop_marking(have)})`")
     try:
         ok = dm.is_subdomain(at.domain, want, prove_le, at.labels())
     except Fail as f:
@@ -160,12 +167,21 @@ def check_domain(at: TensorType, want: Domain, arg: Any, name: str, fn: str) -> 
                    help=_widen_help(at.domain, want))
 
 
+def _drop_marking(d: Domain) -> str:
+    return {"Prob": "Unit", "LogProb": "Real", "Logit": "Real"}.get(d.kind, "Real")
+
+
 def _widen_help(have: Domain, want: Domain) -> str:
     if have.kind == "Unit" and want.kind == "Signed":
         return "convert it with `to Signed` (2x - 1)"
+    if have.kind == "Signed" and want.kind == "Unit":
+        return "convert it with `to Unit` ((x + 1) / 2)"
     if have.kind == "Int" and want.kind == "Index":
         return f"assert the bound with `as … Index[{want.index}]`, checked at run time"
-    return f"assert it with `as … {want}` (checked at run time), or convert it with `to`"
+    if want.kind in ("Prob", "LogProb") and have.kind in ("Logit", "Real"):
+        fn = "softmax" if want.kind == "Prob" else "log_softmax"
+        return f"use `{fn}(…, over={want.over})`, or assert it with `as … {want}`, checked at run time"
+    return f"assert it with `as … {want}`, checked at run time"
 
 
 def check_fits(t: TensorType, want: TensorType, what: str, node: Any) -> None:
@@ -204,6 +220,9 @@ def check_assert(a: TensorType, target: TensorType) -> None:
 
 # -- conversions -----------------------------------------------------------------------
 def convert(a: TensorType, te: ast.TensorTypeExpr) -> tuple[TensorType, list[tuple]]:
+    if te.alias is not None and te.shape is None and te.dtype is None and te.domain is None:
+        raise Fail("E0702", f"`{te.alias}` is not a dtype or a domain", "not a conversion target",
+                   span=te.span, help="`to` takes a dtype (`to f32`), a domain (`to Unit`) or both")
     if te.shape is not None or te.alias is not None:
         raise Fail("E0702", "`to` converts a dtype or a domain, not a shape", "a shape",
                    span=te.span, help="assert a shape with `as`, or reshape with `rearrange`")
@@ -218,17 +237,24 @@ def convert(a: TensorType, te: ast.TensorTypeExpr) -> tuple[TensorType, list[tup
 def _domain_of(d: ast.DomainExpr, a: TensorType) -> Domain:
     if d.name in ("Logit", "LogProb", "Prob"):
         if d.over is None:
-            raise Fail("E0705", f"`{d.name}` needs a class axis", "", span=d.span)
+            raise Fail("E0705", f"`{d.name}` needs a class axis", "no class axis", span=d.span,
+                       help=f"name it: `{d.name} over C`")
         lab = Size.var(d.over)
         n = sum(1 for ax in a.axes if ax.label == lab)
         if n != 1:
-            raise Fail("E0705", f"the class axis `{d.over}` is {'absent' if n == 0 else 'repeated'}",
-                       "", span=d.span)
+            raise Fail("E0705", f"the class axis `{d.over}` is {'absent from' if n == 0 else 'repeated in'} "
+                       f"`{a}`", f"`over {d.over}` names no single axis", span=d.span,
+                       help="name an axis the value has exactly once")
         return Domain(d.name, over=lab)
     if d.name == "Index":
         raise Fail("E0702", "`to` can't give an `Index` bound", "",
                    span=d.span, help="assert it with `as … Index[C]`, checked at run time")
     return Domain(d.name)
+
+
+def _axis_words(ax: Axis) -> str:
+    label, size = str(ax.label), str(ax.size)
+    return label if label == size else f"{label}` = `{size}"
 
 
 # -- constructors ------------------------------------------------------------------------
@@ -252,7 +278,8 @@ def constructor(name: str, axes: tuple[Axis, ...], dtype: str | None, fill: Type
         return TensorType(axes, d, dom)
     if name == "full":
         if fill is None:
-            raise Fail("E0501", "`full` needs its value: `full[n n](-1e9)`", "", span=e.span)
+            raise Fail("E0501", "`full` needs its value", "no value", span=e.span,
+                       help="write the value after the axes, e.g. `full[n n](-1e9)`")
         if isinstance(fill, ErrorType):
             return TensorType(axes, dtype or "f32", REAL)
         if not isinstance(fill, HostType) or fill.name not in ("int", "float", "bool"):
@@ -264,7 +291,8 @@ def constructor(name: str, axes: tuple[Axis, ...], dtype: str | None, fill: Type
         k = _narrow(facts)
         return TensorType(axes, d, Domain(k) if d not in INT_DTYPES else NOBOUND)
     if fill is not None:
-        raise Fail("E0501", f"`{name}` takes no value", "", span=e.span)
+        raise Fail("E0501", f"`{name}` takes no value", "a value", span=e.span,
+                   help="a tensor of one value is `full[…](v)`")
     if name == "eye" and len(axes) != 2:
         raise Fail("E0402", f"`eye` makes a square matrix, not one of {len(axes)} "
                    f"ax{'is' if len(axes) == 1 else 'es'}", "not two axes", span=e.span,
@@ -308,8 +336,11 @@ def cross_entropy(logits: TensorType, y: TensorType, c: int, yarg: Any) -> dict[
                         + f"] Index[{logits.axes[c].label}]`")
     want = Domain("Index", index=logits.axes[c].size)
     if not dm.is_subdomain(y.domain, want, prove_le):
-        raise Fail("E0701", f"the labels are `{y.domain}`, expected `{want}`", f"this is `{y}`",
-                   span=yarg.span, help=_widen_help(y.domain, want))
+        target = TensorType(y.axes, y.dtype, Domain("Index", index=logits.axes[c].label))
+        have = "have no bound" if y.domain.kind != "Index" else f"are `{y.domain}`"
+        raise Fail("E0701", f"the labels {have}, expected `Index[{logits.axes[c].label}]`",
+                   f"this is `{y}`", span=yarg.span,
+                   help=f"assert the bound with `as {target}`, checked at run time")
     # y has the logits' other axes, by label.
     ylabels = [ax.label for ax in y.axes]
     perm = []
@@ -465,7 +496,8 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
                        help="a mask matches the value's leading axes by position")
         for k, (p, q) in enumerate(zip(t.axes, base.axes)):
             if p.size != q.size:
-                raise Fail("E0401", f"the mask's axis {k} is `{p.size}` but the value's is `{q.size}`",
+                raise Fail("E0401", f"sizes not provably equal: the mask's axis {k} is "
+                           f"`{_axis_words(p)}` but the value's is `{_axis_words(q)}`",
                            f"this is `{t}`", span=idx[0].span,
                            help="a mask matches the value's leading axes by position")
         u = fresh_unknown("k")
@@ -477,9 +509,12 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
         v = base.axes[0].size
         want = Domain("Index", index=v)
         if t.domain.kind != "Index" or not dm.is_subdomain(t.domain, want, prove_le):
-            raise Fail("E0701", f"the indices are `{t.domain}`, but the table has {v} rows",
+            have = "have no bound" if t.domain.kind != "Index" else f"are `{t.domain}`"
+            rows = base.axes[0].label
+            target = TensorType(t.axes, t.dtype, Domain("Index", index=rows))
+            raise Fail("E0701", f"the indices {have}, but the table has `{_axis_words(base.axes[0])}` rows",
                        f"this is `{t}`", span=idx[0].span,
-                       help=f"assert the bound with `as … Index[{v}]`, checked at run time")
+                       help=f"assert the bound with `as {target}`, checked at run time")
         ck.res[id(e)] = IndexRes("gather")
         return TensorType(t.axes + base.axes[1:], base.dtype, base.domain)
     raise Fail("E0410", f"can't index with `{t}`", f"this is `{t}`", span=idx[0].span)

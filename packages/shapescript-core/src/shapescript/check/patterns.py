@@ -267,12 +267,15 @@ class _Checker:
     def _misfit(self, name: str, size: Size, axis: Axis) -> Fail:
         origin = self.known[name][2] if name in self.known else "local"
         desc = {"dim": f"the dim `{name}` is {size}",
-                "generic": f"`{name}` is the generic axis `{name}`",
+                "generic": f"`{name}` is a generic axis of this signature",
                 "kw": f"`{name}` is {size} by its keyword",
                 "literal": f"`{size}` is {size}"}.get(origin, f"`{name}` is {size}")
-        return Fail("E0605", f"{desc} but its axis `{axis.label}` has size {axis.size}",
-                    f"`{axis.label}` is {axis.size}",
-                    help="check the pattern's axis order against the input's type")
+        where = (f"its axis is `{axis.label}`" if str(axis.size) == str(axis.label)
+                 else f"its axis `{axis.label}` has size {axis.size}")
+        return Fail("E0605", f"{desc} but {where}",
+                    f"`{name}` here" if origin == "generic" else f"`{axis.label}` is {axis.size}",
+                    help="check the pattern's axis order against the input's type; "
+                         "a name that is a dim or a generic must fit its axis")
 
     def bind_name(self, name: str, axis: Axis) -> None:
         if name in self.known:
@@ -309,8 +312,11 @@ class _Checker:
         gs = g.src()
         if not unknown:
             if k_size != axis.size:
-                raise Fail("E0605", f"the group `{gs}` is {k_size} but its axis `{axis.label}` "
-                           f"has size {axis.size}", f"`{axis.label}` is {axis.size}")
+                raise Fail("E0605", f"the group `{gs}` is {k_size} but "
+                           + (f"its axis is `{axis.label}`" if str(axis.size) == str(axis.label)
+                              else f"its axis `{axis.label}` has size {axis.size}"),
+                           f"{k_size} against `{axis.label}`",
+                           help="check the pattern's axis order and its keyword sizes")
             for m in g.items:
                 if m.kind == "name":
                     self.bound.setdefault(m.name, self.known[m.name][:2]
@@ -346,16 +352,19 @@ class _Checker:
     def bind_input(self, i: int, side: tuple[_T, ...], t: TensorType) -> None:
         axes = t.axes
         e = next((j for j, x in enumerate(side) if x.kind == "ell"), None)
-        where = f"input {i + 1} " if len(self.inputs) > 1 else "input "
+        nth = ("first", "second", "third", "fourth")
+        where = (f"{nth[i] if i < len(nth) else str(i + 1) + 'th'} input "
+                 if len(self.inputs) > 1 else "input ")
         if e is None:
             if any(a.variadic for a in axes):
                 raise Fail("E0409", f"the pattern `{_side_text(side)}` needs the rank of the "
                            f"{where}`{_fmt_axes(axes)}`", "`...` has an unknown rank",
                            help="add `...` to the pattern for the axes `...` stands for")
             if len(axes) != len(side):
-                raise Fail("E0603", f"the pattern `{_side_text(side)}` has {len(side)} axes but "
-                           f"the {where}`{_fmt_axes(axes)}` has {len(axes)}",
-                           f"{len(side)} axes, the input has {len(axes)}")
+                raise Fail("E0603", f"the pattern `{_side_text(side)}` has {_axes_n(len(side))} "
+                           f"but the {where}`{_fmt_axes(axes)}` has {len(axes)}",
+                           f"{_axes_n(len(side))}, the {where}has {len(axes)}",
+                           help="write one name, group or `1` per axis, or `...` for several")
             pairs = [(j, side[j], axes[j]) for j in range(len(side))]
             ell_axes: tuple[Axis, ...] | None = None
         else:
@@ -442,6 +451,10 @@ class _Checker:
                 "einsum": "every output name of `einsum` must name an input axis"}[self.kind]
         raise Fail("E0602", f"`{shown}` is on the right side of the pattern only",
                    f"`{shown}` on one side", help=help)
+
+
+def _axes_n(n: int) -> str:
+    return f"{n} axis" if n == 1 else f"{n} axes"
 
 
 def _provably_inexact(num: Size, den: Size) -> bool:

@@ -90,7 +90,9 @@ class StmtMixin:
         self.check_local_name(name, span)
         old = self.scope.get(name)
         if old is not None and self.loop_vars is not None and name in self.loop_vars:
-            if not same_shape(old.type, t) or not ops.domain_fits(t, old.type):
+            host_changes = (isinstance(old.type, HostType) and isinstance(t, HostType)
+                            and old.type.name != t.name)
+            if host_changes or not same_shape(old.type, t) or not ops.domain_fits(t, old.type):
                 raise Fail("E0803", f"the loop changes the type of `{name}`",
                            f"`{name}` was `{old.type}` before the loop, this is `{t}`", span=span,
                            help="a variable keeps its type through a loop; use a new name")
@@ -98,6 +100,24 @@ class StmtMixin:
         self.scope.bind(name, Var(t, span, old.kind if old else "local"))
 
     def s_Assign(self, s: ast.Assign) -> bool:
+        self.assigned_type: Type = ERROR
+        try:
+            return self.assign(s)
+        except Fail:
+            # The names still get bound (to the annotation, else the error type), so
+            # their uses further on don't cascade into "unknown name" errors.
+            for target in s.targets:
+                if isinstance(target, ast.Name) and self.scope.get(target.id) is None:
+                    try:
+                        self.check_local_name(target.id, target.span)
+                    except Fail:
+                        continue
+                    t = self.assigned_type if len(s.targets) == 1 else ERROR
+                    self.types[id(target)] = t
+                    self.scope.bind(target.id, Var(t, target.span))
+            raise
+
+    def assign(self, s: ast.Assign) -> bool:
         t = self.expr(s.value)
         if isinstance(t, NothingType):
             raise Fail("E0404", "this call gives nothing to assign", "returns nothing", span=s.value.span)
@@ -105,13 +125,15 @@ class StmtMixin:
             target = s.targets[0]
             if isinstance(target, ast.Attr):
                 return self.assign_field(target, t, s)
-            assert isinstance(target, ast.Name)
+            if not isinstance(target, ast.Name):
+                return False  # the parser reported it (E0101): only names and fields
             if s.annotation is not None:
                 tb = self.type_builder()
                 ann = tb.type(s.annotation)
                 if tb.failed or isinstance(ann, ErrorType):
                     t = ERROR
                 else:
+                    self.assigned_type = ann  # type: ignore[assignment]
                     self.expect_fits(t, ann, s.value, f"`{target.id}`")  # type: ignore[arg-type]
                     if isinstance(ann, TensorType) and isinstance(t, TensorType):
                         ann = TensorType(ann.axes, ann.dtype, ann.domain)
@@ -122,7 +144,9 @@ class StmtMixin:
         n = len(s.targets)
         if isinstance(t, TupleType):
             if len(t.items) != n:
-                raise Fail("E0406", f"{n} names for a tuple of {len(t.items)}", "", span=s.span)
+                raise Fail("E0406", f"{n} names for a tuple of {len(t.items)}",
+                           f"this gives {len(t.items)} values", span=s.value.span,
+                           help=f"unpack it into {len(t.items)} names")
             items = list(t.items)
         elif isinstance(t, (PyType, ErrorType)):
             items = [t] * n
@@ -130,7 +154,7 @@ class StmtMixin:
             raise Fail("E0404", f"`{t}` can't be unpacked into {n} names", "not a tuple", span=s.value.span)
         for target, it in zip(s.targets, items):
             if not isinstance(target, ast.Name):
-                raise Fail("E0101", "only names can be unpacked into", "", span=target.span)
+                continue  # the parser reported it (E0101): only names
             self.types[id(target)] = it
             self.bind_name(target.id, it, target.span)
         return False
@@ -143,6 +167,8 @@ class StmtMixin:
             raise Fail("E0901", f"`{mt}` has no fields to assign", "not a model", span=target.span)
         info = self.model_info(mt)
         f = info.fields.get(target.attr) if info else None
+        if f is None and info is not None and target.attr in info.failed:
+            return False  # its declaration failed, already reported
         if f is None:
             raise Fail("E0901", f"model `{mt.name}` has no field `{target.attr}`", "unknown field",
                        span=target.span)
@@ -291,20 +317,30 @@ class StmtMixin:
             target_types = [HostType("int", None, "NonNeg")]
             self.range_loops.append(s)
         else:
+            n_events = len(self.events)
             t = self.expr(it)
-            self.host_only(s, "a `for` loop over anything but a range")
+            # A failed iterable is reported once; the body is still checked, its
+            # targets of the error type.
+            target_types = [ERROR] * len(s.targets)
             if isinstance(t, TensorType):
-                raise Fail("E0805", "`for` over a tensor", f"this is `{t}`", span=it.span,
-                           help="use `map`, or index it: `for i in 0..n:` then `x[i]`")
-            if isinstance(t, HostOnlyType) and t.kind == "batches":
+                self.fail(Fail("E0805", "`for` over a tensor", f"this is `{t}`", span=it.span,
+                               help="use `map`, or index it: `for i in 0..n:` then `x[i]`"), s)
+            elif isinstance(t, HostOnlyType) and t.kind == "batches":
                 if len(s.targets) != len(t.items):
-                    raise Fail("E0406", f"{len(s.targets)} names for batches of {len(t.items)} tensors",
-                               "", span=s.span)
-                target_types = list(t.items)
+                    self.fail(Fail("E0406", f"{len(s.targets)} names for batches of {len(t.items)} tensors",
+                                   f"batches of {len(t.items)}", span=it.span,
+                                   help=f"unpack each batch into {len(t.items)} names"), s)
+                else:
+                    target_types = list(t.items)
             elif isinstance(t, (PyType, ErrorType)):
                 target_types = [PY if isinstance(t, PyType) else ERROR] * len(s.targets)
             else:
-                raise Fail("E0805", f"`for` can't walk over `{t}`", f"this is `{t}`", span=it.span)
+                self.fail(Fail("E0805", f"`for` can't walk over `{t}`", f"this is `{t}`", span=it.span,
+                               help="`for` walks a range `a..b`, a Python value or `batches(…)`"), s)
+            if isinstance(t, (PyType, HostOnlyType)) and \
+                    not any(ev[0] == "E1704" for ev in self.events[n_events:]):
+                # (a loop over `batches(…)` is one site: the call's)
+                self.host_only(s, "a `for` loop over anything but a range")
         self.scope = body_scope
         saved_loop = self.loop_vars
         self.loop_vars = set(before.vars) | (saved_loop or set())

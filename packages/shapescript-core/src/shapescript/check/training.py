@@ -62,6 +62,15 @@ class TrainingMixin:
             self.res[id(e)] = CallRes("builtin", name=name, data={})
         return t
 
+    def global_name(self, e: ast.Expr) -> str | None:
+        """``name`` or ``module.name`` when ``e`` names a top-level declaration (not a local)."""
+        if isinstance(e, ast.Name) and self.scope.get(e.id) is None:
+            return e.id
+        if (isinstance(e, ast.Attr) and isinstance(e.value, ast.Name) and self.scope.get(e.value.id) is None
+                and e.value.id in self.env.ssmods):
+            return f"{e.value.id}.{e.attr}"
+        return None
+
     def host_only_param(self, p: ast.Param, t: Type) -> None:
         """A model parameter is host-only (E1704) in a function an exported one calls; an
         exported function's own model parameter is E1705 instead (``check.exports``)."""
@@ -94,8 +103,14 @@ class TrainingMixin:
             raise Fail("E0501", "`value_and_grad(f, m, args…)` needs a function and a model", "",
                        span=e.span)
         f = pos[0].value
-        sig = self.env.fn(f.id) if isinstance(f, ast.Name) and self.scope.get(f.id) is None else None
-        if sig is None:
+        name = self.global_name(f)
+        sig = None
+        if name is not None:
+            mod, _, attr = name.rpartition(".")
+            sub = self.env.ssmods.get(mod) if mod else None
+            sig = (sub.fns.get(attr) if sub is not None and sub.public(attr) else None) if mod \
+                else self.env.fn(name)
+        if sig is None or sig.is_extern:
             raise Fail("E1101", "`value_and_grad` needs a top-level `fn`", "not a function", span=f.span)
         self.res[id(f)] = NameRes("fn", sig)
         self.note_call(sig)
@@ -267,7 +282,8 @@ class TrainingMixin:
             raise Fail("E0501", "`load(path, Model)`", "", span=e.span)
         self.str_arg(pos[0])
         m = pos[1].value
-        info = self.env.model(m.id) if isinstance(m, ast.Name) else None
+        name = self.global_name(m)
+        info = self.env.model(name) if name is not None else None
         if info is None:
             raise Fail("E0404", "`load` needs a model's name", "not a model", span=m.span)
         self.res[id(m)] = NameRes("model", info)

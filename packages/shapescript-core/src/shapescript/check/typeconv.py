@@ -194,8 +194,13 @@ class TypeBuilder:
                 if te.alias.partition(".")[0] in self.env.poisoned:
                     self.failed = True  # a failed import, already reported
                     return ERROR
+                import difflib
+
+                known = sorted(set(self.env.aliases) | set(self.env.models) | set(SCALARS))
+                close = difflib.get_close_matches(te.alias, known, n=1, cutoff=0.75)
                 self.error("E0201", f"unknown type `{te.alias}`", te.span,
-                           "not a shape alias, model or type")
+                           "not a shape alias, model or type",
+                           help=f"a type with a similar spelling exists: `{close[0]}`" if close else None)
                 return ERROR
             alias_env, decl = found
             at = decl.shape
@@ -246,7 +251,12 @@ class TypeBuilder:
         if domain is None:
             domain = default_domain(dtype)
         elif domain.kind == "Index" and dtype not in INT_DTYPES and dtype != "Int":
-            self.error("E0404", f"`Index` needs an integer dtype, not `{dtype}`", span, "")
+            self.error("E0404", f"`Index` needs an integer dtype, not `{dtype}`", span,
+                       f"`{dtype}` with `Index`", help="drop the dtype: an `Index` is `i64`")
+            return ERROR
+        elif domain.kind == "Mask" and dtype != "bool":
+            self.error("E0404", f"`Mask` needs the dtype `bool`, not `{dtype}`", span,
+                       f"`{dtype}` with `Mask`", help="drop the dtype: a `Mask` is `bool`")
             return ERROR
         return TensorType(axes, dtype, domain)
 
@@ -271,8 +281,8 @@ class TypeBuilder:
             count = sum(1 for a in axes if not a.variadic and a.label == label)
             variadic = any(a.variadic for a in axes)
             if count > 1 or (count == 0 and not variadic):
-                what = "twice" if count > 1 else "absent"
-                self.error("E0705", f"the class axis `{d.over}` is {what} in this type", d.span,
+                what = "repeated in" if count > 1 else "absent from"
+                self.error("E0705", f"the class axis `{d.over}` is {what} this type", d.span,
                            f"`over {d.over}` names no single axis",
                            help="name an axis the type has exactly once")
                 return None

@@ -94,17 +94,26 @@ def _assigned(stmts: tuple[ast.Stmt, ...] | None, out: dict[str, None]) -> dict[
     return out
 
 
-def _definite(stmts: tuple[ast.Stmt, ...] | None) -> set[str]:
-    """The names ``stmts`` assign on every path (a loop's body may not run)."""
+def _definite(stmts: tuple[ast.Stmt, ...] | None) -> set[str] | None:
+    """The names ``stmts`` assign on every path that goes on after them (a loop's body
+    may not run); None when no path does (each ends in a ``return``)."""
     out: set[str] = set()
     for s in stmts or ():
+        if isinstance(s, ast.Return):
+            return None
         if isinstance(s, ast.Assign):
             out |= {pyname(t.id) for t in s.targets if isinstance(t, ast.Name)}
         elif isinstance(s, ast.If) and s.orelse is not None:
-            sets = [_definite(b.body) for b in s.branches] + [_definite(s.orelse)]
-            out |= set.intersection(*sets)
+            going = [d for d in (_definite(b) for b in [br.body for br in s.branches]
+                                 + [s.orelse]) if d is not None]
+            if not going:
+                return None
+            out |= set.intersection(*going)
         elif isinstance(s, ast.With):
-            out |= _definite(s.body)
+            inner = _definite(s.body)
+            if inner is None:
+                return None
+            out |= inner
     return out
 
 
@@ -162,11 +171,11 @@ class ExportStmtGen(StmtGen):
         self.em.emit(last, ind + 1, f"return {_tuple(outputs)}")
 
     def s_If(self, s: ast.If, ind: int) -> None:
-        if _returns(tuple(s.branches[0].body) + tuple(
-                st for b in s.branches[1:] for st in b.body) + tuple(s.orelse or ())):
+        if _returns((s,)):
             # A return inside makes it a Python if, which needs the condition to be
             # known while tracing (book ch. 17).
             super().s_If(s, ind)
+            self.defined |= _definite((s,)) or set()
             return
         first, rest = s.branches[0], s.branches[1:]
         then_body = first.body
@@ -179,7 +188,7 @@ class ExportStmtGen(StmtGen):
         may = _assigned(then_body, {})
         _assigned(else_body, may)
         carried = [n for n in may if n in self.defined]
-        both = _definite(then_body) & _definite(else_body)
+        both = (_definite(then_body) or set()) & (_definite(else_body) or set())
         new = [n for n in may if n not in self.defined and n in both]
         outputs = carried + new
         k = self.ctx.next_block()

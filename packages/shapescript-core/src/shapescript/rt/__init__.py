@@ -55,4 +55,5 @@ def _reexport(part):
 
 _reexport("model")
 _reexport("training")
+_reexport("report")
 _reexport("checkpoint")

@@ -7,9 +7,13 @@ generics are bound at each axis is known here, from the specs, so a bound generi
 comparison and an unbound one an assignment; only names first bound by an optional
 argument are tested at run time (``is None``).
 
+A failed test raises ``_Fail``, caught at the end of the function, which then asks
+``_slow`` for ``(True, result)`` or ``(False, error)`` and raises the error itself, so a
+traceback ends at the checker's frame, not deep in the slow path.
+
 ``gen_args_checker(specs, field_specs)`` and ``gen_as_checker(spec)`` return the
 function's source and the constants it reads; ``checks`` execs it with the runtime names
-``_slow _T _PROC _EFF _Device _resolve _dom _hok _CPU`` added.
+``_slow _Fail _T _PROC _EFF _Device _resolve _dom _hok _CPU`` added.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ class _CheckerGen:
         self.fail, self.as_mode = fail, as_mode
         self.lines, self.inits, self.deferred = [], [], []
         self.consts, self.state, self.local = {}, {}, {}
-        self.depth, self.tensors, self.guards = 1, 0, []
+        self.depth, self.tensors, self.guards = 2, 0, []
 
     def const(self, obj):
         for name, value in self.consts.items():
@@ -256,11 +260,15 @@ def _indent(lines, depth=1):
     return ["    " * depth + line for line in lines]
 
 
+def _slow_tail(call, ok):
+    """After the ``try``: the slow path's verdict, raised from this frame."""
+    return [f"    _ok, _r = {call}", f"    if _ok: return {ok}", "    raise _r"]
+
+
 def gen_args_checker(specs, field_specs):
     """The source of ``check(args, checks_on, values_on, device) -> env`` for ``specs``,
     and the constants it reads."""
-    fail = "return _slow(args, checks_on, values_on, device)"
-    g = _CheckerGen(fail, as_mode=False)
+    g = _CheckerGen("raise _Fail", as_mode=False)
     names = [f"a{i}" for i in range(len(specs))]
     for x, spec in zip(names, specs):
         if spec is None:
@@ -273,27 +281,29 @@ def gen_args_checker(specs, field_specs):
             g.model(x, spec, field_specs)
         else:
             raise TypeError(f"not a parameter spec: {spec!r}")
+    slow = "_slow(args, checks_on, values_on, device)"
     head = [
         "def check(args, checks_on=True, values_on=True, device=_PROC):",
         "    if device is _PROC: dev = _EFF[0]",
         "    elif device is None or device.__class__ is _Device: dev = device",
         "    else: dev = _resolve(device)",
-        f"    if not checks_on: {fail}",
-        "    decl = dev",
+        "    if checks_on:",
+        "      try:",
+        "        decl = dev",
     ]
     if names:
-        head += ["    try:", f"        {', '.join(names)}, = args",
-                 f"    except ValueError: {fail}"]
+        head += ["        try:", f"            {', '.join(names)}, = args",
+                 "        except ValueError: raise _Fail"]
     tail = g.env_lines("env") + g.deferred_lines() + [
         "env['__device__'] = dev if dev is not None else _CPU", "return env"]
-    src = "\n".join(head + _indent(g.inits) + g.lines + _indent(tail)) + "\n"
+    src = "\n".join(head + _indent(g.inits, 2) + g.lines + _indent(tail, 2)
+                    + ["      except _Fail: pass"] + _slow_tail(slow, "_r")) + "\n"
     return src, g.consts
 
 
 def gen_as_checker(spec):
     """The source of ``check(x, env, checks_on, values_on) -> x`` for one ``as``."""
-    fail = "return _slow(x, env_in, checks_on, values_on)"    # env_in: as the caller gave it
-    g = _CheckerGen(fail, as_mode=True)
+    g = _CheckerGen("raise _Fail", as_mode=True)
     keys = [a for a in spec.axes if isinstance(a, str)]
     keys += [a[1] for a in spec.axes if isinstance(a, tuple) and a[0] == "lin"]
     if isinstance(spec.dtype, tuple):
@@ -307,12 +317,13 @@ def gen_as_checker(spec):
     g.tensor("x", spec)
     head = [
         "def check(x, env=None, checks_on=True, values_on=True):",
-        "    env_in = env",
-        f"    if not checks_on: {fail}",
-        "    if env is None: env = _EMPTY",
-        "    dev = env.get('__device__')",
-        "    if dev is None: dev = _EFF[0]",
-    ] + _indent(preload)
+        "    env_in = env",            # the slow path gets the caller's env, not ours
+        "    if checks_on:",
+        "      try:",
+        "        if env is None: env = _EMPTY",
+        "        dev = env.get('__device__')",
+        "        if dev is None: dev = _EFF[0]",
+    ] + _indent(preload, 2)
     tail = []
     if g.deferred:
         tail = ["env = dict(env)"] + [ln.replace("env = {", "env.update({", 1) + ")"
@@ -322,5 +333,7 @@ def gen_as_checker(spec):
     tail.append("return x")
     g.consts["_EMPTY"] = {}
     g.consts["_axd"] = _axis_dim
-    src = "\n".join(head + _indent(g.inits) + g.lines + _indent(tail)) + "\n"
+    slow = "_slow(x, env_in, checks_on, values_on)"
+    src = "\n".join(head + _indent(g.inits, 2) + g.lines + _indent(tail, 2)
+                    + ["      except _Fail: pass"] + _slow_tail(slow, "_r")) + "\n"
     return src, g.consts

@@ -42,6 +42,28 @@ class _Lenient(Exception):
     """Raised in place of a shape, dtype or device error when those checks are off."""
 
 
+class _Fail(Exception):
+    """Raised by a generated checker's failed test; caught in the same checker."""
+
+
+def _arg_type_error(message):
+    """A ``TypeError`` of a check (a generated checker re-raises these from its frame)."""
+    err = TypeError(message)
+    err._ss_check = True
+    return err
+
+
+def _verdict(fn, *args):
+    """``(True, fn(*args))``, or ``(False, error)`` for a check's failure, with the
+    traceback dropped: the generated checker raises it from its own frame."""
+    try:
+        return True, fn(*args)
+    except (ShapeError, DeviceError, DomainError, TypeError) as err:
+        if isinstance(err, TypeError) and not getattr(err, "_ss_check", False):
+            raise
+        return False, err.with_traceback(None)
+
+
 class _CheckRun:
     """The state of one slow check: what is bound so far, and by which argument."""
 
@@ -121,8 +143,8 @@ def _check_tensor_slow(run, spec, x, name):
     pfx = _prefix(name, run)
     if not isinstance(x, torch.Tensor):
         if run.checks:
-            raise TypeError(f"{spec.where}: {pfx}expected a tensor {spec.written}, "
-                            f"got {type(x).__name__}")
+            raise _arg_type_error(f"{spec.where}: {pfx}expected a tensor {spec.written}, "
+                                  f"got {type(x).__name__}")
         return
     shape = tuple(int(d) for d in x.shape)
     try:
@@ -314,8 +336,8 @@ def _check_host_slow(run, spec, x, name):
         return
     if not _host_ok(x, spec.pytype):
         if run.checks:
-            raise TypeError(f"{spec.where}: {_prefix(name, run)}expected "
-                            f"{_host_type_name(spec.pytype)}, got {type(x).__name__}")
+            raise _arg_type_error(f"{spec.where}: {_prefix(name, run)}expected "
+                                  f"{_host_type_name(spec.pytype)}, got {type(x).__name__}")
         return
     key = spec.binds
     if key is None or not run.checks:
@@ -342,8 +364,8 @@ def _check_model_slow(run, spec, x, name):
         return
     if not isinstance(x, spec.cls):
         if run.checks:
-            raise TypeError(f"{spec.where}: {_prefix(name, run)}expected a "
-                            f"{spec.cls.__name__}, got {type(x).__name__}")
+            raise _arg_type_error(f"{spec.where}: {_prefix(name, run)}expected a "
+                                  f"{spec.cls.__name__}, got {type(x).__name__}")
         return
     for field in model_field_specs(spec.cls):
         fname = f"{name}.{field.name}" if name else field.name
@@ -378,6 +400,8 @@ def check_args_slow(specs, args, checks_on=True, values_on=True, device=PROCESS_
 
 def check_as_slow(value, spec, env=None, checks_on=True, values_on=True):
     """``check_as`` without the generated fast path."""
+    if spec is None:
+        return value
     env = env or {}
     declared = env.get("__device__")
     if declared is None:
@@ -396,19 +420,38 @@ def make_checker(specs):
     device (every tensor must be on it), or ``None`` (the tensors must share one).
     """
     specs = tuple(specs)
+    if not all(getattr(s.cls, "_ss_field_specs", None) is not None
+               for s in specs if isinstance(s, ModelSpec)):
+        return _lazy_checker(specs)       # a model class not finished yet: build at first call
 
     def slow(args, checks_on, values_on, device):
-        return check_args_slow(specs, args, checks_on, values_on, device)
+        return _verdict(check_args_slow, specs, args, checks_on, values_on, device)
 
     src, consts = gen_args_checker(specs, model_field_specs)
     ns = dict(consts)
-    ns.update(_slow=slow, _T=torch.Tensor, _PROC=PROCESS_DEVICE, _EFF=_EFFECTIVE,
+    ns.update(_slow=slow, _Fail=_Fail, _T=torch.Tensor, _PROC=PROCESS_DEVICE, _EFF=_EFFECTIVE,
               _Device=torch.device, _resolve=_resolve_device, _dom=domain_problem,
               _hok=_host_ok, _axd=_axis_dim, _CPU=torch.device("cpu"))
-    exec(compile(src, "<shapescript checker>", "exec"), ns)
+    exec(compile(src, "<shapescript argument checks>", "exec", dont_inherit=True), ns)
     check = ns["check"]
     check.specs = specs
     check.source = src
+    return check
+
+
+def _lazy_checker(specs):
+    built = []
+
+    def check(args, checks_on=True, values_on=True, device=PROCESS_DEVICE):
+        if not built:
+            fields_ready = all(getattr(s.cls, "_ss_field_specs", None) is not None
+                               for s in specs if isinstance(s, ModelSpec))
+            if not fields_ready:                  # the slow path says what is wrong
+                return check_args_slow(specs, args, checks_on, values_on, device)
+            built.append(make_checker(specs))
+        return built[0](args, checks_on, values_on, device)
+
+    check.specs = specs
     return check
 
 
@@ -421,12 +464,12 @@ def make_as_checker(spec):
         return check_other
 
     def slow(value, env, checks_on, values_on):
-        return check_as_slow(value, spec, env, checks_on, values_on)
+        return _verdict(check_as_slow, value, spec, env, checks_on, values_on)
 
     src, consts = gen_as_checker(spec)
     ns = dict(consts)
-    ns.update(_slow=slow, _T=torch.Tensor, _EFF=_EFFECTIVE, _dom=domain_problem)
-    exec(compile(src, "<shapescript as-checker>", "exec"), ns)
+    ns.update(_slow=slow, _Fail=_Fail, _T=torch.Tensor, _EFF=_EFFECTIVE, _dom=domain_problem)
+    exec(compile(src, "<shapescript as check>", "exec", dont_inherit=True), ns)
     check = ns["check"]
     check.spec = spec
     check.source = src

@@ -9,6 +9,9 @@ importable (DECISIONS §25, ``shapescript.rt.standalone``).
 
 from __future__ import annotations
 
+# Shown and pickled as ``shapescript.ShapeError`` etc., where users import them from.
+_PUBLIC_MODULE = "shapescript"
+
 
 class ShapeError(ValueError):
     """A tensor's rank, sizes or dtype don't fit its type."""
@@ -38,3 +41,8 @@ class ShapeScriptError(Exception):
 
     def __str__(self) -> str:
         return self.rendered
+
+
+for _cls in (ShapeError, DeviceError, DomainError, ShapeScriptError):
+    _cls.__module__ = _PUBLIC_MODULE
+del _cls

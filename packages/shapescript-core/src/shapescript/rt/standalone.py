@@ -28,7 +28,7 @@ import inspect
 
 # In dependency order; ``model`` and ``training`` (written separately) when present.
 _HELPER_MODULES = ("errors", "specs", "device", "domains", "checkgen", "checks", "ops",
-                   "config", "model", "training", "checkpoint")
+                   "config", "model", "training", "report", "checkpoint")
 _ERROR_CLASSES = ("ShapeError", "DeviceError", "DomainError")
 
 

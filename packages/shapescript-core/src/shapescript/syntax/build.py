@@ -13,7 +13,8 @@ Decisions made here (documented for the rest of the compiler):
   ``not`` < postfix ``as T``/``to T`` < comparisons (not chaining: E0101) < ``+ -`` <
   ``* / // % @`` < unary ``-`` < ``**`` (right-associative; ``2 ** -1`` is allowed) <
   call, index, ``.field`` (in the grammar). An operator binding tighter than ``as``/``to``
-  right after one (``i to f32 * w``) is E0101: write ``(i to f32) * w``.
+  right after one (``i to f32 * w``) is E0101: write ``(i to f32) * w``; so is ``not``
+  after an operator binding tighter than it (``a == not b``).
 * ``-1.5`` is ``UnaryOp('-', Num(1.5))``: the parser doesn't fold signs into literals.
 * Pipes are desugared: ``x |> f(a)`` is ``Call(f, (x, a), piped=True)``; ``x |> f`` is
   ``Call(f, (x,), piped=True)``; a ``_`` argument of the stage receives ``x`` instead of
@@ -63,6 +64,7 @@ PREC: dict[str, tuple[int, str]] = {
     "//": (10, "L"), "%": (10, "L"), "@": (10, "L"), "**": (12, "R"),
 }
 POSTFIX_PREC = 7  # as T, to T
+NOT_LEVEL = 6
 NOT_OPERAND = 7  # not x: x binds as/to and tighter
 NEG_OPERAND = 12  # -x: only ** binds tighter
 CMP_OPS = frozenset({"==", "!=", "<", "<=", ">", ">="})
@@ -525,6 +527,11 @@ class Builder:
                 x = climb(NEG_OPERAND, False)
                 x = self._no_stage(x)
                 return ast.UnaryOp("-", x, sp(it, x.span))
+            if min_prec > NOT_LEVEL and min_prec != NOT_OPERAND:
+                # `a == not b`: `not` binds looser than the operator before it.
+                self.error("E0101", "unexpected token `not`", it,
+                           "`not` binds looser than the operator before it",
+                           help="put it in parentheses: `(not …)`")
             x = climb(NOT_OPERAND, False)
             x = self._no_stage(x)
             return ast.UnaryOp("not", x, sp(it, x.span))
@@ -567,7 +574,7 @@ class Builder:
                 if after_post and prec > POSTFIX_PREC:
                     self.error("E0101", f"unexpected token `{op}`", it,
                                f"`{op}` binds tighter than `{self._last_post(left)}`",
-                               help="put the conversion in parentheses: "
+                               help="put it in parentheses: "
                                     f"`({self.text(left.span)}) {op} …`")
                 if assoc == "N" and last_nonassoc == prec:
                     if op in CMP_OPS:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from shapescript.diagnostics import Diagnostic
+from shapescript.diagnostics import Diagnostic, Label
 from shapescript.source import Span
 from shapescript.syntax import ast
 
@@ -89,8 +89,8 @@ class Chunk:
 
 
 KEYWORDS = {
-    "_": "UNDERSCORE", "dim": "DIM", "fn": "FN", "extern": "EXTERN", "export": "EXPORT", "model": "MODEL",
-    "param": "PARAM", "import": "IMPORT", "from": "FROM", "python": "PYTHON",
+    "_": "UNDERSCORE", "dim": "DIM", "fn": "FN", "extern": "EXTERN", "export": "EXPORT",
+    "model": "MODEL", "param": "PARAM", "import": "IMPORT", "from": "FROM", "python": "PYTHON",
     "devices": "DEVICES", "return": "RETURN", "if": "IF", "elif": "ELIF", "else": "ELSE",
     "for": "FOR", "in": "IN", "and": "OP", "or": "OP", "not": "NOT", "as": "AS", "to": "TO",
     "over": "OVER", "with": "WITH", "true": "TRUE", "false": "FALSE", "none": "NONE",
@@ -387,8 +387,10 @@ class Lexer:
                 ot = toks[idx]
                 closer = ")" if ot.type == "LPAR" else "]"
                 self.error("E0103", f"unclosed `{ot.value}`", self.tok_span(ot),
-                           "this bracket is never closed", help=f"add `{closer}` before `{value}`",
-                           extra=(_label(self.tok_span(tok), f"`{value}` closes an outer bracket"),))
+                           "this bracket is never closed",
+                           help=f"add `{closer}` before `{value}`",
+                           extra=(_label(self.tok_span(tok),
+                                         f"`{value}` closes an outer bracket"),))
             chunk.matches[stack[k]] = len(toks)
             del stack[k:]
             return True
@@ -404,8 +406,7 @@ class Lexer:
         self.chunks.append(chunk)
 
 
-def _label(span: Span, message: str):
-    from shapescript.diagnostics import Label
+def _label(span: Span, message: str) -> Label:
     return Label.at(span, message)
 
 

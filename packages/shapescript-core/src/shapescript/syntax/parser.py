@@ -5,13 +5,28 @@ The pipeline:
 1. ``lexer.Lexer`` makes tokens, layout (``NEWLINE``/``INDENT``/``DEDENT``), ``PATTERN``
    and ``CTOR`` tokens, and splits the file into top-level chunks (one declaration each);
    ``lexer.scan_docs`` finds the ``##`` doc comments.
-2. ``grammar.lark`` is compiled once, lazily, by lark with ``parser="lalr"`` (and
-   ``strict=True``, so the grammar has no conflicts). Lark's LALR(1) table is then driven
-   here by a small loop whose reductions call ``build.Builder`` directly: no lark ``Tree``
-   and no per-token lark objects, which is what makes the parser fast.
+2. ``grammar.lark`` is compiled once per process, lazily, by lark with ``parser="lalr"``
+   (and ``strict=True``, so the grammar has no conflicts); the compiled table is also
+   cached on disk (``~/.cache/shapescript`` or ``$SHAPESCRIPT_CACHE_DIR``), so most
+   processes don't import lark at all. The table is driven here by a small loop whose
+   reductions call ``build.Builder`` directly: no lark ``Tree`` and no per-token lark
+   objects, which is what makes the parser fast.
 3. Each chunk is parsed on its own, so every declaration that parses is kept and one
    syntax error per broken declaration is reported; inside a broken function the
-   statements after the error are parsed one by one to report their errors too.
+   statements after the error are parsed one by one to report their errors too. A
+   syntax error that may follow from a lexical one (an unclosed bracket, a bad
+   character …) is not reported twice.
+
+How some forms are represented (details in ``build.py``'s docstring):
+
+* pipes are desugared into calls with ``piped=True`` (``_`` marks the piped value's
+  place); ``x |> to T`` is a ``Convert``;
+* ``Call.pattern`` holds the bare einops pattern, ``Call.pattern_pos`` the number of
+  positional arguments before it, counted after a pipe is desugared;
+* ``over=(h w)``, a parenthesised list of names without commas (only allowed as a keyword
+  argument's value), is a ``TupleExpr`` of ``Name`` nodes whose span covers the group;
+* ``(e)`` is ``e`` with its span widened to the parentheses; ``-1.5`` is a ``UnaryOp``;
+* ranges ``a..b`` bind looser than ``or`` and tighter than ``|>``, and don't chain.
 
 Nothing here raises: any input gives a (possibly partial) module and diagnostics.
 """
@@ -55,7 +70,8 @@ def _grammar_text() -> str:
     return resources.files("shapescript.syntax").joinpath("grammar.lark").read_text("utf-8")
 
 
-def _build_tables() -> _Tables:
+def _lark_table(grammar: str) -> dict:
+    """Compile the grammar with lark (LALR(1), strict: no conflicts) into plain data."""
     from lark import Lark
     from lark.lexer import Lexer as LarkLexer
     from lark.parsers.lalr_analysis import Shift
@@ -67,28 +83,85 @@ def _build_tables() -> _Tables:
         def lex(self, lexer_state, parser_state):  # pragma: no cover - never called
             return iter(())
 
-    lark = Lark(_grammar_text(), parser="lalr", lexer=_NoLexer, strict=True,
+    lark = Lark(grammar, parser="lalr", lexer=_NoLexer, strict=True,
                 start=["start_decl", "start_stmt"])
     table = lark.parser.parser._parse_table
     rules: list = []
     rule_index: dict = {}
     for rule in lark.rules:
-        name = rule.alias or rule.origin.name
+        rule_index[rule] = len(rules)
+        rules.append([len(rule.expansion), str(rule.alias or rule.origin.name),
+                      str(rule.origin.name)])
+    states: list = [None] * (max(table.states) + 1)
+    for state, actions in table.states.items():
+        states[state] = {str(sym): (arg if action is Shift else ~rule_index[arg])
+                         for sym, (action, arg) in actions.items()}
+    return {"format": _TABLE_FORMAT, "states": states, "rules": rules,
+            "start": dict(table.start_states), "end": dict(table.end_states)}
+
+
+def _tables_from(data: dict) -> _Tables:
+    """The driver's tables: each rule's callback looked up on ``Builder``."""
+    rules = []
+    for size, name, origin in data["rules"]:
         fn = getattr(Builder, "r_" + name, None)
         if fn is None or fn is Builder._pass or fn is Builder.r_pass:
-            if len(rule.expansion) != 1:
-                raise RuntimeError(f"no builder for rule {rule}")
+            if size != 1:
+                raise RuntimeError(f"no builder for rule {name}")
             fn = None  # a unit rule: the value stays, only the state changes
-        rule_index[rule] = len(rules)
-        rules.append((len(rule.expansion), fn, str(rule.origin.name)))
-    n = max(table.states) + 1
-    states: list = [None] * n
-    for state, actions in table.states.items():
-        acts = {}
-        for sym, (action, arg) in actions.items():
-            acts[str(sym)] = arg if action is Shift else ~rule_index[arg]
-        states[state] = acts
-    return _Tables(states, rules, dict(table.start_states), dict(table.end_states))
+        rules.append((size, fn, origin))
+    return _Tables(data["states"], rules, data["start"], data["end"])
+
+
+# The compiled table is cached on disk (JSON, keyed by the grammar's hash), which spares
+# each process importing lark and running the LALR analysis; any problem with the cache
+# just means compiling again. SHAPESCRIPT_CACHE_DIR chooses the folder ("" for none).
+_TABLE_FORMAT = 1  # bump when what _lark_table writes changes
+
+
+def _cache_path(grammar: str):
+    """Where the table for ``grammar`` is cached, or ``None`` for no cache."""
+    import hashlib
+    import os
+    from pathlib import Path
+    base = os.environ.get("SHAPESCRIPT_CACHE_DIR")
+    if base == "":
+        return None  # set but empty: no cache on disk
+    if base is None:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        base = os.path.join(xdg, "shapescript") if xdg else os.path.join(
+            os.path.expanduser("~"), ".cache", "shapescript")
+    digest = hashlib.sha256(grammar.encode("utf-8")).hexdigest()[:24]
+    return Path(base) / f"lalr-{_TABLE_FORMAT}-{digest}.json"
+
+
+def _build_tables() -> _Tables:
+    import json
+    import os
+    grammar = _grammar_text()
+    path = None
+    try:
+        path = _cache_path(grammar)
+        if path is None:
+            raise FileNotFoundError
+        data = json.loads(path.read_text("utf-8"))
+        data["start"] = {k: int(v) for k, v in data["start"].items()}
+        data["end"] = {k: int(v) for k, v in data["end"].items()}
+        if data.get("format") == _TABLE_FORMAT:
+            return _tables_from(data)
+    except Exception:  # noqa: BLE001 - a missing or bad cache: compile the grammar
+        pass
+    data = _lark_table(grammar)
+    tables = _tables_from(data)
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(data, separators=(",", ":")), "utf-8")
+            os.replace(tmp, path)
+        except Exception:  # noqa: BLE001 - no cache then
+            pass
+    return tables
 
 
 def _tables() -> _Tables:
@@ -263,8 +336,9 @@ def _syntax_error(fail: _Fail, src: str, path: str) -> Diagnostic:
 def _end_token(tokens: list[Tok], src: str) -> Tok:
     if tokens:
         t = tokens[-1]
-        if t.type == "NEWLINE":  # the start of the next line
+        if t.type == "NEWLINE" and t.start < len(src):  # the start of the next line
             return Tok("$END", "", t.line + 1, 1, t.line + 1, 1, t.end, t.end)
+        # (a file that ends without a line break ends on its last line)
         return Tok("$END", "", t.end_line, t.end_col, t.end_line, t.end_col, t.end, t.end)
     return Tok("$END", "", 1, 1, 1, 1, 0, 0)
 

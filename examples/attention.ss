@@ -1,0 +1,16 @@
+## Causal self-attention, the example of the book's chapter 17 (Export):
+##
+##     shapescript export examples/attention.ss --fn causal_attention -o attn.pt2
+##
+## The program takes `x`, `w_qkv` and `w_o`, for any batch size `b` and length `n`.
+
+## Width of each token.
+dim D = 64
+## Number of attention heads.
+dim H = 4
+
+## Each token attends to itself and to the tokens before it.
+export fn causal_attention(x: [b n D], w_qkv: [D 3*D], w_o: [D D]) -> [b n D]:
+    qkv = rearrange(x @ w_qkv, b n (three h e) -> three b h n e, three=3, h=H)
+    y = scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], attn_mask=causal[n n])
+    return rearrange(y, b h n e -> b n (h e)) @ w_o

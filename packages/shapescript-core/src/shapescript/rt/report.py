@@ -1,0 +1,225 @@
+"""``report(step, name=value, …)`` and its sinks (LANGUAGE §7, DECISIONS §18).
+
+Each record, ``{"step": …, name: value, …, "time": …}``, goes to the terminal's sink and
+to every sink ``sink`` added: on a terminal, one live progress line rewritten in place
+(``step 50: loss 0.568, acc 0.912``), plain lines when stdout isn't a TTY; a JSON-lines
+file per ``sink("run.jsonl")``. Only torch and the standard library are used, so
+``shapescript.rt.standalone`` can inline these helpers.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import sys
+import time
+
+import torch
+
+
+def _report_value(v):
+    if isinstance(v, torch.Tensor):
+        if v.numel() != 1:
+            raise TypeError(f"report: values are numbers or [] tensors, not shape {tuple(v.shape)}")
+        return v.item()
+    if isinstance(v, (bool, int, float)):
+        return v
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        raise TypeError(f"report: values are numbers or [] tensors, not {type(v).__name__}") from None
+
+
+def _format_value(v):
+    if isinstance(v, bool) or isinstance(v, int):
+        return str(v)
+    return format(v, ".4g")
+
+
+def format_record(step, values):
+    """``step 50: loss 0.568, acc 0.912``: each value ``.4g`` (ints as they are), in order."""
+    body = ", ".join(f"{k} {_format_value(v)}" for k, v in values.items())
+    return f"step {step}: {body}" if body else f"step {step}"
+
+
+class _LiveGuard:
+    """Stands in for ``sys.stdout``/``sys.stderr`` while a live progress line is showing:
+    the first write of anything else ends that line first, then the streams go back."""
+
+    def __init__(self, inner, owner):
+        self._inner, self._owner = inner, owner
+
+    def write(self, s):
+        self._owner.end_line()
+        return self._inner.write(s)
+
+    def __getattr__(self, name):
+        if name in ("_inner", "_owner"):
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+
+class TerminalSink:
+    """Reports on a terminal: one live progress line, rewritten in place (``\\r``), on a
+    TTY; plain lines otherwise. ``stream`` defaults to ``sys.stdout`` at each report."""
+
+    def __init__(self, stream=None, live=None):
+        self.stream, self.live = stream, live
+        self._showing = None          # the stream holding an unfinished live line
+        self._saved = None
+        # The guards last taken off: ``print`` holds ``sys.stdout`` by a borrowed reference
+        # while it writes, so a guard that gives the streams back must outlive that call.
+        self._retired = ()
+
+    def _target(self):
+        s = self.stream if self.stream is not None else sys.stdout
+        return s._inner if isinstance(s, _LiveGuard) else s
+
+    def __call__(self, record):
+        stream = self._target()
+        line = format_record(record["step"], {k: v for k, v in record.items()
+                                              if k not in ("step", "time")})
+        live = self.live
+        if live is None:
+            try:
+                live = stream.isatty()
+            except (AttributeError, ValueError):
+                live = False
+        if not live:
+            self.end_line()
+            stream.write(line + "\n")
+            stream.flush()
+            return
+        if self._showing is not None and self._showing is not stream:
+            self.end_line()
+        stream.write("\r" + line + "\x1b[K")
+        stream.flush()
+        if self._showing is None:
+            self._showing = stream
+            self._guard()
+
+    def _guard(self):
+        if self.stream is not None:
+            return
+        out, err = sys.stdout, sys.stderr
+        self._saved = (out, err)
+        sys.stdout = _LiveGuard(out, self)
+        sys.stderr = _LiveGuard(err, self)
+
+    def end_line(self):
+        """Finishes the live line, if one is showing (before other output, and at exit)."""
+        stream, self._showing = self._showing, None
+        if self._saved is not None:
+            out, err = self._saved
+            self._saved = None
+            self._retired = (sys.stdout, sys.stderr)
+            if isinstance(sys.stdout, _LiveGuard) and sys.stdout._owner is self:
+                sys.stdout = out
+            if isinstance(sys.stderr, _LiveGuard) and sys.stderr._owner is self:
+                sys.stderr = err
+        if stream is not None:
+            try:
+                stream.write("\n")
+                stream.flush()
+            except (ValueError, OSError):
+                pass
+
+    def close(self):
+        self.end_line()
+
+
+class JsonLinesSink:
+    """Appends each record as one JSON object per line, with ``time`` (seconds since the
+    epoch); the file is created (emptied) when the sink is added, and flushed per line."""
+
+    def __init__(self, path):
+        self.path = os.path.abspath(os.fspath(path))
+        self._file = open(self.path, "w", encoding="utf-8")
+
+    def __call__(self, record):
+        if self._file is None:
+            self._file = open(self.path, "a", encoding="utf-8")
+        self._file.write(json.dumps(record) + "\n")
+        self._file.flush()
+
+    def close(self):
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+_SINKS = []
+_TERMINAL = []
+
+
+def _terminal():
+    if not _TERMINAL:
+        _TERMINAL.append(TerminalSink())
+        atexit.register(_close_sinks)
+    return _TERMINAL[0]
+
+
+def sink(target):
+    """Adds a sink that every ``report`` also goes to: a path (a JSON-lines file, emptied
+    now; adding the same path again does nothing) or, from Python, any callable taking
+    the record (a dict: ``step``, the values in order, ``time``)."""
+    if callable(target) and not isinstance(target, (str, bytes, os.PathLike)):
+        _SINKS.append(target)
+        return None
+    path = os.path.abspath(os.fspath(target))
+    for s in _SINKS:
+        if isinstance(s, JsonLinesSink) and s.path == path:
+            return None
+    _SINKS.append(JsonLinesSink(path))
+    return None
+
+
+def sinks():
+    """The sinks in use: the terminal's, then those ``sink`` added."""
+    return [_terminal()] + list(_SINKS)
+
+
+def reset_sinks(terminal=None):
+    """Closes the added sinks and forgets them; ``terminal`` replaces the terminal sink
+    (a ``TerminalSink`` or any callable; ``None`` a fresh ``TerminalSink``)."""
+    for s in _SINKS:
+        close = getattr(s, "close", None)
+        if close is not None:
+            close()
+    _SINKS.clear()
+    if _TERMINAL:
+        close = getattr(_TERMINAL[0], "close", None)
+        if close is not None:
+            close()
+    if not _TERMINAL:
+        atexit.register(_close_sinks)
+    _TERMINAL[:] = [terminal if terminal is not None else TerminalSink()]
+
+
+def report(step, /, **values):
+    """Sends ``{"step": step, name: value, …, "time": time.time()}`` to every sink; values
+    are numbers or one-element tensors (read with ``.item()``)."""
+    record = {"step": int(step) if not isinstance(step, torch.Tensor) else int(step.item())}
+    for k, v in values.items():
+        if k in ("step", "time"):
+            raise ValueError(f"report: `{k}` is written by report itself; name the value otherwise")
+        record[k] = _report_value(v)
+    record["time"] = time.time()
+    _terminal()(record)
+    for s in _SINKS:
+        s(dict(record))
+
+
+def _close_sinks():
+    for s in list(_SINKS) + list(_TERMINAL):
+        close = getattr(s, "close", None)
+        if close is not None:
+            try:
+                close()
+            except Exception:
+                pass
+
+
+__all__ = ["TerminalSink", "JsonLinesSink", "format_record", "report", "sink", "sinks",
+           "reset_sinks"]

@@ -1,0 +1,2 @@
+export fn f(x: [n], k: int) -> [n]:
+    return x * k
