@@ -58,7 +58,10 @@ def test_build_writes_the_module_next_to_the_source(tmp_path, fake):
     r = invoke(build.command, str(src))
     assert r.exit_code == 0, r.output
     text = (tmp_path / "model.py").read_text()
-    assert text.startswith("X = 1\n")
+    assert "_ss_source = r'''X = 1\n'''" in text
+    ns = {"__file__": str(tmp_path / "model.py")}
+    exec(compile(text, str(tmp_path / "model.py"), "exec"), ns)   # runs as model.ss
+    assert ns["X"] == 1
     assert fake.calls == [("model.ss", {"checks": "always", "value_checks": "debug",
                                         "devices": None, "standalone": False})]
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
@@ -164,3 +167,20 @@ def test_run_a_ss_file_without_main(tmp_path, fake):
 
 def test_run_missing_file(tmp_path, fake):
     assert invoke(run.command, str(tmp_path / "nope.py")).exit_code == 2
+
+
+def test_built_module_tracebacks_show_the_ss_file(tmp_path):
+    """A real build: the written file runs its code under the .ss file's name."""
+    import subprocess
+    import sys
+
+    (tmp_path / "model.ss").write_text("fn f(x: [n]) -> [n]:\n    y = x[5]\n    return x\n")
+    r = subprocess.run([sys.executable, "-m", "shapescript_cli", "build", "model.ss"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    script = "import torch, model\nmodel.f(torch.zeros(3))\n"
+    r = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=120)
+    assert "IndexError" in r.stderr
+    assert 'model.ss", line 2, in _unchecked_f' in r.stderr
+    assert "y = x[5]" in r.stderr
