@@ -58,7 +58,7 @@ def test_build_writes_the_module_next_to_the_source(tmp_path, fake):
     r = invoke(build.command, str(src))
     assert r.exit_code == 0, r.output
     text = (tmp_path / "model.py").read_text()
-    assert "_ss_source = r'''X = 1\n'''" in text
+    assert "_ss_source = r'''X = 1\n" in text
     ns = {"__file__": str(tmp_path / "model.py")}
     exec(compile(text, str(tmp_path / "model.py"), "exec"), ns)   # runs as model.ss
     assert ns["X"] == 1

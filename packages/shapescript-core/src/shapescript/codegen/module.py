@@ -218,14 +218,26 @@ class ModuleGen:
             tail.insert(0, f"_ss_rt.devices({self.devices!r})")
         if env.device is not None:
             tail.insert(0, f"_ss_rt.declare_module_device({self.basename!r}, {env.device!r})")
+        # The imports go on line 1, unless a `def` sits there: no statement may precede a
+        # compound one on its line, so they go after the bodies, which use them only when
+        # called (a `class` there keeps line 1's imports and moves down one line instead).
+        first = body.lines[0] if body.lines else None
+        late = first is not None and first.ss_line == 1 and not first.simple \
+            and first.text.startswith("def ")
         final = Emitter()
-        final.emit(1, 0, "; ".join(head))
+        if not late:
+            final.emit(1, 0, "; ".join(head))
         final.lines += body.lines
+        if late:
+            final.emit(None, 0, "; ".join(head))
         if self.standalone:
             text = final.layout() + "\n".join(tail)
             final = Emitter()
-            final.emit(1, 0, "; ".join(head))
+            if not late:
+                final.emit(1, 0, "; ".join(head))
             final.lines += body.lines
+            if late:
+                final.emit(None, 0, "; ".join(head))
             final.emit(None, 0, "")
             final.emit(None, 0, "# The ShapeScript runtime helpers this module uses, inlined.")
             for line in self.standalone_helpers(text).splitlines():
