@@ -2,7 +2,7 @@
 
 fn positives(x: [n]) -> [k] = x[x > 0.0]   #~ E0303
 
-fn product(x: [n*m]) -> [n] = x[0..n]   #~ E0303 E0303
+fn product(x: [n*m]) -> [n] = x[0..n]   #~ E0303
 
 fn bound(ids: [b] Index[V]) -> [b] = ids to f32   #~ E0303
 

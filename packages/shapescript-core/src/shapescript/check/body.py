@@ -55,6 +55,8 @@ class BodyChecker(ExprMixin, BuiltinMixin, TrainingMixin, StmtMixin):
         self.cm.diagnostics.append(d)
 
     def fail(self, f: Fail, node: Any) -> None:
+        if not f.code:
+            return  # ``Fail.reported()``: reported already, one diagnostic per mistake
         span = f.span or node.span
         self.report(Diagnostic.error(f.code, f.message, span, f.label, help=f.help))
 

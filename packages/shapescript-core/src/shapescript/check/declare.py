@@ -236,12 +236,18 @@ class Declarer:
         params_failed = tb.failed
         if params_failed:
             determined |= generics
-        for name in sorted(generics - determined):
-            where = ("inside a product or an expression" if name in in_axes
+        undetermined = sorted(generics - determined)
+        if undetermined:
+            # One diagnostic per signature, naming every such generic.
+            names = " and ".join(f"`{n}`" for n in undetermined) if len(undetermined) <= 2 \
+                else ", ".join(f"`{n}`" for n in undetermined[:-1]) + f" and `{undetermined[-1]}`"
+            plural = len(undetermined) > 1
+            where = ("inside a product or an expression" if any(n in in_axes for n in undetermined)
                      else "in an `Index` bound")
-            self.err("E0303", f"no parameter determines the generic `{name}`", d.name_span,
-                     f"`{name}` appears only {where}",
-                     help=f"give `{name}` an axis of its own in a parameter, or make it a dim")
+            self.err("E0303", f"no parameter determines the generic{'s' if plural else ''} {names}",
+                     d.name_span, f"{names} appear{'' if plural else 's'} only {where}",
+                     help=f"give {'each' if plural else names} an axis of its own in a parameter, "
+                          "or make it a dim")
         bad = set(generics) - determined
         ret = tb.type(d.ret) if d.ret is not None else None
         if isinstance(d, ast.FnDecl) and isinstance(ret, TensorType):

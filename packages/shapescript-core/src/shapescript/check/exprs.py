@@ -736,6 +736,8 @@ class ExprMixin:
     def static_size(self, e: ast.Expr) -> int:
         """A ``Size[K]`` argument: literals and dims only (E1003)."""
         s = self.expr_size(e, allow_generics=False)
+        if (s is None or not s.is_const) and isinstance(e, ast.NumName):
+            raise Fail.reported()  # `2x` outside a size: the parser reported it (E0104)
         if s is None or not s.is_const:
             raise Fail("E1003", "a `Size` argument must be known before the program runs",
                        "not a static size", span=e.span, help="use a literal or a dim")

@@ -12,7 +12,15 @@ from shapescript.source import Span
 
 
 class Fail(Exception):
-    """A user error found by a checker helper."""
+    """A user error found by a checker helper.
+
+    ``Fail.reported()`` is an error already reported elsewhere (by the parser, or at
+    another node): the expression gets the error type and no diagnostic is added.
+    """
+
+    @staticmethod
+    def reported() -> "Fail":
+        return Fail("", "already reported")
 
     def __init__(self, code: str, message: str, label: str = "", *,
                  help: str | None = None, span: Span | None = None) -> None:

@@ -230,6 +230,8 @@ class TrainingMixin:
             raise Fail("E0501", "`batches(data, size=…)`", "", span=e.span)
         items = self.dataset_items(pos[0], "batches")
         self.int_arg(kw["size"], "size")
+        if not items:
+            return ERROR  # the data failed, already reported
         _batch[0] += 1
         nb = Size.var(f"?batch#{_batch[0]}")
         out = []
