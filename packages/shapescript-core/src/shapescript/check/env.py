@@ -133,6 +133,19 @@ class ModuleEnv:
     poisoned: set = field(default_factory=set)
     # ``labels_from`` results, by ``id`` of the other module.
     label_maps: dict = field(default_factory=dict, repr=False)
+    _all_dims: dict | None = field(default=None, repr=False)
+
+    def all_dims(self) -> dict[str, int]:
+        """Every dim this file names without a dot (its own and the imported ones), by
+        value; computed once, after the declarations (read-only)."""
+        d = self._all_dims
+        if d is None:
+            d = dict(self.dims)
+            for local, (sub, orig) in self.imported.items():
+                if orig in sub.dims:
+                    d[local] = sub.dims[orig]
+            self._all_dims = d
+        return d
 
     def dim_size(self, name: str) -> int | None:
         if name in self.dims:

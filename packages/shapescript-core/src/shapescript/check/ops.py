@@ -416,11 +416,7 @@ def pattern(name: str, pat: ast.Pattern, inputs: list[TensorType],
             reduce_op: str | None) -> tuple[TensorType, dict[str, Any]]:
     from shapescript.check import patterns as pt
 
-    dims = dict(env.dims)
-    for local, (sub, orig) in env.imported.items():
-        if orig in sub.dims:
-            dims[local] = sub.dims[orig]
-    r = pt.check_pattern(name, pat, inputs, kw_sizes, dims, generics, reduce_op)
+    r = pt.check_pattern(name, pat, inputs, kw_sizes, env.all_dims(), generics, reduce_op)
     return r.out, {"pattern": r.einops_pattern, "kwargs": r.einops_kwargs,
                    "checks": r.runtime_checks, "op": reduce_op}
 
