@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import pathlib
-import time
 
 import pytest
 import torch
@@ -80,8 +79,3 @@ def test_each_class_looks_like_itself(shapes):
             assert not box[0, w // 2] or w <= 2
 
 
-def test_fast(shapes):
-    shapes.draw(100)
-    start = time.perf_counter()
-    shapes.draw(2000)
-    assert time.perf_counter() - start < 1.0
