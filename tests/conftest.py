@@ -42,3 +42,9 @@ def _fresh_devices():
     device = sys.modules.get("shapescript.rt.device")
     if device is not None:
         device.reset_devices()
+
+
+@pytest.fixture(scope="session")
+def compile_ss():
+    """``compile_module`` itself, for module-scoped fixtures."""
+    return compile_module

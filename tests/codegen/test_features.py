@@ -73,11 +73,9 @@ fn sizes_val(x: [b n D]) -> int = n * D
 
 
 @pytest.fixture(scope="module")
-def m(tmp_path_factory):
-    from tests.conftest import compile_module
-
+def m(tmp_path_factory, compile_ss):
     path = tmp_path_factory.mktemp("features") / "features.ss"
-    return compile_module(FEATURES, path)
+    return compile_ss(FEATURES, path)
 
 
 def close(a, b):
