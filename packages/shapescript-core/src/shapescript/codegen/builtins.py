@@ -124,6 +124,9 @@ def pattern(g: "ExprGen", name: str, e: ast.Call, data: dict[str, Any]) -> str:
     ein = g.ctx.einops()
     if name == "einsum":
         ops_ = ", ".join(g.expr(x) for x in operands)
+        eq = torch_equation(data["pattern"])
+        if eq is not None:
+            return f"{T}.einsum({eq!r}, {ops_})"
         return f"{ein}.einsum({ops_}, {pat})"
     x = g.expr(operands[0])
     if data.get("stacked"):
@@ -131,6 +134,37 @@ def pattern(g: "ExprGen", name: str, e: ast.Call, data: dict[str, Any]) -> str:
     if name == "reduce":
         return f"{ein}.reduce({x}, {pat}, {data['op']!r}{kw})"
     return f"{ein}.{name}({x}, {pat}{kw})"
+
+
+def torch_equation(pattern: str) -> str | None:
+    """An einops einsum pattern as torch's one-letter equation (``b n d, d m -> b m n`` is
+    ``abc,cd->adb``): torch parses it once per call in C++, einops in Python."""
+    import string
+
+    letters: dict[str, str] = {}
+    pool = iter(string.ascii_letters)
+
+    def side(text: str) -> str | None:
+        out = []
+        for tok in text.split():
+            if tok == "...":
+                out.append("...")
+                continue
+            if not tok.isidentifier():
+                return None
+            if tok not in letters:
+                letters[tok] = next(pool, "")
+                if not letters[tok]:
+                    return None
+            out.append(letters[tok])
+        return "".join(out)
+
+    lhs, _, rhs = pattern.partition("->")
+    ins = [side(part) for part in lhs.split(",")]
+    out = side(rhs)
+    if out is None or any(i is None for i in ins):
+        return None
+    return ",".join(ins) + "->" + out  # type: ignore[arg-type]
 
 
 def gen_map(g: "ExprGen", e: ast.Call, data: dict[str, Any]) -> str:

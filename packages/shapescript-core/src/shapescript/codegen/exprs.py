@@ -62,9 +62,14 @@ class ExprGen:
             return code
         if plan.permute is not None:
             code = f"{code}.permute({', '.join(map(str, plan.permute))})"
-        sub = plan.subscript()
-        if sub is not None:
-            code = f"{code}[{sub}]"
+        index = plan.index
+        if index is not None:
+            new = [i for i, keep in enumerate(index) if not keep]
+            if len(new) == 1:
+                # One new axis: `unsqueeze` is cheaper than indexing with a tuple.
+                code = f"{code}.unsqueeze({new[0]})"
+            else:
+                code = f"{code}[{plan.subscript()}]"
         return code
 
     # -- dispatch ------------------------------------------------------------------
