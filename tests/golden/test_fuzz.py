@@ -106,11 +106,15 @@ def assert_sane(src: str, path: str = MUTANT) -> list:
     sources = dict(program.sources)
     sources.setdefault(path, src)
     if any(d.code == "E0000" for d in diags):
+        old = os.environ.get("SHAPESCRIPT_DEBUG")
         os.environ["SHAPESCRIPT_DEBUG"] = "1"  # again, for the traceback in the message
         try:
             notes = [d.notes for d in check_program(src, path).diagnostics if d.code == "E0000"]
         finally:
-            del os.environ["SHAPESCRIPT_DEBUG"]
+            if old is None:
+                del os.environ["SHAPESCRIPT_DEBUG"]
+            else:
+                os.environ["SHAPESCRIPT_DEBUG"] = old
         raise AssertionError("internal error (E0000):\n" + notes[0][-1])
     for d in diags:
         assert d.code in CODES, d

@@ -130,7 +130,13 @@ class ModuleGen:
         return f"{self.imported_module_alias(info.file)}.{info.name}"
 
     def model_ref_type(self, t: "ModelType") -> str:
-        info = self.cm.env.model(t.name)
+        env = self.cm.env
+        if t.module == env.path:
+            return t.name
+        for local, sub in env.ssmods.items():
+            if sub.path == t.module:
+                return f"{self.ssmod(local)}.{t.name}"
+        info = env.model(t.name)
         return self.model_ref(info) if info is not None else t.name
 
     def default_value(self, node: ast.Expr) -> str:
