@@ -237,16 +237,10 @@ class ModuleGen:
         if late:
             final.emit(None, 0, "; ".join(head))
         if self.standalone:
-            text = final.layout() + "\n".join(tail)
-            final = Emitter()
-            if not late:
-                final.emit(1, 0, "; ".join(head))
-            final.lines += body.lines
-            if late:
-                final.emit(None, 0, "; ".join(head))
+            helpers = self.standalone_helpers(final.layout() + "\n".join(tail))
             final.emit(None, 0, "")
             final.emit(None, 0, "# The ShapeScript runtime helpers this module uses, inlined.")
-            for line in self.standalone_helpers(text).splitlines():
+            for line in helpers.splitlines():
                 final.emit(None, 0, line)
         for line in tail:
             final.emit(None, 0, line)
