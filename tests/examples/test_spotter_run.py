@@ -41,3 +41,12 @@ def test_train_then_check(tmp_path):
     assert lines[0] == f"accuracy: {accuracy:.1f}%"
     assert lines[1].startswith("nudged: ")
     assert lines[2] == "torch.Size([500, 1, 7, 7])"
+
+    # Widen the tokens without retraining: the first weight's `as` catches it (book ch. 10).
+    src = (tmp_path / "spotter.ss").read_text()
+    (tmp_path / "spotter.ss").write_text(src.replace("dim D = 32", "dim D = 48"))
+    r = shapescript("run", "check.py", cwd=tmp_path)
+    assert r.returncode != 0
+    assert r.stderr.strip().splitlines()[-1] == (
+        "ShapeError: spotter.ss:86:25: expected [P*P D] = (16, 48), "
+        "got shape (16, 32)")

@@ -63,5 +63,10 @@ def _print_user_traceback(err, path):
     while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != path:
         tb = tb.tb_next
     lines = traceback.format_exception(type(err), err, tb or err.__traceback__)
+    qualified = f"shapescript.{type(err).__name__}: "
+    if type(err).__module__ == "shapescript" and lines and lines[-1].startswith(qualified):
+        # The book prints ShapeScript's run-time errors by their own name:
+        # `ShapeError: spotter.ss:86:25: expected [P*P D] = (16, 48), got shape (16, 32)`.
+        lines[-1] = lines[-1][len("shapescript."):]
     sys.stderr.write("".join(lines))
     sys.stderr.flush()
