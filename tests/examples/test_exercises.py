@@ -1,8 +1,5 @@
 """Chapter 10's exercises (examples/spotter/exercises.ss)."""
 
-import importlib
-import sys
-from pathlib import Path
 
 import pytest
 import torch
@@ -11,19 +8,13 @@ import torch.nn.functional as F
 import shapescript
 from shapescript.compiler import check_file, check_source
 
-SPOTTER = Path(__file__).resolve().parents[2] / "examples" / "spotter"
+from spotter_env import SPOTTER, spotter_modules
 
 
 @pytest.fixture(scope="module")
 def mods():
-    sys.path.insert(0, str(SPOTTER))
-    shapescript.install()
-    try:
-        yield importlib.import_module("exercises"), importlib.import_module("reference")
-    finally:
-        sys.path.remove(str(SPOTTER))
-        for m in ("exercises", "reference", "spotter"):
-            sys.modules.pop(m, None)
+    with spotter_modules("exercises", "reference") as found:
+        yield found
 
 
 def test_exercises_check_clean():

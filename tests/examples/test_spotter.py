@@ -1,29 +1,16 @@
 """The book's spotter, compiled, against the same model written by hand in torch."""
 
-import importlib
-import sys
-from pathlib import Path
 
 import pytest
 import torch
 
-SPOTTER = Path(__file__).resolve().parents[2] / "examples" / "spotter"
+from spotter_env import SPOTTER, spotter_modules
 
 
 @pytest.fixture(scope="module")
 def mods():
-    import shapescript
-
-    sys.path.insert(0, str(SPOTTER))
-    shapescript.install()
-    try:
-        spotter = importlib.import_module("spotter")
-        reference = importlib.import_module("reference")
-        yield spotter, reference
-    finally:
-        sys.path.remove(str(SPOTTER))
-        sys.modules.pop("spotter", None)
-        sys.modules.pop("reference", None)
+    with spotter_modules("spotter", "reference") as found:
+        yield found
 
 
 def images(b, seed):
