@@ -21,15 +21,10 @@ __all__ = ["RunResult", "find_cxx", "python_for_tracing", "run_module"]
 
 def find_cxx() -> str | None:
     """The C++ compiler AOTInductor would run (``$CXX``, else ``c++``, ``g++`` or
-    ``clang++`` on PATH), or None. The export module checks the same."""
-    name = os.environ.get("CXX")
-    if name:
-        return shutil.which(name)
-    for cand in ("c++", "g++", "clang++"):
-        found = shutil.which(cand)
-        if found:
-            return found
-    return None
+    ``clang++`` on PATH), or None: the very helper the export module inlines."""
+    from shapescript.codegen.export_rt import _ss_ex_find_cxx
+
+    return _ss_ex_find_cxx()
 
 
 def python_for_tracing(explicit: str | None = None, own: str | None = None) -> str:
