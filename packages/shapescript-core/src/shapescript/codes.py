@@ -83,6 +83,7 @@ _TABLE: tuple[tuple[str, ...], ...] = (
     ("E0104", "a number stuck to a name outside a size"),
     ("E0105", "`2 n` beside `2n` in one signature", "warning"),
     ("E0106", "not a pipe stage"),
+    ("E0107", "nested too deeply"),
     # E02 names, imports and declarations
     ("E0201", "unknown name"),
     ("E0202", "defined twice"),

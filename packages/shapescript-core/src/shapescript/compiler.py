@@ -12,7 +12,7 @@ import gc
 import os
 import sys
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -20,7 +20,7 @@ from shapescript.check.body import check_module
 from shapescript.check.env import ModuleEnv
 from shapescript.check.result import CheckedModule
 from shapescript.diagnostics import Diagnostic
-from shapescript.source import Span
+from shapescript.source import SourceDecodeError, Span, read_source
 from shapescript.syntax.parser import parse
 
 __version__ = "0.1.0"
@@ -99,10 +99,14 @@ class _Compilation:
                 help="move the shared declarations into a third module"))
             return None
         try:
-            src = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as err:
+            src = read_source(path)
+        except SourceDecodeError as err:  # reported in the module, at the bad byte
+            self.program.diagnostics.append(err.diagnostic)
+            self.program.sources[path] = err.text
+            return None
+        except OSError as err:
             self.program.diagnostics.append(Diagnostic.error(
-                "E0204", f"module `{name}` can't be read: {err}", span, ""))
+                "E0204", f"module `{name}` can't be read: {err.strerror or err}", span, ""))
             return None
         cm = self.check(src, path)
         return None if cm is None else cm.env
@@ -154,14 +158,31 @@ def check_program(src: str, path: str, search: list[str] | None = None) -> Progr
     return p
 
 
+# More diagnostics than this in one file are a cascade (5,000 unclosed brackets) or a file
+# that isn't ShapeScript: the first ones say what is wrong, the rest only flood the output.
+MAX_DIAGNOSTICS_PER_FILE = 100
+
+
 def _sorted(diags: list[Diagnostic], main: str) -> list[Diagnostic]:
     seen: set[tuple] = set()
     out = []
+    per_file: dict[str, int] = {}
     for d in sorted(diags, key=lambda d: (d.file != main, d.file, d.line, d.column, d.code)):
         key = (d.code, d.file, d.line, d.column, d.end_line, d.end_column, d.message)
         if key not in seen:
             seen.add(key)
-            out.append(d)
+            n = per_file[d.file] = per_file.get(d.file, 0) + 1
+            if n <= MAX_DIAGNOSTICS_PER_FILE:
+                out.append(d)
+    for file, n in per_file.items():
+        if n > MAX_DIAGNOSTICS_PER_FILE:
+            # The file's last diagnostic shown says how many more there are.
+            k = max(i for i, d in enumerate(out) if d.file == file)
+            more = n - MAX_DIAGNOSTICS_PER_FILE
+            last = out[k]
+            out[k] = replace(last, notes=last.notes + (
+                f"and {more:,} more diagnostic{'s' if more > 1 else ''} in this file, not "
+                "shown: fix these first",))
     return out
 
 
@@ -170,13 +191,25 @@ def check_source(src: str, path: str) -> list[Diagnostic]:
     return check_program(src, path).diagnostics
 
 
+def check_path(path: str, search: list[str] | None = None) -> Program:
+    """Read (``read_source``) and check the file ``path`` and what it imports.
+
+    A file that isn't UTF-8 is a program with one error (E0101, at the first bad byte).
+    Raises OSError if the file can't be read (missing, not a regular file, too large).
+    """
+    try:
+        src = read_source(path)
+    except SourceDecodeError as err:
+        return Program(None, diagnostics=[err.diagnostic], sources={path: err.text})
+    return check_program(src, path, search)
+
+
 def check_file(path: str) -> tuple[list[Diagnostic], dict[str, str]]:
     """Check a file: its diagnostics and the source texts by path (for rendering).
 
-    Raises OSError if the file can't be read.
+    Raises OSError if the file can't be read (see ``check_path``).
     """
-    src = Path(path).read_text(encoding="utf-8")
-    p = check_program(src, path)
+    p = check_path(path)
     return p.diagnostics, p.sources
 
 
@@ -240,7 +273,10 @@ def compile_source(src: str, path: str, *, checks: str = "always", value_checks:
 
 def compile_file(path: str, *, checks: str = "always", value_checks: str = "debug",
                  devices: str | None = None, standalone: bool = False) -> CompileOutput:
-    """Compile the file ``path`` (see ``compile_source``)."""
-    src = Path(path).read_text(encoding="utf-8")
+    """Compile the file ``path`` (see ``compile_source``); OSError as ``check_path``."""
+    try:
+        src = read_source(path)
+    except SourceDecodeError as err:
+        return CompileOutput(None, [err.diagnostic], {path: err.text})
     return compile_source(src, path, checks=checks, value_checks=value_checks, devices=devices,
                           standalone=standalone)

@@ -11,9 +11,11 @@ settings in force (``shapescript.rt.config``) and compiles the Python under the 
 file's name, so tracebacks show ``.ss`` lines. The code object is cached, as Python caches
 bytecode, in ``__pycache__/NAME.ss.<python>-shapescript-<version>-<checks>-<values>.pyc``,
 keyed by a hash of the source, of each imported ``.ss`` file, of the compiler and of the
-options; a stale or unreadable cache is compiled again, and an unwritable folder is
-skipped. A file that doesn't compile raises ``ShapeScriptError`` with the rendered
-diagnostics.
+options; the header also holds a SHA-256 of the marshalled code, checked before the code
+is loaded, so a damaged file (a flipped bit, a truncated write) is never unmarshalled. A
+stale, damaged or unreadable cache is compiled again, silently, and rewritten; an
+unwritable folder is skipped. A file that doesn't compile (one that isn't UTF-8
+included) raises ``ShapeScriptError`` with the rendered diagnostics.
 
 While a ``.ss`` module runs, its own folder must be importable for its
 ``import python`` modules (DECISIONS §24, "after Python's path"): the loader appends the
@@ -34,9 +36,10 @@ import sys
 
 from shapescript.rt import config
 from shapescript.rt.errors import ShapeScriptError
+from shapescript.source import SourceDecodeError, read_source, read_source_bytes
 
 SUFFIX = ".ss"
-_CACHE_MAGIC = b"SSC1" + importlib.util.MAGIC_NUMBER
+_CACHE_MAGIC = b"SSC2" + importlib.util.MAGIC_NUMBER
 
 
 def _python_candidates(directory, name):
@@ -99,8 +102,10 @@ class ShapeScriptLoader(importlib.abc.InspectLoader):
 
     def get_source(self, fullname=None):
         """The ``.ss`` text: the lines the module's code objects point at."""
-        with open(self.path, encoding="utf-8") as f:
-            return f.read()
+        try:
+            return read_source(self.path)
+        except SourceDecodeError as err:  # never compiled; its text for a traceback
+            return err.text
 
     def cache_path(self):
         checks, values = config.checks_mode(), config.value_checks_mode()
@@ -111,8 +116,7 @@ class ShapeScriptLoader(importlib.abc.InspectLoader):
 
     def get_code(self, fullname=None):
         checks, values = config.checks_mode(), config.value_checks_mode()
-        with open(self.path, "rb") as f:
-            source = f.read()
+        source = read_source_bytes(self.path)  # OSError for a FIFO, a device, a huge file
         key = _cache_key(self.path, source, checks, values)
         cache = self.cache_path()
         code = _read_cache(cache, key)
@@ -228,7 +232,11 @@ def _read_cache(cache, key):
         for dep, digest in header["deps"]:
             if _file_hash(dep) != digest:
                 return None
-        code = marshal.loads(data[pos + 4 + n:])
+        body = data[pos + 4 + n:]
+        # marshal trusts its input (damaged code can crash the interpreter): verify first.
+        if hashlib.sha256(body).hexdigest() != header["code"]:
+            return None
+        code = marshal.loads(body)
         return code if hasattr(code, "co_filename") else None
     except Exception:
         return None
@@ -240,8 +248,10 @@ def _write_cache(cache, key, dependencies, code):
     tmp = None
     try:
         deps = [[os.path.abspath(d), _file_hash(d)] for d in dependencies]
-        header = json.dumps({"key": key, "deps": deps}).encode("utf-8")
-        data = _CACHE_MAGIC + len(header).to_bytes(4, "little") + header + marshal.dumps(code)
+        body = marshal.dumps(code)
+        header = json.dumps({"key": key, "deps": deps,
+                             "code": hashlib.sha256(body).hexdigest()}).encode("utf-8")
+        data = _CACHE_MAGIC + len(header).to_bytes(4, "little") + header + body
         os.makedirs(os.path.dirname(cache), exist_ok=True)
         tmp = f"{cache}.{os.getpid()}.tmp"
         with open(tmp, "wb") as f:

@@ -43,6 +43,9 @@ def command(file, output, standalone, checks, value_checks, devices):
     try:
         out = compiler.compile_file(file, checks=checks, value_checks=value_checks,
                                     devices=devices, standalone=standalone)
+    except OSError as err:  # a FIFO, a device, a file over the size limit, unreadable
+        click.echo(f"error: cannot read {file}: {err.strerror or err}", err=True)
+        sys.exit(2)
     except Exception:
         click.echo(f"error[E0000]: internal error\n --> {file}\n  |\n  = note: this is a "
                    "bug in ShapeScript, not in your program; please report it, with this "

@@ -88,12 +88,17 @@ def _is_span(span: object) -> bool:
 
 
 def _require_readable(path: str) -> None:
+    """Exit 2 unless ``path`` is a regular file the compiler can read (a FIFO, a device
+    or a file over the size limit is refused before anything is read from it)."""
+    from shapescript.source import SourceDecodeError, read_source
+
     if not os.path.exists(path):
         fail(f"no such file: {path}")
     if os.path.isdir(path):
         fail(f"{path} is a directory; give the .ss files to check")
     try:
-        with open(path, "rb"):
-            pass
+        read_source(path)
+    except SourceDecodeError:
+        pass  # not UTF-8: a diagnostic of the file (exit 1), reported by the check
     except OSError as exc:
         fail(f"cannot read {path}: {exc.strerror or exc}")

@@ -38,6 +38,7 @@ def command(checks, value_checks, script, args):
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(path))
     try:
+        _require_source(script, path)
         if script.endswith(".ss"):
             module = import_file(path)
             main = getattr(module, "main", None)
@@ -55,6 +56,19 @@ def command(checks, value_checks, script, args):
     except BaseException as err:
         _print_user_traceback(err, path)
         sys.exit(1)
+
+
+def _require_source(script, path):
+    """Exit 2 unless the script is a file that can be read (not a FIFO, which would hang,
+    a device or a file over the size limit); a .ss file that isn't UTF-8 is reported by
+    the compiler."""
+    from shapescript.source import read_source_bytes
+
+    try:
+        read_source_bytes(path)
+    except OSError as err:
+        click.echo(f"error: cannot read {script}: {err.strerror or err}", err=True)
+        sys.exit(2)
 
 
 def _print_user_traceback(err, path):

@@ -41,6 +41,7 @@ from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
 from shapescript.syntax.build import Builder
+from shapescript.syntax.depth import may_be_too_deep, nesting_error
 from shapescript.syntax.lexer import Lexer, Tok, describe, scan_docs
 
 __all__ = ["parse", "parse_expr"]
@@ -114,9 +115,11 @@ def _tables_from(data: dict) -> _Tables:
 
 
 # The compiled table is cached on disk (JSON, keyed by the grammar's hash), which spares
-# each process importing lark and running the LALR analysis; any problem with the cache
-# just means compiling again. SHAPESCRIPT_CACHE_DIR chooses the folder ("" for none).
-_TABLE_FORMAT = 1  # bump when what _lark_table writes changes
+# each process importing lark and running the LALR analysis. The file's first line is the
+# SHA-256 of the JSON after it, checked before the table is used: a damaged file, even one
+# that is still valid JSON, is compiled again and rewritten, silently.
+# SHAPESCRIPT_CACHE_DIR chooses the folder ("" for none).
+_TABLE_FORMAT = 2  # bump when what _lark_table writes changes
 
 
 def _cache_path(grammar: str):
@@ -136,6 +139,7 @@ def _cache_path(grammar: str):
 
 
 def _build_tables() -> _Tables:
+    import hashlib
     import json
     import os
     grammar = _grammar_text()
@@ -144,7 +148,11 @@ def _build_tables() -> _Tables:
         path = _cache_path(grammar)
         if path is None:
             raise FileNotFoundError
-        data = json.loads(path.read_text("utf-8"))
+        raw = path.read_bytes()
+        digest, _, body = raw.partition(b"\n")
+        if hashlib.sha256(body).hexdigest().encode() != digest:
+            raise ValueError("a damaged parser table")
+        data = json.loads(body)
         data["start"] = {k: int(v) for k, v in data["start"].items()}
         data["end"] = {k: int(v) for k, v in data["end"].items()}
         if data.get("format") == _TABLE_FORMAT:
@@ -157,7 +165,8 @@ def _build_tables() -> _Tables:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(data, separators=(",", ":")), "utf-8")
+            body = json.dumps(data, separators=(",", ":")).encode("utf-8")
+            tmp.write_bytes(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
             os.replace(tmp, path)
         except Exception:  # noqa: BLE001 - no cache then
             pass
@@ -428,12 +437,13 @@ def _parse(src: str, path: str, diags: list[Diagnostic]):
         first = toks[0]
         try:
             result = _drive(tables, "start_decl", toks, end, b)
-        except RecursionError:
+        except RecursionError:  # the builder's precedence climbing, past any sane depth
             failed += 1
             diags.append(Diagnostic.error(
-                "E0101", "expression too deeply nested",
+                "E0107", "expression nested too deeply",
                 Span(path, first.line, first.col, first.end_line, first.end_col, first.start,
-                     first.end), "in this declaration"))
+                     first.end), "in this declaration",
+                help="name parts of the expression with `=`"))
             continue
         except Exception as e:  # noqa: BLE001
             failed += 1
@@ -447,6 +457,12 @@ def _parse(src: str, path: str, diags: list[Diagnostic]):
                 if first.type in ("FN", "EXPORT") and result.tok.type != "$END":
                     _recover_statements(tables, toks, result.tok, b, src, path, diags, chunk)
             continue
+        if may_be_too_deep(toks):
+            deep = nesting_error(result, path)
+            if deep is not None:  # later phases recurse: they never see this declaration
+                failed += 1
+                diags.append(deep)
+                continue
         decls.append(result)
     diags.extend(lx.diags)
     diags.extend(b.diags)
