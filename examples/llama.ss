@@ -1,0 +1,130 @@
+## A small Llama: RMS norms, rotary position embeddings on neighbouring features,
+## grouped-query attention and a SwiGLU feed-forward layer. `main` trains it for a few
+## hundred steps to continue counting sequences and saves `llama.safetensors`:
+##
+##     shapescript run examples/llama.ss
+##     shapescript export examples/llama.ss --hf llama_hf --weights llama.safetensors
+##     shapescript export examples/llama.ss --gguf llama.gguf --weights llama.safetensors
+
+import python torch
+
+## Number of tokens in the vocabulary.
+dim V = 64
+## Longest sequence the positions allow.
+dim P = 128
+## Width of each token.
+dim D = 64
+## Number of query heads.
+dim H = 4
+## Number of key and value heads, each shared by H / Hkv query heads.
+dim Hkv = 2
+## Query heads per key and value head.
+dim R = H / Hkv
+## Width of each head.
+dim Dh = D / H
+## Number of rotated pairs of features in a head.
+dim Dr = Dh / 2
+## Hidden width of the feed-forward layer.
+dim F = 128
+## Number of blocks.
+dim L = 2
+
+## The weights of every block are stacked along a leading axis L.
+model Llama:
+    ## A token of width D for each token id.
+    param embed: [V D] = normal(std=0.02)
+    ## The scale of the norm before each attention.
+    param attn_norm: [L D] = ones
+    ## The query, key, value and output projections, `[out in]` as `linear` takes them.
+    param wq: [L H*Dh D] = normal(std=0.05)
+    param wk: [L Hkv*Dh D] = normal(std=0.05)
+    param wv: [L Hkv*Dh D] = normal(std=0.05)
+    param wo: [L D H*Dh] = normal(std=0.05)
+    ## The scale of the norm before each feed-forward layer.
+    param mlp_norm: [L D] = ones
+    ## The feed-forward layer: gate, up and down projections.
+    param w_gate: [L F D] = normal(std=0.05)
+    param w_up: [L F D] = normal(std=0.05)
+    param w_down: [L D F] = normal(std=0.05)
+    ## The scale of the final norm.
+    param norm: [D] = ones
+    ## The output layer, a score for each token id.
+    param output: [V D] = normal(std=0.05)
+
+## Turns each pair of neighbouring features (2i, 2i+1) of every head by the angle
+## pos * 10000^(-2i/Dh). The angles are computed in f32 whatever the model's dtype.
+fn rotary(x: [b h n Dh], pos: [b n] Index[P]) -> [b h n Dh]:
+    freq = exp((arange[Dr] to f32) * (-2.0 * 9.210340371976184 / Dh))
+    angle = (pos to f32) * freq
+    c = cos(angle)
+    s = sin(angle)
+    pairs = rearrange(x, b h n (Dr two) -> two b h n Dr, two=2)
+    turned = stack((pairs[0] * c - pairs[1] * s, pairs[0] * s + pairs[1] * c))
+    return rearrange(turned, two b h n Dr -> b h n (Dr two))
+
+## Causal self-attention of block l; each key and value head serves R query heads.
+fn attention(m: Llama, x: [b n D], pos: [b n] Index[P], l: int) -> [b n D]:
+    h = rms_norm(x, over=D, weight=m.attn_norm[l], eps=1e-5)
+    q = linear(h, m.wq[l]) |> rearrange(b n (H Dh) -> b H n Dh) |> rotary(pos)
+    k = linear(h, m.wk[l]) |> rearrange(b n (Hkv Dh) -> b Hkv n Dh) |> rotary(pos)
+    v = linear(h, m.wv[l]) |> rearrange(b n (Hkv Dh) -> b Hkv n Dh)
+    k = repeat(k, b Hkv n Dh -> b (Hkv R) n Dh)
+    v = repeat(v, b Hkv n Dh -> b (Hkv R) n Dh)
+    y = scaled_dot_product_attention(q, k, v, attn_mask=causal[n n])
+    return linear(rearrange(y, b H n Dh -> b n (H Dh)), m.wo[l])
+
+## The SwiGLU feed-forward layer of block l.
+fn feed_forward(m: Llama, x: [b n D], l: int) -> [b n D]:
+    h = rms_norm(x, over=D, weight=m.mlp_norm[l], eps=1e-5)
+    return linear(silu(linear(h, m.w_gate[l])) * linear(h, m.w_up[l]), m.w_down[l])
+
+## Block l: attention, then the feed-forward layer, each added to its input.
+fn block(m: Llama, x: [b n D], pos: [b n] Index[P], l: int) -> [b n D]:
+    x = x + attention(m, x, pos, l)
+    return x + feed_forward(m, x, l)
+
+## The scores of the next token after each position.
+fn forward(m: Llama, ids: [b n] Index[V], pos: [b n] Index[P]) -> [b n V] Logit over V:
+    x = embedding(ids, m.embed)
+    for l in 0..L:
+        x = block(m, x, pos, l)
+    return x |> rms_norm(over=D, weight=m.norm, eps=1e-5) |> linear(m.output)
+
+## The mean cross-entropy of the scores against the next tokens.
+fn loss(m: Llama, ids: [b n] Index[V], pos: [b n] Index[P], next: [b n] Index[V]) -> [] NonNeg:
+    return cross_entropy(forward(m, ids, pos), next, over=V)
+
+## Training sequences and sequences per batch.
+dim Ntrain = 256
+dim Batch = 32
+## Length of the training sequences.
+dim N = 16
+## Updates of training.
+dim Steps = 120
+
+## Trains a Llama to continue sequences that count up by a step of 1 to 3 (modulo V),
+## reports its progress and saves it to `llama.safetensors`.
+fn main():
+    torch.set_num_threads(1)
+    g = torch.Generator().manual_seed(0)
+    start = torch.randint(0, V, (Ntrain, 1), generator=g)
+    step = torch.randint(1, 4, (Ntrain, 1), generator=g)
+    counts = torch.mul(step, torch.arange(N + 1))
+    seqs = torch.remainder(torch.add(start, counts), V)
+    ids = seqs.narrow(1, 0, N) as [Ntrain N] Index[V]
+    next = seqs.narrow(1, 1, N) as [Ntrain N] Index[V]
+    pos = torch.arange(N).repeat(Ntrain, 1) as [Ntrain N] Index[P]
+
+    m = Llama.init(seed=0)
+    opt = adamw(m, lr=warmup(10, cosine(Steps - 10, lr=3e-3)))
+    step_no = 0
+    epochs = Steps // (Ntrain // Batch)
+    for epoch in 0..epochs:
+        for xb, pb, yb in batches(shuffle((ids, pos, next), seed=epoch), size=Batch):
+            l, grads = value_and_grad(loss, m, xb, pb, yb)
+            update(m, grads, opt)
+            if step_no % 20 == 0:
+                report(step_no, loss=l)
+            step_no = step_no + 1
+    save("llama.safetensors", m)
+    print("saved llama.safetensors")
