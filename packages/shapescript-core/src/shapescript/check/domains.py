@@ -122,7 +122,7 @@ def join(a: Domain, b: Domain, prove_le: ProveLe | None = None) -> Domain:
 
 def literal_domains(value: int | float | bool) -> frozenset[str]:
     """Every interval domain a number lies in: ``0.5`` is Pos, Unit, NonNeg, Signed, Real."""
-    v = float(value)
+    v = value  # not float(): an integer literal may be too large for a float
     out = {"Real"}
     if v != v:  # NaN is only Real
         return frozenset(out)

@@ -233,15 +233,20 @@ class ExprMixin:
             return self.matmul(a, b, node)
         if isinstance(a, HostType) and isinstance(b, HostType):
             return ops.host_arith(op, a, b)
+        self.elementwise_operands(op, a, b)
+        t, plan = ops.elementwise(op, a, b)
+        if plan is not None:
+            self.res[id(node)] = plan
+        return t
+
+    def elementwise_operands(self, op: str, a: Type, b: Type) -> None:
+        """E0410 unless ``a`` and ``b`` are tensors or host numbers (not tuples, models …),
+        the operands ``ops.elementwise`` takes."""
         if not isinstance(a, (TensorType, HostType)) or not isinstance(b, (TensorType, HostType)):
             raise Fail("E0410", f"`{op}` needs numbers or tensors, not `{a}` and `{b}`", "")
         for t in (a, b):
             if isinstance(t, HostType) and t.name not in ("int", "float", "bool"):
                 raise Fail("E0410", f"`{op}` needs numbers or tensors, not `{t}`", f"this is `{t}`")
-        t, plan = ops.elementwise(op, a, b)
-        if plan is not None:
-            self.res[id(node)] = plan
-        return t
 
     def matmul(self, a: Type, b: Type, node: ast.Expr) -> Type:
         if not isinstance(a, TensorType) or not isinstance(b, TensorType):
@@ -259,6 +264,7 @@ class ExprMixin:
             return PY
         if isinstance(a, HostType) and isinstance(b, HostType):
             return BOOL
+        self.elementwise_operands(e.op, a, b)
         t, plan = ops.elementwise(e.op, a, b)
         if plan is not None:
             self.res[id(e)] = plan
@@ -279,7 +285,8 @@ class ExprMixin:
             if isinstance(t, TensorType) and t.dtype != "bool":
                 raise Fail("E0804", f"`{e.op}` needs masks, not `{t}`", f"this is `{t}`",
                            help="compare it first, e.g. `x > 0`")
-            if isinstance(t, HostType) and t.name != "bool":
+            if not isinstance(t, TensorType) and not (isinstance(t, HostType)
+                                                      and t.name == "bool"):
                 raise Fail("E0804", f"`{e.op}` needs masks or bools, not `{t}`", "")
         t, plan = ops.elementwise(e.op, a, b)
         if plan is not None:

@@ -13,12 +13,19 @@ is a ``ValueError`` saying that ``save`` writes the expected format. Nothing is 
 unpickled: the header is JSON, the tensors raw bytes. Every field's shape and dtype is
 checked (``ShapeError`` naming ``Model.field``), and the tensors go to the program's
 device.
+
+Loading trusts nothing in the file: the format version, every header entry (a dtype, a
+list of sizes, byte offsets that lie in the file, match the shape and tile the data with
+no gap and nothing after it) is checked before safetensors reads a byte of data, so a
+damaged file is a ``ValueError`` that names the field or the byte range, and a file that
+can't be read an ``OSError``; nothing else.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 
 import torch
 
@@ -29,6 +36,9 @@ from .specs import dtype_name
 _CKPT_KEY = "shapescript"
 _CKPT_VERSION = 1
 _MAX_HEADER = 100 * 1024 * 1024
+# Bytes per element of each safetensors dtype that ShapeScript writes.
+_ST_SIZES = {"BOOL": 1, "U8": 1, "I8": 1, "I16": 2, "I32": 4, "I64": 8, "F16": 2, "BF16": 2,
+             "F32": 4, "F64": 8}
 # safetensors' dtype names → ShapeScript's
 _ST_DTYPES = {"BOOL": "bool", "U8": "u8", "I8": "i8", "I16": "i16", "I32": "i32",
               "I64": "i64", "F16": "f16", "BF16": "bf16", "F32": "f32", "F64": "f64"}
@@ -72,9 +82,18 @@ def save(path, *models):
     meta = {"format": "pt",
             _CKPT_KEY: json.dumps({"version": _CKPT_VERSION, "models": described})}
     path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        import errno
+        raise FileNotFoundError(errno.ENOENT, "no such folder", folder)
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
-        safetensors.torch.save_file(tensors, tmp, metadata=meta)
+        try:
+            safetensors.torch.save_file(tensors, tmp, metadata=meta)
+        except OSError:
+            raise
+        except Exception as err:  # safetensors reports a failed write as its own error
+            raise OSError(f"cannot write {path}: {err}") from None
         _give_default_mode(tmp)
         os.replace(tmp, path)
     finally:
@@ -93,10 +112,14 @@ def _give_default_mode(path):
 
 
 def _read_header(path):
-    """The safetensors header of ``path`` (a dict), read without trusting the file."""
+    """The safetensors header of ``path`` (a dict), read without trusting the file, its
+    tensor entries checked against the file's size (``_check_entries``)."""
     with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise _not_checkpoint(path, "not a regular file")
         head = f.read(8)
-        size = os.fstat(f.fileno()).st_size
+        size = st.st_size
         if len(head) < 8:
             raise _not_checkpoint(path, "the file is too short")
         if head[:2] == b"PK" or head[:1] == b"\x80":
@@ -105,13 +128,69 @@ def _read_header(path):
         if n < 2 or n > size - 8 or n > _MAX_HEADER:
             raise _not_checkpoint(path, "not a safetensors file")
         raw = f.read(n)
+    if len(raw) < n:
+        raise _not_checkpoint(path, f"the file ends inside its header (bytes 8..{8 + n})")
     try:
         header = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         raise _not_checkpoint(path, "not a safetensors file") from None
     if not isinstance(header, dict):
         raise _not_checkpoint(path, "not a safetensors file")
+    _check_entries(path, header, size - 8 - n, 8 + n)
     return header
+
+
+def _check_entries(path, header, data_size, data_start):
+    """ValueError unless every tensor entry has a known dtype, a list of sizes ≥ 0, and
+    ``data_offsets`` that match them and, together, cover the data exactly: what
+    safetensors would otherwise report with an error of its own, or read past."""
+    spans = []
+    for key, entry in header.items():
+        if key == "__metadata__":
+            if not isinstance(entry, dict) or not all(
+                    isinstance(v, str) for v in entry.values()):
+                raise _not_checkpoint(path, "its metadata isn't a map of strings")
+            continue
+        if not isinstance(entry, dict):
+            raise ValueError(f"{os.fspath(path)}: tensor {key!r}: its entry isn't an object")
+        dtype, shape, offsets = entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")
+        where = f"{os.fspath(path)}: tensor {key!r}"
+        if dtype not in _ST_SIZES:
+            raise ValueError(f"{where}: dtype {dtype!r} isn't one ShapeScript reads "
+                             f"({', '.join(_ST_SIZES)})")
+        if not isinstance(shape, list) or not all(
+                type(d) is int and d >= 0 for d in shape):
+            raise ValueError(f"{where}: its shape {shape!r} isn't a list of sizes")
+        if not (isinstance(offsets, list) and len(offsets) == 2
+                and all(type(o) is int for o in offsets)):
+            raise ValueError(f"{where}: its data_offsets {offsets!r} aren't two byte offsets")
+        begin, end = offsets
+        if not 0 <= begin <= end:
+            raise ValueError(f"{where}: its data_offsets {offsets} are out of order")
+        if end > data_size:
+            raise ValueError(
+                f"{where}: its data, bytes {data_start + begin}..{data_start + end} of the "
+                f"file, lies past the end (the file has {data_start + data_size} bytes): "
+                "the file is truncated or damaged")
+        numel = 1
+        for d in shape:
+            numel *= d
+        if end - begin != numel * _ST_SIZES[dtype]:
+            raise ValueError(f"{where}: bytes {data_start + begin}..{data_start + end} are "
+                             f"{end - begin} bytes, but a {dtype} tensor of shape {shape} "
+                             f"takes {numel * _ST_SIZES[dtype]}")
+        spans.append((begin, end, key))
+    at = 0
+    for begin, end, key in sorted(spans):
+        if begin != at:
+            what = "overlaps the tensor before it" if begin < at else (
+                f"leaves bytes {data_start + at}..{data_start + begin} unused")
+            raise ValueError(f"{os.fspath(path)}: tensor {key!r} {what}")
+        at = end
+    if at != data_size:
+        raise ValueError(f"{os.fspath(path)}: {data_size - at} bytes after the last tensor "
+                         f"(bytes {data_start + at}..{data_start + data_size}): the file is "
+                         "damaged or isn't one `save` wrote")
 
 
 def describe(path):
@@ -124,6 +203,15 @@ def describe(path):
         raise _not_checkpoint(path, "safetensors without ShapeScript's metadata")
     try:
         info = json.loads(meta[_CKPT_KEY])
+    except (ValueError, RecursionError):
+        info = None
+    if not isinstance(info, dict):
+        raise _not_checkpoint(path, "its ShapeScript metadata is malformed")
+    version = info.get("version")
+    if version != _CKPT_VERSION or type(version) is not int:
+        raise ValueError(f"{os.fspath(path)}: a checkpoint of format version {version!r}; "
+                         f"this ShapeScript reads version {_CKPT_VERSION}")
+    try:
         models = info["models"]
         ok = isinstance(models, list) and all(
             isinstance(m, dict) and isinstance(m.get("type"), str) and isinstance(m.get("fields"), list)
@@ -139,8 +227,8 @@ def describe(path):
             entry = header.get(f["key"])
             if not isinstance(entry, dict) or "shape" not in entry or "dtype" not in entry:
                 raise _not_checkpoint(path, f"{m['type']}.{f['name']} is in the metadata but not the file")
-            f["shape"] = [int(d) for d in entry["shape"]]
-            f["dtype"] = _ST_DTYPES.get(entry["dtype"], str(entry["dtype"]).lower())
+            f["shape"] = list(entry["shape"])  # sizes, checked by _check_entries
+            f["dtype"] = _ST_DTYPES[entry["dtype"]]
     return models
 
 
@@ -191,10 +279,15 @@ def load(path, model_class, device=None):
 
     device = call_device() if device is None else torch.device(device)
     tensors = {}
-    with safe_open(os.fspath(path), framework="pt", device="cpu") as fh:
-        for spec in specs:
-            t = fh.get_tensor(stored[spec.name]["key"])
-            tensors[spec.name] = t.to(device) if device.type != "cpu" else t
+    try:
+        with safe_open(os.fspath(path), framework="pt", device="cpu") as fh:
+            for spec in specs:
+                t = fh.get_tensor(stored[spec.name]["key"])
+                tensors[spec.name] = t.to(device) if device.type != "cpu" else t
+    except OSError:
+        raise
+    except Exception as err:  # the file changed since it was checked, or a safetensors limit
+        raise ValueError(f"{shown}: safetensors can't read it: {err}") from None
     return model_class._ss_from_tensors(tensors)
 
 

@@ -352,12 +352,24 @@ class Lexer:
         return self.chunks
 
     def _close_all(self, toks, stack) -> None:
-        """Brackets left open (at the end of the file or of a declaration): E0103."""
-        for idx in stack:
-            ot = toks[idx]
+        """Brackets left open (at the end of the file or of a declaration): E0103.
+
+        One per line: the brackets opened after it on its line are one mistake with it
+        (5,000 `(` in a row are not 5,000 errors), counted in a note."""
+        k = 0
+        while k < len(stack):
+            ot = toks[stack[k]]
+            j = k + 1
+            while j < len(stack) and toks[stack[j]].line == ot.line:
+                j += 1
             closer = ")" if ot.type == "LPAR" else "]"
+            more = j - k - 1
+            notes = (f"and {more:,} more bracket{'s' if more > 1 else ''} opened after it on "
+                     "this line, never closed",) if more else ()
             self.error("E0103", f"unclosed `{ot.value}`", self.tok_span(ot),
-                       "this bracket is never closed", help=f"add `{closer}` where it ends")
+                       "this bracket is never closed", help=f"add `{closer}` where it ends",
+                       notes=notes)
+            k = j
 
     def _tabs(self, chunk, line, line_start, start, col, lead) -> int:
         if not self.tab_reported:
