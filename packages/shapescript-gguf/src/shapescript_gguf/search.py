@@ -1,0 +1,364 @@
+"""The search: which architecture llama.cpp runs computes what the source computes, and
+which field is which of its tensors.
+
+For each architecture (llama, then gpt2, or the one asked for), fields are paired with
+its tensors in the order the forward function first reads them, then in the other
+orders of fields of one shape; a pairing whose shapes don't fit is dropped before
+anything is computed. For each pairing that fits, and each of the architecture's
+variants (for llama: the common rotary bases, each with and without the query and key
+rows reordered for rotary on halves), the architecture's logits are computed in f64 on
+the same random weights as the source's. The first whose logits agree with the
+source's to 1e-8 of their size wins. When none does, the refusal says why for each
+architecture.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import torch
+
+from shapescript_gguf.arch import ARCHITECTURES, Architecture, Slot, Variant, solve_dim
+from shapescript_gguf.source import Observation, Source, load_source, observe, random_fields
+
+__all__ = ["Match", "NoMatch", "TOLERANCE", "match_architecture", "search"]
+
+# Logits agree when the largest difference is at most this fraction of their largest size.
+TOLERANCE = 1e-8
+# The tokens of the sequence both sides compute.
+_TOKENS = 8
+
+
+@dataclass
+class Match:
+    """A model written as one of llama.cpp's architectures."""
+
+    arch: str
+    pairing: dict[str, str]        # slot key → field name
+    tied: bool                     # no output layer of its own: the embedding's
+    variant: Variant
+    hparams: dict[str, int]        # V D L H hd KV F (n_ctx for gpt2)
+    eps: float
+    difference: float              # |Δ logits| / |logits| at the match
+    computed: int                  # pairings × variants computed, all architectures
+    seconds: float
+
+    def tensor_names(self) -> dict[str, str]:
+        """Field → the GGUF tensor name(s) it becomes (``blk.N`` for stacked ones)."""
+        slots = ARCHITECTURES[self.arch].slots
+        out = {}
+        for slot in slots:
+            f = self.pairing.get(slot.key)
+            if f is not None:
+                out[f] = slot.gguf.replace("{}", "N") if slot.per_block else slot.gguf
+        return out
+
+
+class NoMatch(ValueError):
+    """No architecture computes what the source computes: the reasons, by architecture."""
+
+    def __init__(self, path: str, reasons: dict[str, str], computed: int) -> None:
+        self.reasons = reasons
+        self.computed = computed
+        lines = [f"{path} can't be written as a GGUF file: no architecture llama.cpp runs "
+                 "computes what it computes"]
+        for arch, why in reasons.items():
+            lines.append(f"  {arch}: {why}")
+        super().__init__("\n".join(lines))
+
+
+@dataclass
+class _Attempt:
+    """What one architecture's search found."""
+
+    match: Match | None = None
+    reason: str = ""
+    computed: int = 0
+    best: tuple[float, dict[str, str], bool, Variant, dict[str, int]] | None = None
+    extra: list[str] = field(default_factory=list)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.2g}"
+
+
+def _field_fits(shape: tuple[int, ...], slot: Slot, layers: int,
+                bound: dict[str, int]) -> dict[str, int] | None:
+    """The bindings that make a field of ``shape`` fit ``slot`` (a per-block slot takes
+    the blocks stacked along a leading axis), or None."""
+    if slot.per_block:
+        if len(shape) == len(slot.shape) + 1 and shape[0] == layers:
+            shape = shape[1:]
+        elif not (layers == 1 and len(shape) == len(slot.shape)):
+            return None
+    elif len(shape) != len(slot.shape):
+        return None
+    new: dict[str, int] = {}
+    for expr, size in zip(slot.shape, shape):
+        got = solve_dim(expr, size, {**bound, **new})
+        if got is None:
+            return None
+        new.update(got)
+    return new
+
+
+def _pairings(arch: Architecture, slots: tuple[Slot, ...], reads: list[str],
+              shapes: dict[str, tuple[int, ...]], known: dict[str, int],
+              deepest: list) -> Iterator[tuple[dict[str, str], dict[str, int]]]:
+    """Every pairing of the fields with ``slots`` whose shapes fit, the fields in read
+    order first: depth first over the slots in the architecture's order, each taking the
+    earliest-read field that fits, then the others."""
+    layers = known["L"]
+
+    def walk(i: int, used: set[str], pairing: dict[str, str], bound: dict[str, int]):
+        if i == len(slots):
+            yield dict(pairing), dict(bound)
+            return
+        slot = slots[i]
+        if i >= deepest[0]:
+            deepest[0], deepest[1] = i, (slot, dict(bound))
+        for name in reads:
+            if name in used:
+                continue
+            new = _field_fits(shapes[name], slot, layers, bound)
+            if new is None:
+                continue
+            pairing[slot.key] = name
+            used.add(name)
+            yield from walk(i + 1, used, pairing, {**bound, **new})
+            used.discard(name)
+            del pairing[slot.key]
+
+    yield from walk(0, set(), {}, dict(known))
+
+
+def _constraints(arch: Architecture, hp: dict[str, int]) -> str | None:
+    """Why llama.cpp couldn't run these hyperparameters, or None."""
+    if hp["H"] % hp["KV"]:
+        return f"{hp['H']} query heads can't share {hp['KV']} key and value heads evenly"
+    if arch.name == "llama" and hp["hd"] % 2:
+        return f"rotary embeddings need an even head width, not {hp['hd']}"
+    if arch.name == "gpt2" and hp["H"] * hp["hd"] != hp["D"]:
+        return (f"llama.cpp's gpt2 takes the head width as D / H = {hp['D']} / {hp['H']}, "
+                f"but the attentions' heads are {hp['hd']} wide")
+    return None
+
+
+def _accessor(values: dict[str, torch.Tensor], pairing: dict[str, str], tied: bool):
+    def get(key: str, layer: int | None) -> torch.Tensor:
+        if key == "output" and tied:
+            key = "token_embd"
+        t = values[pairing[key]]
+        if layer is not None and t.dim() > len(_slot_rank[key]):
+            t = t[layer]
+        return t
+    return get
+
+
+_slot_rank: dict[str, tuple[str, ...]] = {}
+for _a in ARCHITECTURES.values():
+    for _s in _a.slots:
+        _slot_rank[_s.key] = _s.shape
+
+
+def _difference(a: torch.Tensor, b: torch.Tensor) -> float:
+    if not torch.isfinite(b).all():
+        return math.inf
+    scale = a.abs().max().item() or 1.0
+    return (a - b).abs().max().item() / scale
+
+
+def _describe_pairing(arch: Architecture, pairing: dict[str, str], tied: bool,
+                      reads: list[str]) -> str:
+    paired = [pairing[s.key] for s in arch.slots if s.key in pairing]
+    if paired == reads:
+        text = "the fields in the order the forward function reads them"
+    else:
+        text = ", ".join(f"{pairing[s.key]}→{s.key}" for s in arch.slots if s.key in pairing)
+    return text + (", the output layer tied to the embedding" if tied else "")
+
+
+def _norm_reason(arch: Architecture, obs: Observation) -> tuple[str | None, float | None]:
+    """The reason the source's norms rule the architecture out, else its one eps."""
+    kinds = sorted({k for k, _ in obs.norms})
+    if not kinds:
+        return (f"a different norm: the forward function calls no {arch.norm}, where "
+                f"llama.cpp's {arch.name} normalizes with {arch.norm}"), None
+    others = [k for k in kinds if k != arch.norm]
+    if others:
+        return (f"a different norm: the model normalizes with {' and '.join(others)}, "
+                f"where llama.cpp's {arch.name} uses {arch.norm}"), None
+    eps = sorted({e for _, e in obs.norms if e is not None})
+    if any(e is None for _, e in obs.norms):
+        return (f"an {arch.norm} call has no eps written in it; a GGUF file holds one eps "
+                "for every norm: write eps= in each call"), None
+    if len(eps) > 1:
+        return (f"its {arch.norm} calls use different eps ({', '.join(map(str, eps))}); a "
+                "GGUF file holds one eps for every norm"), None
+    return None, float(eps[0])
+
+
+def _try(arch: Architecture, source: Source, obs: Observation,
+         values: dict[str, torch.Tensor], ids: torch.Tensor, pos: torch.Tensor,
+         known: dict[str, int]) -> _Attempt:
+    attempt = _Attempt()
+    why, eps = _norm_reason(arch, obs)
+    if why is not None:
+        attempt.reason = why
+        return attempt
+    if arch.name == "gpt2" and not source.has_pos:
+        attempt.reason = ("llama.cpp's gpt2 learns position embeddings, which need the "
+                          "positions as the forward function's third parameter")
+        return attempt
+    reads = obs.reads
+    shapes = {f: source.fields[f] for f in reads}
+    n_slots = len(arch.slots)
+    blocks = sum(s.per_block for s in arch.slots)
+    if len(reads) == n_slots:
+        layouts = [(arch.slots, False)]
+    elif len(reads) == n_slots - 1:
+        layouts = [(tuple(s for s in arch.slots if not s.optional), True)]
+    else:
+        attempt.reason = (
+            f"a different number of tensors: llama.cpp's {arch.name} has {blocks} per block "
+            f"and {n_slots - blocks} others ({n_slots} fields with the blocks stacked, "
+            f"{n_slots - 1} with the output layer tied to the embedding); the forward "
+            f"function reads {len(reads)} fields ({', '.join(reads)})")
+        return attempt
+    shape_failure = None
+    for slots, tied in layouts:
+        deepest: list = [0, None]
+        fitted = 0
+        for pairing, hp in _pairings(arch, slots, reads, shapes, known, deepest):
+            fitted += 1
+            bad = _constraints(arch, hp)
+            if bad is not None:
+                shape_failure = shape_failure or bad
+                continue
+            get = _accessor(values, pairing, tied)
+            improved = False
+            for variant in arch.variants():
+                attempt.computed += 1
+                with torch.no_grad():
+                    ref = arch.logits(get, ids, pos, hp, eps, variant)
+                diff = _difference(obs.logits, ref)
+                if attempt.best is None or diff < attempt.best[0]:
+                    attempt.best = (diff, dict(pairing), tied, variant, dict(hp))
+                    improved = True
+                if diff <= TOLERANCE:
+                    attempt.match = Match(arch.name, dict(pairing), tied, variant, dict(hp),
+                                          eps, diff, 0, 0.0)
+                    return attempt
+                # The first token's logits don't depend on the variant (at position 0 a
+                # rotary turns nothing, and attention over one key gives its value,
+                # whatever the queries and keys): when they differ, no variant of this
+                # pairing can agree.
+                if _difference(obs.logits[:1], ref[:1]) > TOLERANCE:
+                    break
+            # When the closest pairing so far agrees exactly with a known difference (exact
+            # GELU), the source is that computation on this pairing: no other pairing can
+            # agree with llama.cpp's, so the search of this architecture ends here.
+            if improved and _diagnose(arch, attempt, values, obs, ids, pos, eps):
+                return attempt
+        if not fitted and deepest[1] is not None and shape_failure is None:
+            slot, bound = deepest[1]
+            want = " × ".join(slot.shape)
+            if "D" in bound:
+                want += f" (D = {bound['D']})"
+            name = slot.gguf.replace("{}", "N")
+            stacked = f", stacked along a leading axis of {known['L']}" if slot.per_block else ""
+            shape_failure = (f"a different shape: no field left fits {name}, which is "
+                             f"{want}{stacked}")
+    if attempt.best is None:
+        attempt.reason = shape_failure or "no pairing of the fields fits the tensors' shapes"
+        return attempt
+    _diagnose(arch, attempt, values, obs, ids, pos, eps)
+    return attempt
+
+
+def _diagnose(arch: Architecture, attempt: _Attempt, values: dict[str, torch.Tensor],
+              obs: Observation, ids: torch.Tensor, pos: torch.Tensor, eps: float) -> bool:
+    """Sets the refusal's reason from the closest pairing so far: its difference, and what
+    explains it when one of the architecture's diagnoses agrees (True then)."""
+    assert attempt.best is not None
+    diff, pairing, tied, variant, hp = attempt.best
+    detail = variant.describe()
+    attempt.reason = (f"the closest pairing ({_describe_pairing(arch, pairing, tied, obs.reads)}"
+                      f"{'; ' + detail if detail else ''}) gives logits that differ by "
+                      f"{_fmt(diff)} of their size")
+    get = _accessor(values, pairing, tied)
+    for alt, meaning in arch.diagnoses:
+        attempt.computed += 1
+        with torch.no_grad():
+            ref = arch.logits(get, ids, pos, hp, eps,
+                              Variant(variant.rope_base, variant.permute_qk, alt.activation))
+        if _difference(obs.logits, ref) <= TOLERANCE:
+            attempt.reason = f"{meaning}: {attempt.reason}"
+            return True
+    return False
+
+
+def search(source: Source, arch: str | None = None, seed: int = 0) -> Match:
+    """Find the architecture and pairing for a loaded source (see the module doc).
+    Raises ``NoMatch`` (a ``ValueError``) saying why for each architecture tried."""
+    threads = torch.get_num_threads()
+    # The computations are small: one thread is faster than several on a busy machine.
+    torch.set_num_threads(1)
+    try:
+        return _search(source, arch, seed)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _search(source: Source, arch: str | None, seed: int) -> Match:
+    start = time.perf_counter()
+    names = [arch] if arch is not None else list(ARCHITECTURES)
+    for name in names:
+        if name not in ARCHITECTURES:
+            raise ValueError(f"unknown architecture {name!r}: choose "
+                             + " or ".join(ARCHITECTURES))
+    g = torch.Generator().manual_seed(seed)
+    n = _TOKENS if source.positions is None else max(1, min(_TOKENS, source.positions))
+    ids = torch.randint(0, source.vocab, (n,), generator=g)
+    pos = torch.arange(n)
+    values = random_fields(source.fields, seed)
+    obs = observe(source, values, ids, pos)
+    if not obs.attentions:
+        raise ValueError(f"{source.path}: `{source.fn}` runs no attention "
+                         "(scaled_dot_product_attention), which llama.cpp's architectures "
+                         "are made of")
+    heads, _, _, hd = obs.attentions[0]
+    if any((a[0], a[3]) != (heads, hd) for a in obs.attentions):
+        raise ValueError(f"{source.path}: `{source.fn}`'s attentions differ in their heads "
+                         "or head width; llama.cpp runs one shape for every block")
+    known = {"V": source.vocab, "H": heads, "hd": hd, "L": len(obs.attentions)}
+    if obs.logits.shape[-1] != source.vocab:
+        raise ValueError(f"{source.path}: `{source.fn}` returns {obs.logits.shape[-1]} "
+                         f"logits per token, not V = {source.vocab}")
+    reasons: dict[str, str] = {}
+    computed = 0
+    for name in names:
+        attempt = _try(ARCHITECTURES[name], source, obs, values, ids, pos, known)
+        computed += attempt.computed
+        if attempt.match is not None:
+            attempt.match.computed = computed
+            attempt.match.seconds = time.perf_counter() - start
+            return attempt.match
+        reasons[name] = attempt.reason
+    raise NoMatch(source.path, reasons, computed)
+
+
+def match_architecture(path: str, *, fn: str = "forward", arch: str | None = None) -> Match:
+    """Which of llama.cpp's architectures (``llama``, ``gpt2``) computes what the forward
+    function ``fn`` of the ShapeScript file ``path`` computes, and which field is which
+    of its tensors, found by computing both in f64 on random weights.
+
+    Returns a ``Match`` (``.arch``, ``.pairing`` slot → field, ``.variant``: rotary base
+    and query/key reordering, ``.hparams``, ``.eps``, ``.computed``: how many pairings ×
+    variants were computed). Raises ``ValueError`` saying why for each architecture
+    when none does, ``ShapeScriptError`` when the file has errors.
+    """
+    return search(load_source(path, fn), arch)

@@ -1,0 +1,96 @@
+"""The plugin object: the ``--gguf`` export target.
+
+``shapescript export FILE --gguf OUT.gguf`` runs ``GgufTarget.run``; exit codes: 0 written
+(the architecture's name and the file on stdout), 1 errors in the program (its
+diagnostics, the serving rules' errors, or no architecture llama.cpp runs computes what
+it computes: why, for each), 2 an error of the command (a missing ``--fn``, a file or
+folder that can't be read, a bad checkpoint), 3 an internal error. A failed export
+leaves no file.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from shapescript_gguf.errors import CommandError
+
+__all__ = ["TARGET", "GgufTarget"]
+
+
+def _echo(text: str) -> None:
+    print(text.rstrip("\n"), file=sys.stderr)
+
+
+class GgufTarget:
+    """``--gguf``: a GGUF file that llama.cpp runs (``shapescript.export_gguf``)."""
+
+    name = "gguf"
+    flag = "--gguf"
+    extra = "gguf"
+    summary = "a GGUF file that llama.cpp runs, as its llama or gpt2 architecture"
+
+    def options(self) -> Sequence[Any]:
+        import click
+
+        return [
+            click.Option(["--gguf", "gguf"], metavar="OUT.gguf", type=click.Path(dir_okay=False),
+                         help="Write a GGUF file for llama.cpp."),
+            click.Option(["--arch"], type=click.Choice(["llama", "gpt2"]), default=None,
+                         help="The architecture to write (default: the first that computes "
+                              "what the model computes, llama then gpt2)."),
+            click.Option(["--weights"], metavar="FILE", default=None,
+                         help="A checkpoint written by save: its first model of the forward "
+                              "function's type (default: new weights from --seed)."),
+            click.Option(["--seed"], type=int, default=0, show_default=True,
+                         help="The seed of new weights, as M.init(seed=…) draws them."),
+            click.Option(["--dtype"], type=click.Choice(["float32", "bfloat16", "float16"]),
+                         default="float32", show_default=True,
+                         help="The dtype of the matrices (1-D tensors stay float32)."),
+            click.Option(["--tokenizer"], metavar="DIR", default=None,
+                         help="A Hugging Face tokenizer folder whose byte-level BPE "
+                              "tokenizer.json the file holds (default: tokens <|N|>)."),
+            click.Option(["--max-len", "max_len"], type=click.IntRange(min=1), default=None,
+                         help="The context length (default: P of the positions' Index[P], "
+                              "or 4096; gpt2: its position table's rows)."),
+        ]
+
+    def run(self, file: str, fn: str | None, options: dict[str, Any]) -> int:
+        from shapescript import api
+
+        from shapescript_gguf.api import export_gguf
+
+        output = options.get("gguf")
+        if not output:
+            _echo("error: --gguf needs the path of the file to write")
+            return 2
+        try:
+            arch = export_gguf(
+                file, output, fn=fn or "forward", arch=options.get("arch"),
+                weights=options.get("weights"), seed=options.get("seed") or 0,
+                dtype=options.get("dtype") or "float32", tokenizer=options.get("tokenizer"),
+                max_len=options.get("max_len"))
+        except api.ShapeScriptError as err:
+            _echo(str(err))
+            return 1
+        except CommandError as err:
+            _echo(f"error: {err}")
+            return 2
+        except OSError as err:
+            _echo(f"error: {getattr(err, 'filename', None) or file}: {err.strerror or err}")
+            return 2
+        except ValueError as err:
+            _echo(f"error: {err}")
+            return 1
+        print(f"wrote {output} ({arch})")
+        return 0
+
+    @property
+    def api(self) -> Callable[..., Any]:
+        from shapescript_gguf.api import export_gguf
+
+        return export_gguf
+
+
+TARGET = GgufTarget()
