@@ -18,7 +18,7 @@ EXPECTED = (
     ["E0000"] + _span("01", 1, 7) + _span("02", 1, 5) + _span("03", 1, 4)
     + _span("04", 1, 11) + ["E0413"] + _span("05", 1, 4) + _span("06", 1, 5)
     + _span("07", 1, 6) + _span("08", 1, 5) + _span("09", 1, 3) + _span("10", 1, 3)
-    + _span("11", 1, 2) + _span("17", 1, 7)
+    + _span("11", 1, 2) + _span("17", 1, 7) + _span("33", 1, 6)
 )
 
 # Book chapter 17, "Errors": each page's meaning, program and fix, verbatim.
@@ -61,7 +61,7 @@ SEED = Path("/work/shared/seeds/book-17-errors.txt")
 def test_registry_holds_exactly_the_initial_codes():
     assert list(CODES) == EXPECTED
     assert "E0412" not in CODES
-    assert not [c for c in CODES if c.startswith(("E33", "E34"))]
+    assert not [c for c in CODES if c.startswith("E34")]
     for code, entry in CODES.items():
         assert entry.code == code
         assert entry.title and entry.title == entry.title.strip()

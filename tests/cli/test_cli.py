@@ -45,7 +45,7 @@ def test_explain_normalises_the_code():
     assert run("explain", "e0406").stdout == run("explain", "0406").stdout == explain("E0406")
 
 
-@pytest.mark.parametrize("code", ["E9999", "E0412", "E3301", "banana", "E12345"])
+@pytest.mark.parametrize("code", ["E9999", "E0412", "E3399", "banana", "E12345"])
 def test_explain_unknown_code_is_exit_2_with_a_message(code):
     r = run("explain", code)
     assert r.exit_code == 2

@@ -37,9 +37,15 @@ def check(path: Path):
     try:
         src = path.read_text(encoding="utf-8")
         program = check_program(src, path.name, search=[])
+        diags = list(program.diagnostics)
+        if src.startswith("# check --vllm") and program.ok:
+            # The serving rules, as `shapescript check --vllm` adds them.
+            from shapescript.api import serving_diagnostics
+
+            diags += serving_diagnostics(program, "forward", as_errors=True)
     finally:
         os.chdir(cwd)
-    return program.diagnostics, program.sources
+    return diags, program.sources
 
 
 def short(file: str) -> str:

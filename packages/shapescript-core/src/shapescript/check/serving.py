@@ -1,0 +1,538 @@
+"""The serving rules (E3301–E3306): what lets an engine run a language model's forward
+function with its own embedding, attention, KV cache and output layer.
+
+An engine packs the tokens of many requests along one sequence axis, keeps past keys
+and values in a cache of its own and computes logits only where it samples. So the
+forward function must have the form
+
+    fn forward(m: M, ids: [b n] Index[V], pos: [b n] Index[P]) -> [b n V]:
+        x = embedding(ids, m.E)                 # the engine's embedding (E3303)
+        ...                                     # per position, but for attention (E3304)
+        return linear(h, m.W)                   # the engine's output layer (E3302)
+
+This pass runs over the checked tree (types and resolutions per node), after the
+checker, for one function: ``serving_diagnostics(program, fn)``. E3304 follows the
+token axis ``n`` into every function the forward function passes it to: a callee's
+generic axis bound to a size in ``n`` is ``n`` there too. Along such an axis only
+``scaled_dot_product_attention(q, k, v, attn_mask=causal[n n])`` may work across
+positions; reductions, softmax, contractions, patterns that split or merge it,
+slices, constructors such as ``arange[n]`` and the size ``n`` used as a value do too,
+so each is reported.
+
+``serving_form(program, fn)`` gives what an exporter needs to cut the model at the
+engine's parts: the parameters, the embedding and output calls and fields, and every
+attention call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from shapescript.check.env import AxisParam, FnSig
+from shapescript.check.result import CallRes, CheckedModule, NameRes
+from shapescript.check.sizes import Size
+from shapescript.check.types import INT_DTYPES, ModelType, TensorType
+from shapescript.diagnostics import Diagnostic
+from shapescript.syntax import ast
+
+__all__ = ["ServingForm", "serving_diagnostics", "serving_form"]
+
+SDPA = "torch.nn.functional.scaled_dot_product_attention"
+EMBEDDING = "torch.nn.functional.embedding"
+LINEAR = "torch.nn.functional.linear"
+_ACROSS = frozenset({"sum", "mean", "max", "min", "prod", "var", "std", "logsumexp",
+                     "argmax", "argmin", "cross_entropy", "topk", "concat", "split"})
+
+HELP = {
+    "E3301": "take the model, then `ids: [b n] Index[V]`, then optionally `pos: [b n] Index[P]`; "
+             "give every other parameter a default",
+    "E3302": "end with `return linear(h, m.W)` (or `h |> linear(m.W)`), `m.W` a param of "
+             "shape `[V D]`, with no bias",
+    "E3303": "use the ids once, in `embedding(ids, m.E)`, and read the embedding table and "
+             "the output layer nowhere else",
+    "E3304": "mix positions only with `scaled_dot_product_attention(q, k, v, attn_mask=causal[n n])`, "
+             "and take positions as a parameter",
+    "E3305": "give attention queries, keys and values of one shape `[b H n Dh]`, H and Dh dims, "
+             "the same in every attention; repeat keys and values with fewer heads to H",
+    "E3306": "take the model as the first parameter: `fn forward(m: Model, …)`",
+}
+
+
+@dataclass
+class ServingForm:
+    """The forward function of a model, cut where an engine runs its own parts."""
+
+    sig: FnSig
+    model: ModelType | None = None
+    ids: str | None = None               # the token ids' parameter
+    pos: str | None = None               # the positions' parameter, if any
+    vocab: Size | None = None            # V of Index[V]
+    positions: int | None = None         # P of the positions' Index[P]
+    embed_call: ast.Call | None = None
+    embed_field: str | None = None
+    output_call: ast.Call | None = None
+    output_field: str | None = None
+    output_input: ast.Expr | None = None  # h of linear(h, m.W)
+    attentions: list[ast.Call] = field(default_factory=list)
+    head_shape: tuple[int, int] | None = None  # (H, Dh)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def servable(self) -> bool:
+        return not self.diagnostics
+
+    @property
+    def tied(self) -> bool:
+        return self.embed_field is not None and self.embed_field == self.output_field
+
+
+# -- walking the tree -----------------------------------------------------------------
+
+def _children(node: Any) -> Iterator[Any]:
+    for name in getattr(node, "__dataclass_fields__", {}):
+        if name == "span":
+            continue
+        v = getattr(node, name)
+        if isinstance(v, tuple):
+            for x in v:
+                if hasattr(x, "__dataclass_fields__"):
+                    yield x
+        elif hasattr(v, "__dataclass_fields__"):
+            yield v
+
+
+def _walk(node: Any) -> Iterator[Any]:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(list(_children(n))))
+
+
+def _body_nodes(sig: FnSig) -> Iterator[Any]:
+    decl = sig.decl
+    body = decl.body if isinstance(decl, ast.FnDecl) else ()
+    for item in (body if isinstance(body, tuple) else (body,)):
+        yield from _walk(item)
+
+
+def _call_args(e: ast.Call) -> tuple[list[ast.Expr], dict[str, ast.Expr]]:
+    pos = [a.value for a in e.args if a.name is None]
+    kw = {a.name: a.value for a in e.args if a.name is not None}
+    return pos, kw
+
+
+def _field_of(cm: CheckedModule, e: ast.Expr, model_names: set[str]) -> str | None:
+    """``m.F`` with ``m`` the model: ``F``."""
+    if isinstance(e, ast.Attr) and isinstance(e.value, ast.Name) and e.value.id in model_names:
+        t = cm.types.get(id(e.value))
+        if isinstance(t, ModelType):
+            return e.attr
+    return None
+
+
+# -- E3304: following n ---------------------------------------------------------------
+
+class _Follow:
+    """The functions reached with the token axis, and where positions are mixed."""
+
+    def __init__(self, program: Any, as_errors: bool) -> None:
+        self.program = program
+        self.as_errors = as_errors
+        self.out: list[Diagnostic] = []
+        self.attentions: list[tuple[FnSig, ast.Call, frozenset[str]]] = []
+        self.done: set[tuple[int, frozenset[str]]] = set()
+        self.fields_read: list[tuple[FnSig, ast.Attr, str]] = []
+        self.reached: list[FnSig] = []
+
+    def cm_of(self, sig: FnSig) -> CheckedModule:
+        return self.program.modules[sig.file]
+
+    def visit(self, sig: FnSig, nvars: frozenset[str]) -> None:
+        key = (id(sig), nvars)
+        if key in self.done or sig.is_extern or not isinstance(sig.decl, ast.FnDecl):
+            return
+        self.done.add(key)
+        if sig not in self.reached:
+            self.reached.append(sig)
+        cm = self.cm_of(sig)
+
+        def along(s: Size) -> bool:
+            return bool(s.free_vars() & nvars)
+
+        def tensor(e: Any) -> TensorType | None:
+            t = cm.types.get(id(e))
+            return t if isinstance(t, TensorType) else None
+
+        def bad(node: Any, message: str, label: str) -> None:
+            self.report("E3304", message, node.span, label)
+
+        nodes = list(_body_nodes(sig))
+        # The mask written in an attention call is the engine's, not a computation.
+        masks = set()
+        for node in nodes:
+            res = cm.res.get(id(node)) if isinstance(node, ast.Call) else None
+            if isinstance(res, CallRes) and res.sig is not None and res.sig.extern == SDPA:
+                mask = _call_args(node)[1].get("attn_mask")
+                if mask is not None:
+                    masks.add(id(mask))
+        for node in nodes:
+            if isinstance(node, ast.Attr):
+                t = cm.types.get(id(node.value))
+                if isinstance(t, ModelType):
+                    self.fields_read.append((sig, node, node.attr))
+            if isinstance(node, ast.Name):
+                res = cm.res.get(id(node))
+                if isinstance(res, NameRes) and res.kind == "generic" and res.value in nvars:
+                    bad(node, "the number of positions used as a value",
+                        f"`{node.id}` counts the tokens of every request packed together")
+            elif isinstance(node, ast.Constructor) and node.name in ("arange", "causal", "eye", "tril", "triu"):
+                t = tensor(node)
+                if t is not None and any(along(a.size) for a in t.axes if not a.variadic):
+                    if id(node) not in masks:
+                        bad(node, "positions computed from the token axis",
+                            f"`{node.name}[…]` along `n` counts across requests")
+            elif isinstance(node, ast.BinOp) and node.op == "@":
+                lt = tensor(node.left)
+                if lt is not None and lt.axes and not lt.axes[-1].variadic and along(lt.axes[-1].size):
+                    bad(node, "a contraction across positions",
+                        "`@` sums over the token axis")
+            elif isinstance(node, ast.Index):
+                t = tensor(node.value)
+                res = cm.res.get(id(node))
+                if t is not None and res is not None and getattr(res, "kind", "") in ("int", "slice", "mask"):
+                    k = len(node.indices) if res.kind == "int" else 1
+                    if any(along(a.size) for a in t.axes[:k] if not a.variadic):
+                        bad(node, "an index along the token axis", "picks positions")
+            elif isinstance(node, ast.Call):
+                self.call(sig, cm, node, nvars, along, tensor, bad)
+
+    def call(self, sig: FnSig, cm: CheckedModule, e: ast.Call, nvars: frozenset[str],
+             along: Any, tensor: Any, bad: Any) -> None:
+        res = cm.res.get(id(e))
+        if not isinstance(res, CallRes):
+            return
+        pos, kw = _call_args(e)
+        if res.kind == "builtin":
+            name = res.name
+            t = tensor(pos[0]) if pos else None
+            if name in _ACROSS and t is not None:
+                dims = (res.data or {}).get("dims") if isinstance(res.data, dict) else None
+                axes = [a for a in t.axes if not a.variadic]
+                hit = any(along(a.size) for a in axes) if dims is None else any(
+                    along(t.axes[d].size) for d in dims if -len(t.axes) <= d < len(t.axes))
+                if name in ("concat", "split", "topk", "cross_entropy") and "over" in kw:
+                    hit = self.over_hits(t, kw["over"], along)
+                if hit:
+                    bad(e, f"`{name}` across positions", "works across the token axis")
+            elif name in ("rearrange", "reduce", "repeat", "einsum") and e.pattern is not None:
+                self.pattern(e, pos, along, tensor, bad)
+            elif name == "map":
+                pass  # a count in `n` is reported where `n` is used as a value
+            return
+        if res.kind == "fn" and res.sig is not None:
+            callee = res.sig
+            self.visit(callee, self.bind(callee, res, cm, along))
+            return
+        if res.kind != "extern" or res.sig is None:
+            return
+        ext = res.sig
+        target = ext.extern or ""
+        if target == SDPA:
+            self.attentions.append((sig, e, nvars))
+            mask = kw.get("attn_mask")
+            q = tensor(pos[0]) if pos else None
+            if q is None or len(q.axes) != 4 or not along(q.axes[2].size):
+                return  # E3305 says what is wrong with its shapes
+            if not (isinstance(mask, ast.Constructor) and mask.name == "causal"):
+                bad(e, "attention without `attn_mask=causal[n n]` written in the call",
+                    "the engine runs causal attention over each request")
+            return
+        # Another extern: an axis parameter naming a token axis, or a generic axis bound
+        # to one that the result doesn't keep (a contraction, a convolution), mixes.
+        bound = self.extern_binding(ext, res, cm)
+        ret = ext.ret
+        kept: set[str] = set()
+        if isinstance(ret, TensorType):
+            kept = {a.size.var_name for a in ret.axes if not a.variadic and a.size.var_name}
+        for var, size in bound.items():
+            if var.startswith("axis:"):
+                if along(size):
+                    bad(e, f"`{ext.name}` over the token axis", "works across positions")
+                    return
+            elif along(size) and var not in kept:
+                bad(e, f"`{ext.name}` across positions", f"`{var}` is the token axis here")
+                return
+
+    def over_hits(self, t: TensorType, over: ast.Expr, along: Any) -> bool:
+        names = [over] if not isinstance(over, ast.TupleExpr) else list(over.items)
+        for n in names:
+            if isinstance(n, ast.Name):
+                for a in t.axes:
+                    if not a.variadic and a.label.var_name == n.id and along(a.size):
+                        return True
+        return False
+
+    def pattern(self, e: ast.Call, pos: list[ast.Expr], along: Any, tensor: Any, bad: Any) -> None:
+        pat = e.pattern
+        assert pat is not None
+        names_along: set[str] = set()
+        for k, terms in enumerate(pat.inputs):
+            t = tensor(pos[k]) if k < len(pos) else None
+            if t is None or any(isinstance(x, ast.PatEllipsis) for x in terms):
+                continue
+            for term, ax in zip(terms, t.axes):
+                if along(ax.size):
+                    if isinstance(term, ast.PatGroup):
+                        bad(e, "a pattern that splits the token axis", "mixes positions")
+                        return
+                    if isinstance(term, ast.PatName):
+                        names_along.add(term.name)
+        out_top = {x.name for x in pat.output if isinstance(x, ast.PatName)}
+        grouped = {y.name for x in pat.output if isinstance(x, ast.PatGroup)
+                   for y in x.items if isinstance(y, ast.PatName)}
+        for nm in names_along:
+            if nm in grouped or nm not in out_top:
+                bad(e, "a pattern that merges or reduces the token axis", "mixes positions")
+                return
+
+    def bind(self, callee: FnSig, res: CallRes, cm: CheckedModule, along: Any) -> frozenset[str]:
+        """The callee's generic axes bound to the token axis at this call."""
+        out: set[str] = set()
+        for p, av in zip(callee.params, res.args):
+            if not isinstance(p.type, TensorType) or av.kind != "expr" or av.node is None:
+                continue
+            at = cm.types.get(id(av.node))
+            if not isinstance(at, TensorType):
+                continue
+            for pa, aa in _aligned(p.type, at):
+                v = pa.size.var_name
+                if v is not None and v in callee.generics and along(aa.size):
+                    out.add(v)
+        return frozenset(out)
+
+    def extern_binding(self, ext: FnSig, res: CallRes, cm: CheckedModule) -> dict[str, Size]:
+        out: dict[str, Size] = {}
+        given: list[tuple[Any, Any]] = list(zip(ext.params, res.args))
+        by_name = {p.name: p for p in ext.params}
+        given += [(by_name[k], av) for k, av in res.kwargs if k in by_name]
+        first: TensorType | None = None
+        for p, av in given:
+            if av.kind != "expr" or av.node is None:
+                continue
+            at = cm.types.get(id(av.node))
+            if isinstance(p.type, TensorType) and isinstance(at, TensorType):
+                first = first or at
+                for pa, aa in _aligned(p.type, at):
+                    v = pa.size.var_name
+                    if v is not None and v in ext.generics:
+                        out.setdefault(v, aa.size)
+            elif isinstance(p.type, AxisParam) and first is not None:
+                node = av.node
+                if isinstance(node, ast.Name):
+                    for a in first.axes:
+                        if not a.variadic and a.label.var_name == node.id:
+                            out["axis:" + p.name] = a.size
+        return out
+
+    def report(self, code: str, message: str, span: Any, label: str) -> None:
+        self.out.append(_diag(code, message, span, label, self.as_errors))
+
+
+def _aligned(param: TensorType, arg: TensorType) -> list[tuple[Any, Any]]:
+    """Pairs of (parameter axis, argument axis), ``...`` matching the rest."""
+    pa = list(param.axes)
+    aa = [a for a in arg.axes]
+    if any(a.variadic for a in aa):
+        return []
+    vi = next((i for i, a in enumerate(pa) if a.variadic), None)
+    if vi is None:
+        return list(zip(pa, aa)) if len(pa) == len(aa) else []
+    before, after = pa[:vi], pa[vi + 1:]
+    if len(before) + len(after) > len(aa):
+        return []
+    pairs = list(zip(before, aa[:len(before)]))
+    if after:
+        pairs += list(zip(after, aa[len(aa) - len(after):]))
+    return pairs
+
+
+def _diag(code: str, message: str, span: Any, label: str, as_errors: bool) -> Diagnostic:
+    if as_errors:
+        return Diagnostic.error(code, message, span, label, help=HELP.get(code))
+    return Diagnostic.warning(code, message, span, label, help=HELP.get(code))
+
+
+# -- the form -------------------------------------------------------------------------
+
+def serving_form(program: Any, fn: str = "forward", *, as_errors: bool = True) -> ServingForm:
+    """The serving form of ``fn`` of ``program.main``, with the diagnostics of every
+    serving rule it breaks (errors, or warnings with ``as_errors=False``). ``program``
+    must have checked without errors."""
+    cm: CheckedModule = program.main
+    sig = cm.env.fns.get(fn)
+    if sig is None or sig.is_extern or not isinstance(sig.decl, ast.FnDecl):
+        raise ValueError(f"no function `{fn}` in {cm.env.path}")
+    form = ServingForm(sig)
+    out = form.diagnostics
+
+    def report(code: str, message: str, span: Any, label: str) -> None:
+        out.append(_diag(code, message, span, label, as_errors))
+
+    decl = sig.decl
+    params = sig.params
+    # E3306: the model first.
+    if not params or not isinstance(params[0].type, ModelType):
+        where = params[0].span if params else decl.span
+        report("E3306", "the forward function doesn't take the model first", where,
+                f"`{fn}` needs the model's weights as its first parameter")
+        return form
+    form.model = params[0].type
+    mname = params[0].name
+    # E3301: the ids, then optionally the positions; other parameters defaulted.
+    ids_t = params[1].type if len(params) > 1 else None
+    b = n = None
+    if (isinstance(ids_t, TensorType) and len(ids_t.axes) == 2 and not ids_t.has_variadic
+            and ids_t.domain.kind == "Index" and ids_t.domain.index is not None
+            and ids_t.domain.index.is_const):
+        b, n = ids_t.axes[0].size.var_name, ids_t.axes[1].size.var_name
+    if b is None or n is None or b == n:
+        span = params[1].span if len(params) > 1 else decl.span
+        report("E3301", "the forward function doesn't take token ids `[b n] Index[V]`", span,
+               "the second parameter must be the token ids, V a dim")
+        return form
+    form.ids = params[1].name
+    form.vocab = ids_t.domain.index
+    rest = params[2:]
+    if rest and isinstance(rest[0].type, TensorType) and rest[0].default is None:
+        pt = rest[0].type
+        if (len(pt.axes) == 2 and not pt.has_variadic and pt.axes[0].size.var_name == b
+                and pt.axes[1].size.var_name == n and pt.dtype in INT_DTYPES):
+            form.pos = rest[0].name
+            if pt.domain.kind == "Index" and pt.domain.index is not None and pt.domain.index.is_const:
+                form.positions = pt.domain.index.const_value
+            rest = rest[1:]
+    for p in rest:
+        if p.default is None:
+            report("E3301", "a parameter the engine can't give", p.span,
+                   f"`{p.name}` is neither the ids nor their positions `[b n]` of an integer "
+                   "dtype, and has no default")
+    # E3302: one return, of the output layer.
+    body = decl.body
+    returns = [s for s in _walk_stmts(body)] if isinstance(body, tuple) else []
+    if isinstance(body, tuple):
+        if len(returns) != 1:
+            report("E3302", "the forward function doesn't end with one return of the output layer",
+                   decl.span, f"{len(returns)} returns")
+            value = None
+        else:
+            value = returns[0].value
+    else:
+        value = body
+    if value is not None:
+        out_field = None
+        res = cm.res.get(id(value))
+        if (isinstance(value, ast.Call) and isinstance(res, CallRes) and res.kind == "extern"
+                and res.sig is not None and res.sig.extern == LINEAR):
+            pos, kw = _call_args(value)
+            w = pos[1] if len(pos) > 1 else kw.get("weight")
+            bias = pos[2] if len(pos) > 2 else kw.get("bias")
+            out_field = _field_of(cm, w, {mname}) if w is not None else None
+            wt = cm.types.get(id(w)) if w is not None else None
+            if bias is not None and not isinstance(bias, ast.NoneLit):
+                out_field = None
+            elif (out_field is not None and isinstance(wt, TensorType) and len(wt.axes) == 2
+                  and wt.axes[0].size == form.vocab):
+                form.output_call, form.output_field, form.output_input = value, out_field, pos[0]
+            else:
+                out_field = None
+        if out_field is None:
+            report("E3302", "the forward function doesn't end with the output layer", value.span,
+                   "the engine computes `linear(h, m.W)` itself: `m.W` a param `[V D]`, no bias")
+    # E3303: the ids once, in embedding(ids, m.E).
+    uses = [x for x in _body_nodes(sig) if isinstance(x, ast.Name) and x.id == form.ids
+            and isinstance(cm.res.get(id(x)), NameRes) and cm.res[id(x)].kind == "local"]
+    for node in _body_nodes(sig):
+        if not isinstance(node, ast.Call):
+            continue
+        res = cm.res.get(id(node))
+        if isinstance(res, CallRes) and res.kind == "extern" and res.sig is not None \
+                and res.sig.extern == EMBEDDING:
+            pos, kw = _call_args(node)
+            if pos and isinstance(pos[0], ast.Name) and pos[0].id == form.ids and len(pos) > 1:
+                fld = _field_of(cm, pos[1], {mname})
+                if fld is not None and form.embed_call is None:
+                    form.embed_call, form.embed_field = node, fld
+    if form.embed_call is None:
+        span = uses[0].span if uses else decl.span
+        report("E3303", "the token ids aren't embedded by `embedding(ids, m.E)`", span,
+               "the engine looks the ids up in the embedding table itself")
+    elif len(uses) != 1:
+        other = next(u for u in uses if u is not _call_args(form.embed_call)[0][0])
+        report("E3303", "the token ids are used again", other.span,
+               "the engine gives the model the embedded ids only")
+    # E3304 through every function reached with n; E3305 on the attentions found.
+    follow = _Follow(program, as_errors)
+    follow.visit(sig, frozenset({n}))
+    out.extend(follow.out)
+    for fsig, node, fname in follow.fields_read:
+        if fname in (form.embed_field, form.output_field):
+            inside = any(node is x for c in (form.embed_call, form.output_call) if c is not None
+                         for x in _walk(c))
+            if not inside:
+                report("E3303", f"`{fname}` is read outside the engine's embedding and output layer",
+                       node.span, "the engine keeps this table to itself")
+    form.attentions = [c for _, c, _ in follow.attentions]
+    shapes: list[tuple[Any, ...]] = []
+    for fsig, call, nvars in follow.attentions:
+        fcm = follow.cm_of(fsig)
+        pos, _ = _call_args(call)
+        ts = [fcm.types.get(id(x)) for x in pos[:3]]
+        ok = (len(ts) == 3 and all(isinstance(t, TensorType) and len(t.axes) == 4 for t in ts))
+        if ok:
+            q, k, v = ts
+            ok = (q.sizes() == k.sizes() == v.sizes() and q.axes[1].size.is_const
+                  and q.axes[3].size.is_const and bool(q.axes[2].size.free_vars() & nvars))
+        if not ok:
+            report("E3305", "attention the engine can't run", call.span,
+                   "queries, keys and values must be `[b H n Dh]` of one shape, H and Dh dims")
+            continue
+        hd = (q.axes[1].size.const_value, q.axes[3].size.const_value)
+        if shapes and hd != shapes[0]:
+            report("E3305", "attentions of different shapes", call.span,
+                   f"{hd[0]} heads of {hd[1]} here, {shapes[0][0]} of {shapes[0][1]} before")
+        shapes.append(hd)
+    if shapes:
+        form.head_shape = shapes[0]
+    if not follow.attentions:
+        report("E3305", "the forward function runs no attention", decl.span,
+               "an engine serves a model with at least one attention")
+    out.sort(key=lambda d: d.sort_key())
+    return form
+
+
+def _walk_stmts(body: tuple[ast.Stmt, ...]) -> list[ast.Return]:
+    found: list[ast.Return] = []
+    for s in body:
+        if isinstance(s, ast.Return):
+            found.append(s)
+        elif isinstance(s, ast.If):
+            for br in s.branches:
+                found += _walk_stmts(br.body)
+            found += _walk_stmts(s.orelse or ())
+        elif isinstance(s, (ast.For, ast.With)):
+            found += _walk_stmts(s.body)
+    return found
+
+
+def serving_diagnostics(program: Any, fn: str = "forward", *,
+                        as_errors: bool = True) -> list[Diagnostic]:
+    """The serving rules ``fn`` breaks (E3301–E3306): errors, as ``check --vllm`` and
+    ``--gguf`` report them, or warnings with ``as_errors=False`` (what ``--hf`` notes).
+
+    >>> serving_diagnostics(check_path("llama.ss"), "forward")      # doctest: +SKIP
+    []
+    """
+    return serving_form(program, fn, as_errors=as_errors).diagnostics
