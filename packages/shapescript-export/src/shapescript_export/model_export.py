@@ -1,0 +1,262 @@
+"""What the exporters of a model share (``--hf``, ``--gguf``, and ``.pt2`` with
+``--weights``): the model of a forward function, its weights, and the source run once.
+
+    source = load_model_source("llama.ss", "forward")       # checked and compiled
+    model = make_weights(source, weights=None, seed=0)     # as Llama.init(seed=0) does
+    tensors = cast_fields(model, "bfloat16")              # matrices in the dtype asked for
+    logits = source.run(model, *example_inputs(source))    # the source's own forward
+    calls = count_attentions(source, model)                # each attention's scale, in order
+
+Errors of the command (a missing file, a checkpoint without the model) raise
+``ModelExportError`` with a message for an ``error:`` line; errors in the program raise
+``ShapeScriptError`` with its diagnostics.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import sys
+import types
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["AttentionCall", "ModelExportError", "ModelSource", "DTYPES", "cast_fields",
+           "count_attentions", "example_inputs", "load_model_source", "make_weights",
+           "torch_dtype"]
+
+DTYPES = ("float32", "bfloat16", "float16")
+_COUNT = itertools.count(1)
+
+
+class ModelExportError(ValueError):
+    """A command error of a model export (exit code 2): bad options, a missing or wrong
+    ``--weights`` file."""
+
+
+@dataclass
+class ModelSource:
+    """A checked ``.ss`` file, the forward function of a model in it, compiled."""
+
+    path: str
+    fn: str
+    program: Any                       # the checked program (``shapescript.api.Program``)
+    sig: Any                           # the function's ``FnSig``
+    model_name: str
+    model_class: Any                   # the compiled model class (``M.init``, ``load``)
+    fields: dict[str, tuple[tuple[int, ...], str]]   # name -> (shape, dtype), declared order
+    forward: Any                       # the compiled function (no run-time checks)
+    namespace: dict[str, Any] = field(repr=False, default_factory=dict)
+
+    @property
+    def params(self) -> list[Any]:
+        """The function's parameters after the model."""
+        return list(self.sig.params[1:])
+
+    def run(self, model: Any, *args: Any, **kwargs: Any) -> Any:
+        """The source's forward function on ``model`` (the compiled model class's value,
+        or any object with its fields as attributes)."""
+        import torch
+
+        with torch.no_grad():
+            return self.forward(model, *args, **kwargs)
+
+
+def _static(size: Any) -> int | None:
+    value = getattr(size, "const_value", None)
+    return value if getattr(size, "is_const", False) and isinstance(value, int) else None
+
+
+def load_model_source(path: str, fn: str | None = "forward", *, option: str = "--fn") -> ModelSource:
+    """Check and compile ``path``, and find the model the function ``fn`` takes first.
+
+    Raises ``OSError`` for a file that can't be read, ``ShapeScriptError`` for a program
+    with errors or a function that doesn't take a model first (E3306), and
+    ``ModelExportError`` for a function that doesn't exist."""
+    from shapescript import api
+
+    program = api.check_file(path)
+    if not program.ok or program.main is None:
+        raise api.shapescript_error(program.diagnostics, program.sources)
+    env = program.main.env
+    try:
+        name = api.choose_function(env, path, fn or "forward", option)
+    except ValueError as err:
+        raise ModelExportError(str(err)) from None
+    sig = env.fns[name]
+    model_type = sig.params[0].type if sig.params else None
+    if type(model_type).__name__ != "ModelType":
+        diags = [d for d in api.serving_diagnostics(program, name) if d.code == "E3306"]
+        raise api.shapescript_error(diags, program.sources)
+    info = None
+    for module in program.modules.values():
+        if module.env.path == model_type.module:
+            info = module.env.models.get(model_type.name)
+    info = info or env.models.get(model_type.name)
+    if info is None:  # the checker resolved the type, so this is a bug
+        raise AssertionError(f"model {model_type.name} of {path} not found")
+    fields: dict[str, tuple[tuple[int, ...], str]] = {}
+    for fname, finfo in info.fields.items():
+        dims = tuple(_static(a.size) for a in finfo.type.axes)
+        if any(d is None for d in dims):
+            raise ModelExportError(f"{path}: field {model_type.name}.{fname} has no static shape")
+        fields[fname] = (dims, finfo.type.dtype)  # type: ignore[assignment]
+    out = api.compile_file(path, checks="never", value_checks="never")
+    if out.python is None:
+        raise api.shapescript_error(out.diagnostics, out.sources)
+    module_name = f"_shapescript_model_export_{next(_COUNT)}"
+    module = types.ModuleType(module_name)
+    module.__file__ = os.path.abspath(path)
+    sys.modules[module_name] = module
+    try:
+        exec(compile(out.python, path, "exec"), module.__dict__)
+    finally:
+        sys.modules.pop(module_name, None)
+    ns = module.__dict__
+    forward = ns.get("_unchecked_" + name) or ns.get(name)
+    model_class = _find_class(ns, model_type.name)
+    return ModelSource(path, name, program, sig, model_type.name, model_class, fields,
+                       forward, ns)
+
+
+def _find_class(ns: dict[str, Any], name: str) -> Any:
+    found = ns.get(name)
+    if isinstance(found, type):
+        return found
+    for value in ns.values():  # declared in an imported module
+        if isinstance(value, types.ModuleType) and isinstance(getattr(value, name, None), type):
+            return getattr(value, name)
+    raise AssertionError(f"model class {name} is not in the compiled module")
+
+
+def make_weights(source: ModelSource, *, weights: Any = None, seed: int = 0) -> Any:
+    """The model to export: ``weights`` (a checkpoint path, whose first model of the
+    forward function's type is used, or a model value of that type), else new weights
+    made from ``seed`` as ``M.init(seed=…)`` makes them."""
+    from shapescript import api
+
+    cls = source.model_class
+    if weights is None:
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ModelExportError(f"--seed must be a whole number, not {seed!r}")
+        return cls.init(seed=seed, device="cpu")
+    if isinstance(weights, (str, os.PathLike)):
+        path = os.fspath(weights)
+        if not os.path.isfile(path):
+            raise ModelExportError(f"--weights {path}: no such file")
+        try:
+            return api.load_checkpoint(path, cls, device="cpu")
+        except (ValueError, OSError, api.ShapeError) as err:
+            raise ModelExportError(f"--weights {path}: {err}") from None
+    if type(weights).__name__ != source.model_name or not hasattr(weights, "_ss_fields"):
+        raise ModelExportError(f"weights must be a {source.model_name} or a checkpoint path, "
+                               f"not {type(weights).__name__}")
+    return weights
+
+
+def torch_dtype(name: str) -> Any:
+    """``float32``/``bfloat16``/``float16`` as a torch dtype; ModelExportError otherwise."""
+    import torch
+
+    if name not in DTYPES:
+        raise ModelExportError(f"--dtype must be one of {', '.join(DTYPES)}, not {name!r}")
+    return getattr(torch, name)
+
+
+def cast_fields(model: Any, dtype: str) -> dict[str, Any]:
+    """The model's fields by name, floating ones in ``dtype``, on the CPU, contiguous."""
+    target = torch_dtype(dtype)
+    out = {}
+    for name, p in model._ss_fields():
+        t = p.detach().to("cpu")
+        if t.is_floating_point():
+            t = t.to(target)
+        out[name] = t.contiguous()
+    return out
+
+
+def example_inputs(source: ModelSource, *, batch: int = 2, length: int = 7,
+                   seed: int = 0) -> list[Any]:
+    """Example arguments after the model, made from the parameters' types: integer
+    tensors in their ``Index`` bounds (positions counting from 0 along the last axis),
+    float tensors standard normal; generic axes are ``batch`` (the first one met) and
+    ``length`` (the others). Parameters with defaults are left out."""
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    sizes: dict[str, int] = {}
+    out = []
+    for p in source.params:
+        if p.default is not None:
+            break
+        t = p.type
+        if type(t).__name__ != "TensorType" or t.has_variadic:
+            raise ModelExportError(f"{source.path}: parameter `{p.name}` of `{source.fn}` "
+                                   "isn't a tensor with a shape")
+        shape = []
+        for a in t.axes:
+            c = _static(a.size)
+            if c is None:
+                var = a.size.var_name or str(a.size)
+                c = sizes.setdefault(var, batch if not sizes else length)
+            shape.append(c)
+        dtype = getattr(torch, {"f32": "float32", "f64": "float64", "f16": "float16",
+                                "bf16": "bfloat16", "i64": "int64", "i32": "int32",
+                                "i16": "int16", "i8": "int8", "u8": "uint8",
+                                "bool": "bool"}[t.dtype if t.dtype in (
+                                    "f32", "f64", "f16", "bf16", "i64", "i32", "i16", "i8",
+                                    "u8", "bool") else "f32"])
+        if dtype.is_floating_point:
+            out.append(torch.randn(shape, generator=g).to(dtype))
+        elif dtype == torch.bool:
+            out.append(torch.rand(shape, generator=g) > 0.5)
+        else:
+            bound = _static(t.domain.index) if t.domain.kind == "Index" else None
+            if "pos" in p.name and len(shape) >= 1:
+                x = torch.arange(shape[-1]).expand(*shape).clone()
+                out.append(x.clamp(max=(bound or 2 ** 31) - 1).to(dtype))
+            else:
+                out.append(torch.randint(0, bound or 100, shape, generator=g).to(dtype))
+    return out
+
+
+@dataclass
+class AttentionCall:
+    """One call of ``scaled_dot_product_attention``: its scale (None: torch's default),
+    and the shapes of its query and key."""
+
+    scale: float | None
+    query: tuple[int, ...]
+    key: tuple[int, ...]
+
+    @property
+    def effective_scale(self) -> float:
+        return self.scale if self.scale is not None else 1 / math.sqrt(self.query[-1])
+
+
+def count_attentions(source: ModelSource, model: Any, args: list[Any] | None = None) -> list[AttentionCall]:
+    """The attentions the forward function runs on ``args`` (default: example inputs),
+    in order, each with its scale: what ``num_hidden_layers`` and ``attention_scales``
+    are made of."""
+    import torch
+    import torch.nn.functional as F
+    from torch.overrides import TorchFunctionMode
+
+    calls: list[AttentionCall] = []
+
+    class Watch(TorchFunctionMode):
+        def __torch_function__(self, func, types, a=(), kw=None):  # noqa: ANN001
+            kw = kw or {}
+            if func is F.scaled_dot_product_attention:
+                q = a[0] if a else kw["query"]
+                k = a[1] if len(a) > 1 else kw["key"]
+                scale = kw.get("scale", a[6] if len(a) > 6 else None)
+                calls.append(AttentionCall(None if scale is None else float(scale),
+                                           tuple(q.shape), tuple(k.shape)))
+            return func(*a, **kw)
+
+    with Watch():
+        source.run(model, *(args if args is not None else example_inputs(source)))
+    del torch
+    return calls
