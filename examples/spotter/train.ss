@@ -1,9 +1,11 @@
 ## Trains the spotter of chapter 10 in ShapeScript alone: its weights as a `model`,
 ## AdamW with a warm-up and a cosine schedule, shuffled batches, progress reports,
-## the test accuracy and a checkpoint. Run it with `shapescript run train.ss`.
+## the test accuracy and a checkpoint. Run it with `shapescript run train.ss`, on two
+## processes with `shapescript run --nproc-per-node 2 train.ss` (docs/training.md).
 
 import python builtins
 import python shapes
+import python sys
 import python torch
 from spotter import S, P, N, D, Dt, Dc, C, L, Images, forward, per_class_accuracy, confusion
 
@@ -61,11 +63,15 @@ fn fit(m: Spotter, img: Images u8, y: [b] Index[C], epochs: int):
                 report(step, loss=l, acc=accuracy(m, xb, yb))
             step = step + 1
 
-## Trains a spotter on `shapes.draw(Ntrain, 0)`, reports its progress, prints how well it
-## does on `shapes.draw(Ntest, 1)` and saves it to `spotter.safetensors`.
+## Trains a spotter on `shapes.draw(Ntrain, 0)` for `Epochs` passes (or as many as the
+## first argument says: `shapescript run train.ss 2`), reports its progress, prints how
+## well it does on `shapes.draw(Ntest, 1)` and saves it to `spotter.safetensors`.
 fn main():
     # The spotter's tensors are small: one thread runs them faster than several.
     torch.set_num_threads(1)
+    epochs = Epochs
+    if builtins.len(sys.argv) > 1:
+        epochs = builtins.int(sys.argv[1]) as int
     train = shapes.draw(Ntrain, 0)
     img = train[0] as [Ntrain 1 S S] u8
     y = train[1] as [Ntrain] Index[C]
@@ -74,7 +80,7 @@ fn main():
     test_y = test[1] as [Ntest] Index[C]
 
     m = Spotter.init(seed=0)
-    fit(m, img, y, Epochs)
+    fit(m, img, y, epochs)
 
     pred = guess(m, test_img)
     print("test accuracy:", builtins.format(mean(pred == test_y), ".1%"))

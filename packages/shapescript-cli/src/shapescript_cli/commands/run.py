@@ -5,6 +5,12 @@ A Python script runs as ``python SCRIPT.py ARGS…`` would (as ``__main__``, wit
 importable and ``SHAPESCRIPT_PYTHON`` set to this Python. A ``.ss`` file is imported as a
 module and its ``main()`` is called, with ``sys.argv = [FILE, *ARGS]`` (DECISIONS §28).
 A file that doesn't compile prints its diagnostics, without a traceback, and exits 1.
+
+``--nproc-per-node N`` (with ``--nnodes``, ``--node-rank``, ``--rdzv-endpoint`` for many
+machines) runs it on N processes per machine through ``torch.distributed.run``
+(``_launch.py``); each runs this command again, as ``torchrun -m shapescript_cli run FILE``
+would, and a rank so started joins the process group before the program runs
+(``shapescript.rt.distributed``; ``docs/training.md``).
 """
 
 from __future__ import annotations
@@ -25,13 +31,76 @@ from ._util import MODE_CHOICE, print_shapescript_error
               help="Shape, dtype and device checks (default: always).")
 @click.option("--value-checks", type=MODE_CHOICE, default=None,
               help="Domain checks (default: debug).")
+@click.option("--nproc-per-node", type=int, default=None, metavar="N",
+              help="Run on N processes on this machine, through torch.distributed.run.")
+@click.option("--nnodes", type=int, default=1, metavar="M", show_default=True,
+              help="Machines taking part (with --nproc-per-node).")
+@click.option("--node-rank", type=int, default=0, metavar="R", show_default=True,
+              help="This machine's number, from 0 (with --nnodes).")
+@click.option("--rdzv-endpoint", default=None, metavar="HOST:PORT",
+              help="Where the machines meet: machine 0's address and a free port.")
+@click.option("--all-ranks", is_flag=True, default=False,
+              help="Every rank prints and reports, its lines prefixed [rank R] "
+                   "(default: rank 0 alone).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="SECONDS",
+              help="How long a rank waits for the others in a collective (default 300).")
 @click.argument("script", type=click.Path(exists=True, dir_okay=False))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def command(checks, value_checks, script, args):
+def command(checks, value_checks, nproc_per_node, nnodes, node_rank, rdzv_endpoint,
+            all_ranks, timeout, script, args):
     """Run a Python script with the import hook installed, or a .ss file's main()."""
+    from . import _launch
+
+    _launch.check_options(nproc_per_node, nnodes, node_rank, rdzv_endpoint)
+    # The ranks read these from their environment, however they were launched.
+    if all_ranks:
+        os.environ["SHAPESCRIPT_ALL_RANKS"] = "1"
+    if timeout is not None:
+        os.environ["SHAPESCRIPT_DIST_TIMEOUT"] = repr(float(timeout))
+    if nproc_per_node is not None:
+        from shapescript.rt.distributed import timeout_seconds
+
+        worker = _launch.worker_args(checks, value_checks, script, args)
+        sys.exit(_launch.launch(nproc_per_node, nnodes, node_rank, rdzv_endpoint,
+                                timeout_seconds(), worker))
+
     from shapescript.importer import import_file, install
     from shapescript.rt.errors import ShapeScriptError
 
+    group = _join_group(script)
+    try:
+        _run(checks, value_checks, script, args, import_file, install, ShapeScriptError)
+    finally:
+        if group:
+            from shapescript.rt import distributed
+
+            distributed.stop()
+
+
+def _join_group(script):
+    """A rank that torchrun started joins the process group (a .ss program; a Python
+    script starts its own, as it would under torchrun) and routes its output; whether it
+    joined."""
+    from shapescript.rt import distributed
+
+    if not distributed.launched():
+        return False
+    if not script.endswith(".ss"):
+        return False
+    try:
+        distributed.start()
+    except (RuntimeError, ValueError) as err:
+        rank = os.environ.get("RANK", "?")
+        text = str(err).strip().splitlines()
+        click.echo(f"error: rank {rank} could not join the process group: "
+                   f"{text[0] if text else type(err).__name__}", err=True)
+        sys.exit(1)
+    distributed.route_output()
+    return True
+
+
+def _run(checks, value_checks, script, args, import_file, install, ShapeScriptError):
     install(checks=checks, value_checks=value_checks)
     os.environ["SHAPESCRIPT_PYTHON"] = sys.executable
     path = os.path.abspath(script)

@@ -34,3 +34,8 @@ extern fn softmax(x: [...] Float Logit over n, over: Axis[n]) -> [...] Float Pro
 extern fn log_softmax(x: [...] Float Logit over n, over: Axis[n]) -> [...] Float LogProb over n = "shapescript.rt.log_softmax"
 ## The running sum along the axis `over`.
 extern fn cumsum(x: [...] Float, over: Axis[n]) -> [...] Float = "shapescript.rt.cumsum"
+## The number of processes training together (`shapescript run --nproc-per-node`,
+## `torchrun`); 1 in a single process. A host number: dims never depend on it.
+extern fn world_size() -> int = "shapescript.rt.world_size"
+## This process's rank among them, from 0; 0 in a single process.
+extern fn rank() -> int = "shapescript.rt.rank"

@@ -3,7 +3,9 @@
 Each record, ``{"step": …, name: value, …, "time": …}``, goes to the terminal's sink and
 to every sink ``sink`` added: on a terminal, one live progress line rewritten in place
 (``step 50: loss 0.568, acc 0.912``), plain lines when stdout isn't a TTY; a JSON-lines
-file per ``sink("run.jsonl")``. Only torch and the standard library are used, so
+file per ``sink("run.jsonl")``. Under a process group of more than one process, only
+rank 0 reports (``shapescript run --all-ranks``: every rank to its terminal, rank 0 alone
+to the files). Only torch and the standard library are used, so
 ``shapescript.rt.standalone`` can inline these helpers.
 """
 
@@ -16,6 +18,8 @@ import sys
 import time
 
 import torch
+
+from .training import _all_ranks_output, _process_group
 
 
 def _report_value(v):
@@ -168,6 +172,9 @@ def sink(target):
         _SINKS.append(target)
         return None
     path = os.path.abspath(os.fspath(target))
+    group = _process_group()
+    if group is not None and group[0] != 0:
+        return None                   # rank 0 writes the files
     for s in _SINKS:
         if isinstance(s, JsonLinesSink) and s.path == path:
             return None
@@ -199,13 +206,19 @@ def reset_sinks(terminal=None):
 
 def report(step, /, **values):
     """Sends ``{"step": step, name: value, …, "time": time.time()}`` to every sink; values
-    are numbers or one-element tensors (read with ``.item()``)."""
+    are numbers or one-element tensors (read with ``.item()``). Under a process group,
+    rank 0's values go (the others' too, to their terminals, with ``--all-ranks``)."""
     record = {"step": int(step) if not isinstance(step, torch.Tensor) else int(step.item())}
     for k, v in values.items():
         if k in ("step", "time"):
             raise ValueError(f"report: `{k}` is written by report itself; name the value otherwise")
         record[k] = _report_value(v)
     record["time"] = time.time()
+    group = _process_group()
+    if group is not None and group[0] != 0:
+        if _all_ranks_output():
+            _terminal()(record)
+        return
     _terminal()(record)
     for s in _SINKS:
         s(dict(record))

@@ -9,9 +9,17 @@
 - ``clip_norm(grads, max=…)``: ``grads`` scaled as ``torch.nn.utils.clip_grad_norm_``
   scales them;
 - schedules ``cosine(steps, lr=…, min=0.0)`` and ``warmup(steps, schedule)``;
-- datasets: ``shuffle(data, seed=…)`` and ``batches(data, size=…)``.
+- datasets: ``shuffle(data, seed=…)`` and ``batches(data, size=…)``;
+- many processes: ``world_size()``, ``rank()``.
 
-``report`` and ``sink`` are in ``report.py``.
+``report`` and ``sink`` are in ``report.py``; starting the process group, in
+``distributed.py``.
+
+Under a ``torch.distributed`` process group of more than one process, each built-in keeps
+its meaning for the global batch (``docs/training.md``): ``batches`` gives each rank its
+shard of every batch, ``value_and_grad`` averages the gradients and the value over the
+ranks (an all-reduce per bucket, DDP's arithmetic), ``shuffle`` without a seed uses rank
+0's order, and an optimizer starts every rank from rank 0's weights.
 
 The formulas are in ``docs/models.md``. Only torch and the standard library are used,
 so ``shapescript.rt.standalone`` can inline these helpers.
@@ -20,10 +28,118 @@ so ``shapescript.rt.standalone`` can inline these helpers.
 from __future__ import annotations
 
 import math
+import os
 
 import torch
 
 from .model import Model
+
+# -- many processes -------------------------------------------------------------------
+
+# Gradients travel in buckets of at most this many bytes, DDP's default (``bucket_cap_mb``).
+_BUCKET_BYTES = 25 * 1024 * 1024
+
+
+def _process_group():
+    """``(rank, world size)`` of the default ``torch.distributed`` process group when one
+    of more than one process is started, else ``None``."""
+    d = torch.distributed
+    if not (d.is_available() and d.is_initialized()):
+        return None
+    world = d.get_world_size()
+    return (d.get_rank(), world) if world > 1 else None
+
+
+def world_size():
+    """The number of processes training together: the default process group's size, 1
+    when none is started (``torchrun``, ``shapescript run --nproc-per-node``)."""
+    d = torch.distributed
+    return d.get_world_size() if d.is_available() and d.is_initialized() else 1
+
+
+def rank():
+    """This process's rank in the default process group, from 0; 0 when none is started."""
+    d = torch.distributed
+    return d.get_rank() if d.is_available() and d.is_initialized() else 0
+
+
+def _all_ranks_output():
+    """Whether every rank reports (``shapescript run --all-ranks``), not rank 0 alone."""
+    return os.environ.get("SHAPESCRIPT_ALL_RANKS", "") not in ("", "0")
+
+
+def _rank0_flag(ok, what):
+    """Rank 0 tells the others whether ``what`` went well, ``ok`` (a broadcast, also the
+    barrier they wait at; the others pass ``None``); a rank other than 0 raises when it
+    didn't."""
+    d = torch.distributed
+    flag = torch.tensor([1 if ok else 0], dtype=torch.int32)
+    if d.get_backend() == "nccl":
+        flag = flag.to(torch.device("cuda", torch.cuda.current_device()))
+    d.broadcast(flag, src=0)
+    if not int(flag.item()):
+        raise RuntimeError(f"rank 0 failed to {what}; its own error says why")
+
+
+def _broadcast_from_rank0(tensors):
+    """Every rank's ``tensors`` set, in place, to rank 0's."""
+    d = torch.distributed
+    with torch.no_grad():
+        for t in tensors:
+            d.broadcast(t.data if isinstance(t, torch.nn.Parameter) else t, src=0)
+
+
+def _average(value, wrt, grads, world):
+    """``value`` and ``grads`` (``None`` where a field has none) averaged over the ranks:
+    one all-reduce (a sum, then ``/ world``) per bucket of at most ``_BUCKET_BYTES`` of
+    one dtype and device, all started before any is waited for. A field has a gradient
+    afterwards when some rank had one (zeros stand in for the others')."""
+    d = torch.distributed
+    flat = [torch.zeros_like(p) if g is None else g for p, g in zip(wrt, grads)]
+    # The value and one "has a gradient" flag per field ride along in a bucket of the
+    # value's dtype and device, so a step costs no extra collective.
+    extra = torch.cat([value.detach().reshape(1).float(),
+                       torch.tensor([0.0 if g is None else 1.0 for g in grads])]).to(
+        value.device)
+    buckets = []                          # [(dtype, device), [field index, …], bytes]
+    for i, t in enumerate(flat):
+        size = t.numel() * t.element_size()
+        key = (t.dtype, t.device)
+        b = next((b for b in reversed(buckets) if b[0] == key), None)
+        if b is None or (b[2] + size > _BUCKET_BYTES and b[1]):
+            b = [key, [], 0]
+            buckets.append(b)
+        b[1].append(i)
+        b[2] += size
+    home = next((k for k, b in enumerate(buckets) if b[0] == (extra.dtype, extra.device)), None)
+    sends = []
+    for k, b in enumerate(buckets):
+        parts = [flat[i].reshape(-1) for i in b[1]]
+        if k == home:
+            parts.append(extra)
+        sends.append(torch.cat(parts))
+    if home is None:
+        home = len(sends)
+        sends.append(extra)
+    works = [d.all_reduce(t, async_op=True) for t in sends]
+    for w in works:
+        w.wait()
+    out = [None] * len(flat)
+    for b, t in zip(buckets, sends):
+        t.div_(world)
+        at = 0
+        for i in b[1]:
+            n = flat[i].numel()
+            out[i] = t[at:at + n].view_as(flat[i])
+            at += n
+    tail = sends[home]
+    if home == len(buckets):
+        tail.div_(world)
+    tail = tail[tail.numel() - extra.numel():]
+    has = tail[1:].tolist()
+    mean = tail[0].to(value.dtype)
+    return mean, [g if h > 0 else None for g, h in zip(out, has)]
+
 
 # -- gradients ------------------------------------------------------------------------
 
@@ -75,7 +191,10 @@ def _need_grads(g, what):
 def value_and_grad(f, m, *args, **kwargs):
     """``(f(m, *args), grads)``: the value, detached, and the gradient of each of ``m``'s
     fields that requires one, by ``torch.autograd.grad`` (nothing accumulates in
-    ``.grad``). ``f`` must return a ``[]`` tensor."""
+    ``.grad``). ``f`` must return a ``[]`` tensor.
+
+    Under a process group of more than one process, both are the mean over the ranks
+    (each rank having its shard of the global batch): the global batch's."""
     _need_model(m, "value_and_grad")
     fields = m._ss_fields()
     with torch.enable_grad():
@@ -89,8 +208,13 @@ def value_and_grad(f, m, *args, **kwargs):
         gs = iter(torch.autograd.grad(value, wrt, allow_unused=True))
     else:
         gs = iter([None] * len(wrt))
+    value = value.detach()
+    group = _process_group()
+    if group is not None and wrt:
+        value, got = _average(value, wrt, list(gs), group[1])
+        gs = iter(got)
     values = {n: (next(gs) if p.requires_grad else None) for n, p in fields}
-    return value.detach(), Grads(m, values)
+    return value, Grads(m, values)
 
 
 def clip_norm(grads, max):
@@ -188,9 +312,17 @@ def _params(m):
     return [p for _, p in m._ss_fields() if p.requires_grad]
 
 
+def _start_together(m):
+    """Under a process group, ``m``'s fields set to rank 0's, as DDP does when it wraps a
+    module, so every rank takes the same steps from the same weights."""
+    if _process_group() is not None:
+        _broadcast_from_rank0([p for _, p in m._ss_fields()])
+
+
 def sgd(m, lr, momentum=0.0, weight_decay=0.0):
     """``torch.optim.SGD`` over ``m``'s fields; ``lr`` a number or a schedule."""
     _need_model(m, "sgd")
+    _start_together(m)
     opt = torch.optim.SGD(_params(m), lr=_rate(lr, 0), momentum=momentum,
                           weight_decay=weight_decay)
     return Optimizer(m, opt, lr)
@@ -200,6 +332,7 @@ def adamw(m, lr, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):
     """``torch.optim.AdamW`` over ``m``'s fields, with torch's defaults; ``lr`` a number or
     a schedule."""
     _need_model(m, "adamw")
+    _start_together(m)
     opt = torch.optim.AdamW(_params(m), lr=_rate(lr, 0), betas=(beta1, beta2), eps=eps,
                             weight_decay=weight_decay)
     return Optimizer(m, opt, lr)
@@ -277,11 +410,17 @@ def _dataset(data, what):
 def shuffle(data, seed=None):
     """The dataset in a random order: one permutation of the first axis, applied to every
     tensor. ``seed`` (an int) makes it deterministic, drawn from a CPU
-    ``torch.Generator(seed)``; without one, torch's default generator is used."""
+    ``torch.Generator(seed)``; without one, torch's default generator is used (rank 0's,
+    under a process group: every rank gets its order)."""
     ds = _dataset(data, "shuffle")
     n = len(ds)
     if seed is None:
         perm = torch.randperm(n)
+        if _process_group() is not None:
+            if torch.distributed.get_backend() == "nccl":
+                perm = perm.to(torch.device("cuda", torch.cuda.current_device()))
+            _broadcast_from_rank0([perm])
+            perm = perm.cpu()
     else:
         perm = torch.randperm(n, generator=torch.Generator().manual_seed(int(seed)))
     return Dataset([t[perm.to(t.device)] for t in ds.items], ds.single)
@@ -290,14 +429,33 @@ def shuffle(data, seed=None):
 class Batches:
     """``batches(data, size=…)``: consecutive slices of ``size`` along the first axis, the
     last one smaller when ``size`` doesn't divide the length; each a tuple of tensors (a
-    tensor for a one-tensor dataset)."""
+    tensor for a one-tensor dataset).
 
-    __slots__ = ("data", "size")
+    Under a process group of ``w`` processes, rank ``r`` gets the ``r``-th of ``w`` equal
+    consecutive shards of each of those batches, so the ranks together see the same
+    global batches as one process. ``w`` must divide ``size`` and the last batch's length
+    (``ValueError`` saying so, when ``batches`` is called)."""
+
+    __slots__ = ("data", "size", "rank", "world")
 
     def __init__(self, data, size):
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
             raise ValueError(f"batches: size must be an int ≥ 1, not {size!r}")
         self.data, self.size = _dataset(data, "batches"), size
+        group = _process_group()
+        self.rank, self.world = group if group is not None else (0, 1)
+        w, last = self.world, len(self.data) % size
+        if size % w:
+            raise ValueError(f"batches: a batch of size={size} doesn't divide among {w} "
+                             f"processes; each takes size / world_size() of every batch: "
+                             f"make size a multiple of {w}, or run on a number of processes "
+                             f"that divides {size}")
+        if last % w:
+            raise ValueError(f"batches: the last batch, {last} of the {len(self.data)} items "
+                             f"after batches of {size}, doesn't divide among {w} processes: "
+                             f"make the dataset's length a multiple of {w} "
+                             f"(e.g. {len(self.data) - last % w} items), or size one that "
+                             f"leaves a multiple of {w}")
 
     def __len__(self):
         return -(-len(self.data) // self.size)
@@ -305,11 +463,17 @@ class Batches:
     def __iter__(self):
         items, size = self.data.items, self.size
         n = len(self.data)
+        r, w = self.rank, self.world
         for i in range(0, n, size):
-            if len(items) == 1:
-                yield items[0][i:i + size]
+            if w > 1:
+                part = min(size, n - i) // w
+                lo, hi = i + r * part, i + (r + 1) * part
             else:
-                yield tuple(t[i:i + size] for t in items)
+                lo, hi = i, i + size
+            if len(items) == 1:
+                yield items[0][lo:hi]
+            else:
+                yield tuple(t[lo:hi] for t in items)
 
 
 def batches(data, size):
@@ -320,4 +484,5 @@ def batches(data, size):
 __all__ = [
     "Grads", "value_and_grad", "clip_norm", "Cosine", "Warmup", "cosine", "warmup",
     "Optimizer", "sgd", "adamw", "update", "Dataset", "Batches", "shuffle", "batches",
+    "world_size", "rank",
 ]

@@ -1,0 +1,145 @@
+"""``shapescript run --nproc-per-node N …``: the program on many processes, through
+``torch.distributed.run`` (torchrun's own code, in this process).
+
+Each rank runs ``python -m shapescript_cli run [--checks …] FILE ARGS…``, exactly what
+``torchrun … -m shapescript_cli run FILE`` runs; that command sees torchrun's variables
+and starts the process group (``shapescript.rt.distributed``). One node: torchrun's
+``--standalone`` rendezvous on a free port of 127.0.0.1. Many: the static rendezvous at
+``--rdzv-endpoint``, hosted by node 0. A rank that fails ends the others (torchrun's
+behaviour) and this command says which rank failed and how, then exits 1.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import socket
+
+import click
+
+
+def parse_endpoint(endpoint):
+    """``"HOST:PORT"`` → ``(host, port)``; ``click.BadParameter`` otherwise."""
+    host, sep, port = endpoint.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise click.BadParameter(f"expected HOST:PORT, e.g. 10.0.0.1:29500, not {endpoint!r}",
+                                 param_hint="'--rdzv-endpoint'")
+    return host.strip("[]"), int(port)
+
+
+def port_in_use(host, port):
+    """Whether ``port`` can't be listened on at ``host`` (node 0 hosts the rendezvous)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror:
+        return False                  # torch reports an unknown host itself
+    for family, kind, proto, _, addr in infos:
+        with socket.socket(family, kind, proto) as s:
+            try:
+                s.bind(addr)
+            except OSError as err:
+                if err.errno == errno.EADDRINUSE:
+                    return True
+                # not this machine's address: another node hosts it
+    return False
+
+
+def worker_args(checks, value_checks, script, args):
+    """The module and arguments each rank runs."""
+    out = ["-m", "shapescript_cli", "run"]
+    if checks:
+        out += ["--checks", checks]
+    if value_checks:
+        out += ["--value-checks", value_checks]
+    return out + [script, *args]
+
+
+def torchrun_args(nproc, nnodes, node_rank, endpoint, timeout):
+    """torchrun's options for this launch."""
+    out = ["--nproc-per-node", str(nproc), "--max-restarts", "0", "--monitor-interval", "0.1"]
+    if nnodes == 1 and endpoint is None:
+        # torchrun's --standalone, on the loopback address only.
+        out += ["--nnodes", "1", "--rdzv-backend", "c10d", "--rdzv-endpoint", "127.0.0.1:0",
+                "--local-addr", "127.0.0.1"]
+    else:
+        out += ["--nnodes", str(nnodes), "--node-rank", str(node_rank),
+                "--rdzv-backend", "static", "--rdzv-endpoint", endpoint,
+                "--rdzv-conf", f"timeout={int(timeout)}"]
+    return out
+
+
+def describe_failure(rank, failure):
+    """``rank 1 (local rank 1, pid 4242) was killed by SIGKILL`` for one failed rank."""
+    who = f"rank {rank} (local rank {failure.local_rank}, pid {failure.pid})"
+    code = failure.exitcode
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"{who} was killed by {name}"
+    return f"{who} exited with code {code}"
+
+
+def launch(nproc, nnodes, node_rank, endpoint, timeout, worker):
+    """Runs ``worker`` (``worker_args``) on ``nproc`` processes per node; the exit code."""
+    from torch.distributed import run as torchrun
+    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
+
+    if endpoint is not None and node_rank == 0:
+        host, port = parse_endpoint(endpoint)
+        if port_in_use(host, port):
+            click.echo(f"error: port {port} on {host} is in use: node 0 hosts the rendezvous "
+                       "there; choose another --rdzv-endpoint port", err=True)
+            return 2
+    parser = torchrun.get_args_parser()
+    args = parser.parse_args(torchrun_args(nproc, nnodes, node_rank, endpoint, timeout) + worker)
+    try:
+        torchrun.run(args)
+    except ChildFailedError as err:
+        failures = sorted(err.failures.items(), key=lambda kv: kv[1].timestamp)
+        first_rank, first = failures[0]
+        lines = [f"error: {describe_failure(first_rank, first)}; "
+                 f"the other ranks were stopped"]
+        lines += [f"  then {describe_failure(r, f)}" for r, f in failures[1:]]
+        click.echo("\n".join(lines), err=True)
+        return 1
+    except Exception as err:  # the rendezvous: a port in use, a node that never came
+        name = type(err).__name__
+        if name in ("DistNetworkError", "DistStoreError", "RendezvousError",
+                    "RendezvousTimeoutError", "RendezvousConnectionError",
+                    "RendezvousClosedError", "RendezvousStateError", "DistError"):
+            first = str(err).strip().splitlines()[0] if str(err).strip() else name
+            where = endpoint or "127.0.0.1"
+            click.echo(f"error: the ranks could not meet at {where}: {first}", err=True)
+            return 1
+        raise
+    return 0
+
+
+def check_options(nproc, nnodes, node_rank, endpoint):
+    """``click.UsageError`` for launcher options that don't fit together."""
+    if nproc is None:
+        if nnodes != 1 or node_rank != 0 or endpoint is not None:
+            raise click.UsageError("--nnodes, --node-rank and --rdzv-endpoint go with "
+                                   "--nproc-per-node")
+        return
+    if nproc < 1:
+        raise click.BadParameter("must be ≥ 1", param_hint="'--nproc-per-node'")
+    if nnodes < 1:
+        raise click.BadParameter("must be ≥ 1", param_hint="'--nnodes'")
+    if not 0 <= node_rank < nnodes:
+        raise click.BadParameter(f"must be from 0 to {nnodes - 1}", param_hint="'--node-rank'")
+    if nnodes > 1 and endpoint is None:
+        raise click.UsageError("--nnodes > 1 needs --rdzv-endpoint HOST:PORT, the address of "
+                               "node 0, the same on every node")
+    if endpoint is not None:
+        parse_endpoint(endpoint)
+    if os.environ.get("TORCHELASTIC_RUN_ID") or ("RANK" in os.environ and "WORLD_SIZE" in os.environ):
+        raise click.UsageError("this is already a rank started by torchrun: drop "
+                               "--nproc-per-node (torchrun chose the processes)")
+
+
+__all__ = ["launch", "check_options", "worker_args", "torchrun_args", "describe_failure",
+           "parse_endpoint", "port_in_use"]
