@@ -32,6 +32,7 @@ import torch
 from .device import call_device
 from .errors import ShapeError
 from .specs import dtype_name
+from .training import _process_group, _rank0_flag
 
 _CKPT_KEY = "shapescript"
 _CKPT_VERSION = 1
@@ -82,11 +83,17 @@ def save(path, *models):
     meta = {"format": "pt",
             _CKPT_KEY: json.dumps({"version": _CKPT_VERSION, "models": described})}
     path = os.fspath(path)
+    # Under a process group rank 0 writes, and every rank returns once the file is whole.
+    group = _process_group()
+    if group is not None and group[0] != 0:
+        _rank0_flag(None, f"save {path}")
+        return
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         import errno
         raise FileNotFoundError(errno.ENOENT, "no such folder", folder)
     tmp = f"{path}.{os.getpid()}.tmp"
+    ok = False
     try:
         try:
             safetensors.torch.save_file(tensors, tmp, metadata=meta)
@@ -96,9 +103,12 @@ def save(path, *models):
             raise OSError(f"cannot write {path}: {err}") from None
         _give_default_mode(tmp)
         os.replace(tmp, path)
+        ok = True
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if group is not None:
+            _rank0_flag(ok, f"save {path}")
 
 
 def _give_default_mode(path):
