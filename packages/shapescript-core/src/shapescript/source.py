@@ -87,7 +87,7 @@ def read_source_bytes(path: str) -> bytes:
             raise OSError(code, f"is {kind}, not a regular file", path)
         if st.st_size > MAX_SOURCE_BYTES:
             raise OSError(errno.EFBIG, f"is too large for a source file ({st.st_size:,} bytes; "
-                                       f"the limit is {MAX_SOURCE_BYTES >> 20} MiB)", path)
+                                       f"the limit is {_limit()})", path)
         chunks = []
         total = 0
         while True:  # a file growing while it is read is still held to the limit
@@ -97,11 +97,16 @@ def read_source_bytes(path: str) -> bytes:
             total += len(chunk)
             if total > MAX_SOURCE_BYTES:
                 raise OSError(errno.EFBIG, "is too large for a source file (the limit is "
-                                           f"{MAX_SOURCE_BYTES >> 20} MiB)", path)
+                                           f"{_limit()})", path)
             chunks.append(chunk)
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def _limit() -> str:
+    n = MAX_SOURCE_BYTES
+    return f"{n >> 20} MiB" if n % (1 << 20) == 0 else f"{n:,} bytes"
 
 
 def decode_source(data: bytes, path: str) -> str:

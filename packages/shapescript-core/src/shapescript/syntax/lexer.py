@@ -54,13 +54,14 @@ class Tok:
 class Chunk:
     """The tokens of one top-level declaration (with its block), ready for the parser."""
 
-    __slots__ = ("tokens", "matches", "err_at", "local_errs", "triggers")
+    __slots__ = ("tokens", "matches", "err_at", "local_errs", "open_errs", "triggers")
 
     def __init__(self) -> None:
         self.tokens: list[Tok] = []
         self.matches: dict[int, int] = {}  # index of an opening bracket -> its closer
         self.err_at: int | None = None  # offset of the first lexical error, if any
         self.local_errs: list[list[int]] = []  # [start, end of its logical line]
+        self.open_errs = 0  # local_errs[open_errs:] are still open (their line goes on)
         self.triggers: list[int] = []  # indices of the "(" of rearrange/reduce/repeat/einsum
 
     def error_at(self, pos: int) -> None:
@@ -73,10 +74,15 @@ class Chunk:
         self.local_errs.append([pos, 1 << 62])
 
     def end_line(self, pos: int) -> None:
-        """A logical line ends at ``pos``: it bounds the local errors still open."""
-        for e in self.local_errs:
+        """A logical line ends at ``pos``: it bounds the local errors still open (all of
+        them: they were met before ``pos``). Only those are visited, so a file with an
+        error on every line stays linear."""
+        errs = self.local_errs
+        for k in range(self.open_errs, len(errs)):
+            e = errs[k]
             if e[1] > pos and e[0] <= pos:
                 e[1] = pos
+        self.open_errs = len(errs)
 
     def suppressed(self, pos: int) -> bool:
         """Whether a syntax error at ``pos`` may be a consequence of a lexical one."""
@@ -122,8 +128,12 @@ _TOKEN_RE = re.compile(r"""
 |(?P<str>"(?:[^"\\\r\n]|\\[^\r\n])*")
 |(?P<ustr>"(?:[^"\\\r\n]|\\[^\r\n])*\\?)
 |(?P<eof>\Z)
-|(?P<bad>.)
+|(?P<bad>[^A-Za-z0-9_\ \t\f\v\r\n\#".+*/%@<>=!|()\[\],:?-]+|.)
 )""", re.VERBOSE | re.DOTALL)
+
+# A file with more unknown characters than this (a binary file, UTF-16) has them
+# reported no further: the rest of each declaration is then not parsed for errors.
+MAX_UNKNOWN = 1000
 
 _LINE_RE = re.compile(r"\r\n|\n|\r")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "0": "\0"}
@@ -162,6 +172,7 @@ class Lexer:
         self.src = src
         self.path = path
         self.diags: list[Diagnostic] = []
+        self.unknown = 0  # runs of unknown characters met
         self.chunks: list[Chunk] = []
 
     # -- helpers -------------------------------------------------------------------
@@ -263,11 +274,17 @@ class Lexer:
                     while stack and toks[stack[-1]].line == line:
                         stack.pop()
                     value = unescape(value[1:].rstrip("\\"))
-                else:  # bad character
+                else:  # bad characters: a run of them is one error
+                    self.unknown += 1
+                    if self.unknown > MAX_UNKNOWN:
+                        chunk.error_at(start)
+                        continue
                     col = start - line_start + 1
-                    self.error("E0101", f"unknown character `{value}`" if value.isprintable()
-                               else f"unknown character {value!r}",
-                               self.span(line, col, line, col + 1, start, end),
+                    shown = value if len(value) <= 20 else value[:20] + "…"
+                    what = "character" if len(value) == 1 else "characters"
+                    self.error("E0101", f"unknown {what} `{shown}`" if shown.isprintable()
+                               else f"unknown {what} {shown!r}",
+                               self.span(line, col, line, col + len(value), start, end),
                                "not part of ShapeScript's syntax")
                     chunk.local_error_at(start)
                     continue

@@ -1,0 +1,2 @@
+dim D = 4
+fn f() -> [D/2] f32 = arange[D/2]tof32

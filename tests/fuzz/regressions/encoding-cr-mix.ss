@@ -1,0 +1,3 @@
+dim D = 4
+fn f(x: [n D]) -> [n D]:    y = x
+    return y

@@ -1,0 +1,2 @@
+# café au lait
+fn f(x: [n]) -> [n] = x

@@ -1,0 +1,1 @@
+fn f(x: [n]) -> [n] Mask = () and (x > 0.0)
