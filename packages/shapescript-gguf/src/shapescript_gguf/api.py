@@ -8,7 +8,7 @@ from typing import Any
 from shapescript_gguf.errors import CommandError
 from shapescript_gguf.search import Match, search
 from shapescript_gguf.source import Source, load_source
-from shapescript_gguf.writer import DTYPES, placeholder_vocabulary, read_tokenizer, write_gguf
+from shapescript_gguf.writer import placeholder_vocabulary, read_tokenizer, write_gguf
 
 __all__ = ["export_gguf", "DEFAULT_CONTEXT"]
 
@@ -20,6 +20,8 @@ def _check_options(arch: str | None, dtype: str, tokenizer: str | None,
                    max_len: int | None) -> None:
     if arch is not None and arch not in ("llama", "gpt2"):
         raise CommandError(f"arch must be llama or gpt2, not {arch!r}")
+    from shapescript_export.model_export import DTYPES
+
     if dtype not in DTYPES:
         raise CommandError(f"dtype must be float32, bfloat16 or float16, not {dtype!r}")
     if tokenizer is not None and not os.path.isdir(tokenizer):
@@ -30,18 +32,14 @@ def _check_options(arch: str | None, dtype: str, tokenizer: str | None,
 
 
 def _weights(source: Source, weights: str | None, seed: int) -> Any:
-    """The model whose weights are written: from the checkpoint, or new from the seed."""
-    import shapescript
+    """The model whose weights are written: from the checkpoint, or new from the seed
+    (the model exporters' shared ``make_weights``)."""
+    from shapescript_export.model_export import ModelExportError, make_weights
 
-    cls = source.model_class()
-    if weights is not None:
-        if not os.path.exists(weights):
-            raise CommandError(f"--weights {weights}: no such file")
-        try:
-            return shapescript.load(weights, cls, device="cpu")
-        except ValueError as err:
-            raise CommandError(f"--weights {weights}: {err}") from None
-    return cls.init(seed=seed, device="cpu")
+    try:
+        return make_weights(source.model, weights=weights, seed=seed)
+    except ModelExportError as err:
+        raise CommandError(str(err)) from None
 
 
 def _context(match: Match, source: Source, values: dict, max_len: int | None) -> int:

@@ -13,11 +13,7 @@ program asks for into f64 while it runs.
 
 from __future__ import annotations
 
-import itertools
 import math
-import os
-import sys
-import types
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,13 +28,13 @@ __all__ = ["Observation", "Source", "load_source", "observe", "random_fields"]
 
 @dataclass
 class Source:
-    """A checked forward function of the serving form, compiled (without run-time checks)."""
+    """A forward function of the serving form, checked and compiled (without run-time
+    checks) by the model exporters' shared ``load_model_source``."""
 
     path: str
     fn: str
     forward: Any                   # the compiled function
-    namespace: dict[str, Any]      # the compiled module's names
-    model_name: str
+    model: Any                     # the shared ``ModelSource``
     fields: dict[str, tuple[int, ...]]   # declaration order
     vocab: int                     # V of the ids' Index[V]
     positions: int | None          # P of the positions' Index[P]; None: no bound
@@ -46,17 +42,7 @@ class Source:
 
     def model_class(self) -> Any:
         """The model's class in the compiled module (for ``init`` and ``load``)."""
-        found = self.namespace.get(self.model_name)
-        if isinstance(found, type):
-            return found
-        for value in self.namespace.values():  # declared in an imported module
-            if isinstance(value, types.ModuleType) and isinstance(
-                    getattr(value, self.model_name, None), type):
-                return getattr(value, self.model_name)
-        raise ValueError(f"{self.path}: model {self.model_name} is not in the compiled module")
-
-
-_COUNT = itertools.count(1)
+        return self.model.model_class
 
 
 def _static(size: Any) -> int | None:
@@ -65,77 +51,31 @@ def _static(size: Any) -> int | None:
 
 
 def load_source(path: str, fn: str | None = None) -> Source:
-    """Check ``path``, find the forward function ``fn`` (default ``forward``) and compile
-    it. Raises ``ShapeScriptError`` for a program with errors, ``ValueError`` for a
-    function that isn't a language model's forward function, ``OSError`` for a file
-    that can't be read."""
+    """Check ``path``, find the forward function ``fn`` (default ``forward``), check the
+    serving rules (E3301–E3306, errors here) and compile it. Raises ``ShapeScriptError``
+    for a program with errors, ``CommandError`` for a function that isn't there,
+    ``OSError`` for a file that can't be read."""
     from shapescript import api
+    from shapescript_export.model_export import ModelExportError, load_model_source
 
-    program = api.check_file(path)
-    if not program.ok or program.main is None:
-        raise api.shapescript_error(program.diagnostics, program.sources)
-    env = program.main.env
     try:
-        name = api.choose_function(env, path, fn or "forward", "--fn")
-    except ValueError as err:
+        model = load_model_source(path, fn or "forward")
+    except ModelExportError as err:
         raise CommandError(str(err)) from None
-    sig = env.fns[name]
-    where = f"{path}: `{name}`"
-    params = sig.params
-    model_type = params[0].type if params else None
-    if model_type is None or type(model_type).__name__ != "ModelType":
-        raise ValueError(f"{where} must take the model as its first parameter")
-    info = None
-    for module in program.modules.values():
-        if module.env.path == model_type.module:
-            info = module.env.models.get(model_type.name)
-    if info is None:
-        info = env.models.get(model_type.name)
-    if info is None:
-        raise ValueError(f"{where}: model {model_type.name} isn't found")
-    fields: dict[str, tuple[int, ...]] = {}
-    for fname, finfo in info.fields.items():
-        dims = tuple(_static(a.size) for a in finfo.type.axes)
-        if any(d is None for d in dims):
-            raise ValueError(f"{where}: field {fname} has no static shape")
-        fields[fname] = dims  # type: ignore[assignment]
-    ids = params[1].type if len(params) > 1 else None
-    vocab = None
-    if ids is not None and type(ids).__name__ == "TensorType" and ids.domain.kind == "Index":
-        vocab = _static(ids.domain.index)
-    if vocab is None or ids.rank != 2:
-        raise ValueError(f"{where}'s second parameter must be the token ids, [b n] Index[V] "
-                         "with V a dim")
-    has_pos, positions = False, None
-    if len(params) > 2 and params[2].default is None:
-        pos = params[2].type
-        if type(pos).__name__ != "TensorType" or pos.rank != 2:
-            raise ValueError(f"{where}'s third parameter must be the positions, [b n] of an "
-                             "integer dtype")
-        has_pos = True
-        if pos.domain.kind == "Index":
-            positions = _static(pos.domain.index)
-    for extra in params[3 if has_pos else 2:]:
-        if extra.default is None:
-            raise ValueError(f"{where}: parameter `{extra.name}` needs a default; a serving "
-                             "engine passes only the model, the token ids and their positions")
-
-    out = api.compile_file(path, checks="never", value_checks="never")
-    if out.python is None:
-        raise api.shapescript_error(out.diagnostics, out.sources)
-    module_name = f"_shapescript_gguf_{next(_COUNT)}"
-    module = types.ModuleType(module_name)
-    module.__file__ = os.path.abspath(path)
-    sys.modules[module_name] = module
-    try:
-        exec(compile(out.python, path, "exec"), module.__dict__)
-    finally:
-        sys.modules.pop(module_name, None)
-    forward = module.__dict__.get(name)
-    if forward is None:  # a name Python reserves, renamed by the compiler
-        forward = module.__dict__.get(name + "_")
-    return Source(path, name, forward, module.__dict__, info.name, fields, vocab,
-                  positions, has_pos)
+    serving = [d for d in api.serving_diagnostics(model.program, model.fn) if d.is_error]
+    if serving:
+        raise api.shapescript_error(serving, model.program.sources)
+    params = model.sig.params
+    ids = params[1].type
+    vocab = _static(ids.domain.index)
+    has_pos = len(params) > 2 and params[2].default is None
+    positions = None
+    if has_pos and params[2].type.domain.kind == "Index":
+        positions = _static(params[2].type.domain.index)
+    if vocab is None:  # the serving rules make V a dim
+        raise AssertionError(f"{path}: the ids' vocabulary isn't static")
+    fields = {name: shape for name, (shape, _dtype) in model.fields.items()}
+    return Source(path, model.fn, model.forward, model, fields, vocab, positions, has_pos)
 
 
 @dataclass

@@ -21,10 +21,7 @@ from shapescript_gguf.arch import ARCHITECTURES, permute_qk
 from shapescript_gguf.errors import CommandError
 from shapescript_gguf.search import Match
 
-__all__ = ["DTYPES", "Vocabulary", "placeholder_vocabulary", "read_tokenizer", "write_gguf"]
-
-DTYPES = ("float32", "bfloat16", "float16")
-
+__all__ = ["Vocabulary", "placeholder_vocabulary", "read_tokenizer", "write_gguf"]
 
 @dataclass
 class Vocabulary:

@@ -1,0 +1,177 @@
+"""The search: architectures and pairings found by computing, refusals explained."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import shapescript
+
+from gguf_helpers import model_path
+from shapescript_gguf import NoMatch, match_architecture
+from shapescript_gguf.arch import ROPE_BASES, Variant, permute_qk, solve_dim
+
+LLAMA_FIELDS = {"token_embd": "embed", "attn_norm": "attn_norm", "attn_q": "wq",
+                "attn_k": "wk", "attn_v": "wv", "attn_output": "wo", "ffn_norm": "mlp_norm",
+                "ffn_gate": "w_gate", "ffn_up": "w_up", "ffn_down": "w_down",
+                "output_norm": "norm"}
+
+
+def test_llama_example_is_llama_in_read_order_with_one_computation():
+    m = match_architecture(model_path("examples/llama.ss"))
+    assert m.arch == "llama"
+    assert m.pairing == {**LLAMA_FIELDS, "output": "output"}
+    assert not m.tied and not m.variant.permute_qk and m.variant.rope_base == 10000.0
+    assert m.eps == 1e-5
+    assert m.hparams["H"] == 4 and m.hparams["KV"] == 2 and m.hparams["L"] == 2
+    assert m.computed == 1 and m.difference <= 1e-8
+
+
+def test_gpt2_example_is_gpt2():
+    m = match_architecture(model_path("examples/gpt2.ss"))
+    assert m.arch == "gpt2"
+    assert set(m.pairing) >= {"token_embd", "position_embd", "attn_qkv", "attn_qkv_b",
+                              "ffn_up", "ffn_down", "output_norm_b"}
+    assert m.difference <= 1e-8
+    # llama is tried first and ruled out by its norm before anything is computed
+    assert m.computed == 1
+
+
+def test_rotary_on_halves_reorders_query_and_key_rows_and_finds_the_base():
+    m = match_architecture(model_path("llama_halves.ss"))
+    assert m.arch == "llama"
+    assert m.variant.permute_qk and m.variant.rope_base == 500000.0
+    assert m.eps == 1e-6
+    assert m.pairing == {**LLAMA_FIELDS, "output": "output"}
+    # bases 1e4 and 5e5, each without and with the reordering
+    assert m.computed == 4
+
+
+def test_fields_read_in_another_order_and_a_tied_output_are_paired_by_computing():
+    m = match_architecture(model_path("llama_reordered.ss"))
+    assert m.arch == "llama" and m.tied and "output" not in m.pairing
+    # read order puts wv before wk and w_up before w_gate: the first pairings are wrong
+    assert m.pairing == LLAMA_FIELDS
+    assert m.computed > 4
+
+
+def test_arch_option_limits_the_search():
+    with pytest.raises(NoMatch) as e:
+        match_architecture(model_path("llama_halves.ss"), arch="gpt2")
+    assert list(e.value.reasons) == ["gpt2"]
+    with pytest.raises(ValueError, match="unknown architecture 'mamba'"):
+        match_architecture(model_path("llama_halves.ss"), arch="mamba")
+
+
+def test_exact_gelu_is_refused_with_the_closest_pairings_difference():
+    with pytest.raises(NoMatch) as e:
+        match_architecture(model_path("gpt2_exact_gelu.ss"))
+    reasons = e.value.reasons
+    assert reasons["llama"] == ("a different norm: the model normalizes with layer_norm, "
+                                "where llama.cpp's llama uses rms_norm")
+    assert reasons["gpt2"].startswith(
+        "the model computes GELU exactly (with erf), where llama.cpp's gpt2 uses the tanh "
+        "approximation: the closest pairing (the fields in the order the forward function "
+        "reads them, the output layer tied to the embedding) gives logits that differ by ")
+    path = model_path("gpt2_exact_gelu.ss")
+    assert str(e.value).splitlines()[:2] == [
+        f"{path} can't be written as a GGUF file: no architecture llama.cpp runs computes "
+        "what it computes",
+        "  llama: " + reasons["llama"]]
+
+
+def test_layer_norm_llama_is_refused_for_its_norm_and_its_tensors():
+    with pytest.raises(NoMatch) as e:
+        match_architecture(model_path("llama_layernorm.ss"))
+    assert e.value.reasons["llama"].startswith("a different norm: the model normalizes with "
+                                               "layer_norm")
+    assert e.value.reasons["gpt2"].startswith("a different number of tensors: llama.cpp's "
+                                              "gpt2 has 12 per block and 5 others")
+    assert e.value.computed == 0
+
+
+def test_an_extra_tensor_is_refused_with_the_count():
+    with pytest.raises(NoMatch) as e:
+        match_architecture(model_path("llama_extra_tensor.ss"))
+    why = e.value.reasons["llama"]
+    assert why.startswith("a different number of tensors: llama.cpp's llama has 9 per block "
+                          "and 3 others (12 fields with the blocks stacked, 11 with the "
+                          "output layer tied to the embedding); the forward function reads "
+                          "13 fields")
+    assert "wo_bias" in why
+    assert e.value.reasons["gpt2"].startswith("a different norm")
+
+
+def test_norms_with_different_eps_are_refused(tmp_path):
+    src = open(model_path("llama_halves.ss")).read()
+    src = src.replace("weight=m.norm, eps=1e-6", "weight=m.norm, eps=1e-5")
+    (tmp_path / "m.ss").write_text(src)
+    with pytest.raises(NoMatch) as e:
+        match_architecture(str(tmp_path / "m.ss"), arch="llama")
+    assert e.value.reasons["llama"] == ("its rms_norm calls use different eps (1e-06, 1e-05); "
+                                        "a GGUF file holds one eps for every norm")
+
+
+def test_a_norm_without_eps_is_refused(tmp_path):
+    src = open(model_path("llama_halves.ss")).read()
+    src = src.replace("weight=m.norm, eps=1e-6", "weight=m.norm")
+    (tmp_path / "m.ss").write_text(src)
+    with pytest.raises(NoMatch, match="an rms_norm call has no eps written in it"):
+        match_architecture(str(tmp_path / "m.ss"), arch="llama")
+
+
+def test_an_unknown_rotary_base_is_refused_with_the_closest_difference(tmp_path):
+    src = open(model_path("llama_halves.ss")).read()
+    src = src.replace("13.122363377404328", "8.0")  # base e^8 ≈ 2981, not a common one
+    (tmp_path / "m.ss").write_text(src)
+    with pytest.raises(NoMatch) as e:
+        match_architecture(str(tmp_path / "m.ss"), arch="llama")
+    assert e.value.reasons["llama"].startswith("the closest pairing (the fields in the order "
+                                               "the forward function reads them; rotary base")
+    # every base, with and without the reordering, on the pairing in read order
+    assert e.value.computed >= 2 * len(ROPE_BASES)
+
+
+def test_the_serving_rules_are_errors(tmp_path):
+    (tmp_path / "m.ss").write_text("dim D = 4\nfn forward(x: [n D]) -> [n D] = x\n")
+    with pytest.raises(shapescript.ShapeScriptError, match=r"error\[E3306\]"):
+        match_architecture(str(tmp_path / "m.ss"))
+    src = open(model_path("llama_halves.ss")).read().replace(
+        "|> linear(m.output)", "|> linear(m.output) |> softmax(over=V)").replace(
+        "-> [b n V] Logit over V:", "-> [b n V]:")
+    (tmp_path / "m.ss").write_text(src)
+    with pytest.raises(shapescript.ShapeScriptError, match=r"error\[E3302\]"):
+        match_architecture(str(tmp_path / "m.ss"))
+
+
+def test_permute_qk_turns_rotary_on_halves_into_rotary_on_pairs():
+    torch.manual_seed(0)
+    heads, hd, d, n = 3, 8, 12, 5
+    w = torch.randn(heads * hd, d, dtype=torch.float64)
+    x = torch.randn(n, d, dtype=torch.float64)
+    pos = torch.arange(n)
+    theta = pos[:, None].double() * 10000.0 ** (-torch.arange(0, hd, 2).double() / hd)
+    c, s = theta.cos()[:, None, :], theta.sin()[:, None, :]
+    y = (x @ w.T).reshape(n, heads, hd)
+    a, b = y[..., : hd // 2], y[..., hd // 2:]
+    halves = torch.cat((a * c - b * s, a * s + b * c), -1)
+    z = (x @ permute_qk(w, heads).T).reshape(n, heads, hd)
+    z0, z1 = z[..., 0::2], z[..., 1::2]
+    pairs = torch.stack((z0 * c - z1 * s, z0 * s + z1 * c), -1).reshape(n, heads, hd)
+    # the same rows, each head's features in the interleaved order
+    order = torch.stack((torch.arange(hd // 2), torch.arange(hd // 2) + hd // 2), -1).flatten()
+    assert torch.allclose(pairs, halves[..., order], atol=1e-12)
+
+
+def test_solve_dim_binds_the_one_unknown():
+    assert solve_dim("KV*hd", 32, {"hd": 8}) == {"KV": 4}
+    assert solve_dim("KV*hd", 30, {"hd": 8}) is None
+    assert solve_dim("H*hd+2*KV*hd", 96, {"H": 4, "hd": 8}) == {"KV": 4}
+    assert solve_dim("D", 64, {"D": 64}) == {}
+    assert solve_dim("D", 32, {"D": 64}) is None
+
+
+def test_variant_descriptions():
+    assert Variant(10000.0, True).describe() == ("rotary base 10000, query and key rows "
+                                                 "reordered for rotary on halves")
+    assert Variant().describe() == ""
