@@ -219,3 +219,38 @@ def test_the_target_reports_program_errors_with_exit_1(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 1 and "error[E0201]" in err and "Traceback" not in err
     assert not (tmp_path / "m.gguf").exists()
+
+
+def test_the_plugins_are_found_through_their_entry_points():
+    from shapescript import plugins
+
+    target = plugins.load_entry_point(plugins.EXPORT_TARGETS, "gguf")
+    profile = plugins.load_entry_point(plugins.CHECK_PROFILES, "gguf")
+    assert isinstance(target, plugins.ExportTarget) and target.flag == "--gguf"
+    assert isinstance(profile, plugins.CheckProfile) and profile.extra == "gguf"
+    assert shapescript.export_gguf is export_gguf
+
+
+def test_the_check_profile_reports_the_serving_rules_as_errors(tmp_path):
+    from shapescript import api
+    from shapescript_gguf.target import PROFILE
+
+    assert PROFILE.diagnostics(api.check_file(model_path("examples/llama.ss")), None) == []
+    src = open(model_path("llama_halves.ss")).read().replace(
+        "|> linear(m.output)", "|> linear(m.output) |> softmax(over=V)").replace(
+        "-> [b n V] Logit over V:", "-> [b n V]:")
+    (tmp_path / "m.ss").write_text(src)
+    diags = PROFILE.diagnostics(api.check_file(str(tmp_path / "m.ss")), "forward")
+    assert [(d.code, d.severity) for d in diags] == [("E3302", "error")]
+
+
+def test_loading_the_plugins_imports_neither_torch_nor_gguf():
+    import subprocess
+    import sys
+
+    code = ("import sys; from shapescript_gguf.target import TARGET, PROFILE; "
+            "TARGET.options(); import shapescript_gguf; "
+            "print(sorted(m for m in ('torch', 'gguf', 'numpy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"

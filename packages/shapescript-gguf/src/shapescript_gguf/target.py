@@ -1,4 +1,4 @@
-"""The plugin object: the ``--gguf`` export target.
+"""The plugin objects: the ``--gguf`` export target and the ``--gguf`` check profile.
 
 ``shapescript export FILE --gguf OUT.gguf`` runs ``GgufTarget.run``; exit codes: 0 written
 (the architecture's name and the file on stdout), 1 errors in the program (its
@@ -16,7 +16,7 @@ from typing import Any
 
 from shapescript_gguf.errors import CommandError
 
-__all__ = ["TARGET", "GgufTarget"]
+__all__ = ["TARGET", "PROFILE", "GgufTarget", "GgufProfile"]
 
 
 def _echo(text: str) -> None:
@@ -93,4 +93,20 @@ class GgufTarget:
         return export_gguf
 
 
+class GgufProfile:
+    """``shapescript check --gguf``: the serving rules (E3301–E3306) a GGUF export needs,
+    as errors. Whether llama.cpp's architectures compute the model is found only by
+    exporting (it computes the model)."""
+
+    name = "gguf"
+    extra = "gguf"
+    summary = "the serving rules a GGUF export needs (E3301–E3306), as errors"
+
+    def diagnostics(self, program: Any, fn: str | None) -> list[Any]:
+        from shapescript import api
+
+        return list(api.serving_diagnostics(program, fn or "forward", as_errors=True))
+
+
 TARGET = GgufTarget()
+PROFILE = GgufProfile()
