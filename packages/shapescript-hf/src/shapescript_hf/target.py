@@ -1,0 +1,121 @@
+"""The plugin objects: the ``--hf`` export target and the ``--vllm`` check profile.
+
+``shapescript export FILE --hf DIR`` runs ``HfTarget.run``; exit codes: 0 written (the
+folder on stdout; a note on stderr when an engine can't serve the model), 1 errors in the
+program (its diagnostics; with ``--vllm`` the serving rules' errors) or a folder that
+doesn't verify, 2 an error of the command (a missing ``--fn``, a ``--weights`` file that
+is missing or holds no model of the function's type, a folder that can't be written).
+A failed export leaves no folder.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+__all__ = ["HfTarget", "VllmProfile", "target", "vllm_profile"]
+
+
+def _echo(text: str) -> None:
+    print(text.rstrip("\n"), file=sys.stderr)
+
+
+class HfTarget:
+    """``--hf``: a Hugging Face folder that transformers loads and vLLM can serve
+    (``shapescript.export_hf``)."""
+
+    name = "hf"
+    flag = "--hf"
+    extra = "hf"
+    summary = "a Hugging Face folder that transformers loads and vLLM serves"
+
+    def options(self) -> Sequence[Any]:
+        import click
+
+        return [
+            click.Option(["--hf", "hf"], metavar="DIR", type=click.Path(file_okay=False),
+                         help="Write a Hugging Face folder (transformers, vLLM)."),
+            click.Option(["--vllm"], is_flag=True, default=False,
+                         help="With --hf: the serving rules (E3301–E3306) are errors, and "
+                              "nothing is written when one is broken."),
+            click.Option(["--weights"], metavar="FILE", default=None,
+                         help="A checkpoint written by save: its first model of the forward "
+                              "function's type (default: new weights from --seed)."),
+            click.Option(["--seed"], type=int, default=0, show_default=True,
+                         help="The seed of new weights, as M.init(seed=…) draws them."),
+            click.Option(["--dtype"], type=click.Choice(["float32", "bfloat16", "float16"]),
+                         default="float32", show_default=True,
+                         help="The dtype of the weights."),
+            click.Option(["--tokenizer"], metavar="DIR", default=None,
+                         help="A Hugging Face tokenizer folder to copy into the folder."),
+            click.Option(["--max-len", "max_len"], type=click.IntRange(min=1), default=None,
+                         help="max_position_embeddings (default: P of the positions' "
+                              "Index[P], or 4096)."),
+            click.Option(["--no-verify", "no_verify"], is_flag=True, default=False,
+                         help="With --hf: don't load the folder with transformers to compare "
+                              "it with the source."),
+        ]
+
+    def run(self, file: str, fn: str | None, options: dict[str, Any]) -> int:
+        from shapescript import api
+        from shapescript_export.model_export import ModelExportError
+
+        from shapescript_hf.api import HFExportError, export_hf
+
+        output = options.get("hf")
+        if not output:
+            _echo("error: --hf needs the folder to write")
+            return 2
+        notes: list[str] = []
+        try:
+            export_hf(file, output, fn=fn or "forward", weights=options.get("weights"),
+                      seed=options.get("seed") or 0, dtype=options.get("dtype") or "float32",
+                      tokenizer=options.get("tokenizer"), max_len=options.get("max_len"),
+                      verify=not options.get("no_verify"), vllm=bool(options.get("vllm")),
+                      notes=notes)
+        except api.ShapeScriptError as err:
+            _echo(api.render_diagnostics(err.diagnostics, err.sources,
+                                         color=api.use_color(sys.stderr))
+                  if err.diagnostics else str(err))
+            return 1
+        except ModelExportError as err:
+            _echo(f"error: {err}")
+            return 2
+        except HFExportError as err:
+            _echo(f"error: {err}")
+            return 1
+        except OSError as err:
+            where = getattr(err, "filename", None) or output
+            _echo(f"error: {where}: {err.strerror or err}")
+            return 2
+        for note in notes:
+            _echo(f"note: {note}")
+        print(f"wrote {output}")
+        return 0
+
+    @property
+    def api(self) -> Callable[..., Any]:
+        from shapescript_hf.api import export_hf
+
+        return export_hf
+
+
+class VllmProfile:
+    """``shapescript check --vllm``: the serving rules (E3301–E3306), as errors."""
+
+    name = "vllm"
+    extra = "hf"
+    summary = "the serving rules vLLM needs (E3301–E3306)"
+
+    def diagnostics(self, program: Any, fn: str | None) -> list[Any]:
+        from shapescript import api
+
+        name = fn or "forward"
+        if name not in program.main.env.fns:
+            raise ValueError(f"{program.main.env.path} has no function `{name}` (--fn)")
+        return api.serving_diagnostics(program, name, as_errors=True)
+
+
+target = HfTarget()
+vllm_profile = VllmProfile()
