@@ -98,7 +98,12 @@ def launch(nproc, nnodes, node_rank, endpoint, timeout, worker):
     try:
         torchrun.run(args)
     except ChildFailedError as err:
-        failures = sorted(err.failures.items(), key=lambda kv: kv[1].timestamp)
+        # The first to fail, and of those failing at once the one a signal killed (not
+        # the SIGTERM torchrun sends the rest): the others failed because it did.
+        failures = sorted(err.failures.items(), key=lambda kv: (
+            kv[1].timestamp,
+            0 if kv[1].exitcode is not None and kv[1].exitcode < 0
+            and kv[1].exitcode != -signal.SIGTERM else 1))
         first_rank, first = failures[0]
         lines = [f"error: {describe_failure(first_rank, first)}; "
                  f"the other ranks were stopped"]

@@ -1,0 +1,125 @@
+"""Starting a program on two processes: through ``shapescript run --nproc-per-node`` and
+through ``torchrun`` itself; what each rank sees; save from rank 0, load on every rank."""
+
+from __future__ import annotations
+
+import signal
+import textwrap
+import types
+
+import click
+import pytest
+
+from dist_helpers import run_shapescript, run_torchrun
+
+HELLO = textwrap.dedent('''
+    fn main():
+        print("rank", rank(), "of", world_size())
+''')
+
+
+def test_torchrun_runs_the_same_program(tmp_path):
+    (tmp_path / "hello.ss").write_text(HELLO)
+    r = run_torchrun("--nproc-per-node", "2", "--rdzv-backend", "c10d", "--rdzv-endpoint",
+                     "127.0.0.1:0", "--local-addr", "127.0.0.1",
+                     "-m", "shapescript_cli", "run", "hello.ss", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["rank 0 of 2"]
+
+
+def test_all_ranks_print_prefixed(tmp_path):
+    (tmp_path / "hello.ss").write_text(HELLO)
+    r = run_shapescript("run", "--all-ranks", "--nproc-per-node", "2", "hello.ss", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert sorted(r.stdout.splitlines()) == ["[rank0]: rank 0 of 2", "[rank1]: rank 1 of 2"]
+
+
+def test_one_process_is_world_of_one(tmp_path):
+    (tmp_path / "hello.ss").write_text(HELLO)
+    r = run_shapescript("run", "hello.ss", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["rank 0 of 1"]
+
+
+# probe.py counts, per process, the files safetensors writes, in a log the test reads.
+PROBE = textwrap.dedent('''
+    import os
+    import safetensors.torch
+
+    _save = safetensors.torch.save_file
+
+    def _counted(tensors, filename, metadata=None):
+        with open("writes.log", "a") as f:
+            f.write(f"rank {os.environ['RANK']} wrote\\n")
+        return _save(tensors, filename, metadata=metadata)
+
+    safetensors.torch.save_file = _counted
+''')
+
+SAVE = textwrap.dedent('''
+    import python probe
+
+    dim D = 3
+
+    model Line:
+        param w: [D D]
+
+    fn main():
+        m = Line.init(seed=rank())
+        opt = sgd(m, lr=0.1)
+        save("line.safetensors", m)
+        again = load("line.safetensors", Line)
+        print("loaded", sum(again.w), "on", rank())
+        sink("run.jsonl")
+        report(0, total=sum(again.w))
+''')
+
+
+def test_save_once_from_rank0_and_load_everywhere(tmp_path):
+    (tmp_path / "probe.py").write_text(PROBE)
+    (tmp_path / "save.ss").write_text(SAVE)
+    r = run_shapescript("run", "--all-ranks", "--nproc-per-node", "2", "save.ss", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "writes.log").read_text() == "rank 0 wrote\n"
+    # The optimizer started every rank from rank 0's weights (init(seed=rank()) differs),
+    # and both loaded the one file.
+    lines = sorted(ln for ln in r.stdout.splitlines() if " loaded " in ln)
+    assert len(lines) == 2
+    assert lines[0].split(" on ")[0].split("]: ")[1] == lines[1].split(" on ")[0].split("]: ")[1]
+    # The report file is rank 0's: one record.
+    assert len((tmp_path / "run.jsonl").read_text().splitlines()) == 1
+
+
+# -- the launcher's pieces, without launching ------------------------------------------
+
+
+def test_torchrun_arguments():
+    from shapescript_cli.commands import _launch
+
+    assert _launch.torchrun_args(2, 1, 0, None, 300) == [
+        "--nproc-per-node", "2", "--max-restarts", "0", "--monitor-interval", "0.1",
+        "--nnodes", "1", "--rdzv-backend", "c10d", "--rdzv-endpoint", "127.0.0.1:0",
+        "--local-addr", "127.0.0.1"]
+    assert _launch.torchrun_args(4, 2, 1, "10.0.0.1:29500", 60.0)[6:] == [
+        "--nnodes", "2", "--node-rank", "1", "--rdzv-backend", "static",
+        "--rdzv-endpoint", "10.0.0.1:29500", "--rdzv-conf", "timeout=60"]
+    assert _launch.worker_args("never", None, "train.ss", ("2",)) == [
+        "-m", "shapescript_cli", "run", "--checks", "never", "train.ss", "2"]
+
+
+def test_failures_are_described_by_rank():
+    from shapescript_cli.commands import _launch
+
+    killed = types.SimpleNamespace(local_rank=1, pid=42, exitcode=-signal.SIGKILL)
+    assert _launch.describe_failure(3, killed) == "rank 3 (local rank 1, pid 42) was killed by SIGKILL"
+    failed = types.SimpleNamespace(local_rank=0, pid=7, exitcode=1)
+    assert _launch.describe_failure(0, failed) == "rank 0 (local rank 0, pid 7) exited with code 1"
+
+
+@pytest.mark.parametrize("endpoint", ["nohost", "host:", ":29500", "host:0", "host:99999"])
+def test_bad_endpoints(endpoint):
+    from shapescript_cli.commands import _launch
+
+    with pytest.raises(click.BadParameter):
+        _launch.parse_endpoint(endpoint)
+    assert _launch.parse_endpoint("[::1]:29500") == ("::1", 29500)
