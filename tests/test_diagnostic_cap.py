@@ -1,0 +1,55 @@
+"""Diagnostics are capped per file (``compiler.MAX_DIAGNOSTICS_PER_FILE``): after 100, one
+note says how many more there are; and the cascades that would fill the output are
+suppressed where they start (one E0103 per line of unclosed brackets, one E0101 per run
+of unknown characters)."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from shapescript.compiler import MAX_DIAGNOSTICS_PER_FILE, check_source
+from shapescript.render import render
+from shapescript_cli.main import main
+
+
+def test_5000_unclosed_brackets_on_a_line_are_one_error(tmp_path):
+    src = "fn f(x: [n]) -> [n] = " + "(" * 5000 + "\n"
+    diags = check_source(src, "u.ss")
+    assert [d.code for d in diags] == ["E0103"]
+    assert diags[0].notes == ("and 4,999 more brackets opened after it on this line, "
+                              "never closed",)
+    p = tmp_path / "u.ss"
+    p.write_text(src)
+    r = CliRunner().invoke(main, ["check", str(p)], env={"NO_COLOR": "1"})
+    assert r.exit_code == 1 and len(r.output) < 20_000
+
+
+def test_more_than_100_diagnostics_end_in_a_note(tmp_path):
+    src = "fn f(x: [n]) -> [n] = x\n" + "fn g(\n" * 5000
+    diags = check_source(src, "many.ss")
+    assert len(diags) == MAX_DIAGNOSTICS_PER_FILE
+    assert diags[-1].notes[-1] == ("and 4,900 more diagnostics in this file, not shown: "
+                                   "fix these first")
+    assert all("more diagnostics" not in n for d in diags[:-1] for n in d.notes)
+    text = render(diags, {"many.ss": src}, "full")
+    assert text.count("error[") == 100 and "4,900 more" in text
+
+
+def test_the_cap_is_per_file_and_keeps_the_first(tmp_path):
+    lines = [f"fn f{i}(x: [n]) -> [n] = y{i}" for i in range(150)]
+    diags = check_source("\n".join(lines) + "\n", "names.ss")
+    assert [d.line for d in diags] == list(range(1, 101))
+    assert "50 more diagnostics" in diags[-1].notes[-1]
+
+
+def test_a_file_of_unknown_characters_stays_small():
+    src = "fn f(x: [n]) -> [n] = x\n" + "x = $é ~ € \x00 ¤\n" * 20_000
+    diags = check_source(src, "junk.ss")
+    assert len(diags) == MAX_DIAGNOSTICS_PER_FILE and "more diagnostics" in diags[-1].notes[-1]
+    assert diags[1].message == "unknown characters `$é`"
+
+
+def test_exactly_100_has_no_note():
+    lines = [f"fn f{i}(x: [n]) -> [n] = y{i}" for i in range(100)]
+    diags = check_source("\n".join(lines) + "\n", "hundred.ss")
+    assert len(diags) == 100 and all(not d.notes for d in diags)
