@@ -175,3 +175,29 @@ def test_variant_descriptions():
     assert Variant(10000.0, True).describe() == ("rotary base 10000, query and key rows "
                                                  "reordered for rotary on halves")
     assert Variant().describe() == ""
+
+
+def test_a_gelu_gate_is_refused_and_explained(tmp_path):
+    src = open(model_path("llama_halves.ss")).read().replace("silu(", "gelu(")
+    (tmp_path / "m.ss").write_text(src)
+    with pytest.raises(NoMatch) as e:
+        match_architecture(str(tmp_path / "m.ss"), arch="llama")
+    assert e.value.reasons["llama"].startswith(
+        "the feed-forward layer's gate uses GELU where llama.cpp's llama uses SiLU (SwiGLU): "
+        "the closest pairing (the fields in the order the forward function reads them; "
+        "rotary base 500000, query and key rows reordered for rotary on halves) gives "
+        "logits that differ by ")
+
+
+def test_a_field_of_another_shape_is_refused_naming_the_tensor(tmp_path):
+    # one attention norm shared by every block: [D], where llama.cpp has one per block
+    src = open(model_path("llama_halves.ss")).read().replace(
+        "param attn_norm: [L D] = ones", "param attn_norm: [D] = ones").replace(
+        "weight=m.attn_norm[l]", "weight=m.attn_norm")
+    (tmp_path / "m.ss").write_text(src)
+    with pytest.raises(NoMatch) as e:
+        match_architecture(str(tmp_path / "m.ss"), arch="llama")
+    assert e.value.reasons["llama"] == (
+        "a different shape: no field left fits blk.N.ffn_norm.weight, [D] with D = 32, "
+        "stacked along a leading axis of L = 2")
+    assert e.value.computed == 0

@@ -265,13 +265,14 @@ def _try(arch: Architecture, source: Source, obs: Observation,
                 return attempt
         if not fitted and deepest[1] is not None and shape_failure is None:
             slot, bound = deepest[1]
-            want = " × ".join(slot.shape)
-            if "D" in bound:
-                want += f" (D = {bound['D']})"
+            names = sorted({t for e in slot.shape for t in e.replace("*", " ").replace(
+                "+", " ").split() if t in bound})
+            sizes = ", ".join(f"{n} = {bound[n]}" for n in names)
+            want = f"[{' '.join(slot.shape)}]" + (f" with {sizes}" if sizes else "")
             name = slot.gguf.replace("{}", "N")
-            stacked = f", stacked along a leading axis of {known['L']}" if slot.per_block else ""
-            shape_failure = (f"a different shape: no field left fits {name}, which is "
-                             f"{want}{stacked}")
+            stacked = (f", stacked along a leading axis of L = {known['L']}"
+                       if slot.per_block else "")
+            shape_failure = f"a different shape: no field left fits {name}, {want}{stacked}"
     if attempt.best is None:
         attempt.reason = shape_failure or "no pairing of the fields fits the tensors' shapes"
         return attempt
@@ -291,13 +292,25 @@ def _diagnose(arch: Architecture, attempt: _Attempt, values: dict[str, torch.Ten
                       f"{_fmt(diff)} of their size")
     get = _accessor(values, pairing, tied)
     for alt, meaning in arch.diagnoses:
-        attempt.computed += 1
-        with torch.no_grad():
-            ref = arch.logits(get, ids, pos, hp, eps,
-                              Variant(variant.rope_base, variant.permute_qk, alt.activation))
-        if _difference(obs.logits, ref) <= TOLERANCE:
-            attempt.reason = f"{meaning}: {attempt.reason}"
-            return True
+        for v in arch.variants():
+            attempt.computed += 1
+            with torch.no_grad():
+                ref = arch.logits(get, ids, pos, hp, eps,
+                                  Variant(v.rope_base, v.permute_qk, alt.activation))
+            if _difference(obs.logits, ref) <= TOLERANCE:
+                # The source is this variant with the other activation: report the
+                # difference of this variant as llama.cpp computes it.
+                attempt.computed += 1
+                with torch.no_grad():
+                    ref = arch.logits(get, ids, pos, hp, eps, v)
+                detail = v.describe()
+                attempt.reason = (
+                    f"{meaning}: the closest pairing ({_describe_pairing(arch, pairing, tied, obs.reads)}"
+                    f"{'; ' + detail if detail else ''}) gives logits that differ by "
+                    f"{_fmt(_difference(obs.logits, ref))} of their size")
+                return True
+            if _difference(obs.logits[:1], ref[:1]) > TOLERANCE:
+                break  # the first token's logits depend on no variant (see _try)
     return False
 
 
