@@ -53,3 +53,20 @@ def test_exactly_100_has_no_note():
     lines = [f"fn f{i}(x: [n]) -> [n] = y{i}" for i in range(100)]
     diags = check_source("\n".join(lines) + "\n", "hundred.ss")
     assert len(diags) == 100 and all(not d.notes for d in diags)
+
+
+def test_a_long_line_is_shown_as_a_window_around_its_label():
+    src = "fn f(x: [n]) -> [n] = " + "x + " * 5000 + "$ + " + "x + " * 5000 + "x\n"
+    diags = [d for d in check_source(src, "long.ss") if d.code == "E0101"]
+    text = render(diags, {"long.ss": src}, "full")
+    assert len(text) < 1500
+    row, caret = [ln for ln in text.splitlines() if ln.startswith(("1 |", "  |"))][1:3]
+    assert row.startswith("1 | …") and row.endswith("…")
+    assert row[caret.index("^")] == "$"    # the caret still points at the character
+
+
+def test_short_lines_are_shown_whole():
+    src = "fn f(x: [n]) -> [n] = " + "x + " * 90 + "$\n"
+    diags = [d for d in check_source(src, "short.ss") if d.code == "E0101"]
+    text = render(diags, {"short.ss": src}, "full")
+    assert src.rstrip("\n") in text and "…" not in text

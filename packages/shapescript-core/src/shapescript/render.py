@@ -188,16 +188,26 @@ def _render_one(d: Diagnostic, sources: Mapping[str, str], paint: "_Painter") ->
     # within a file, by line. Labels that can't be shown are dropped here.
     files: dict[str, dict[int, list[_Mark]]] = {d.file: {}}
     firsts: dict[str, Label] = {}
+    split: dict[str, list[str]] = {}
+    on_line: dict[tuple[str, int], list[tuple[int, Label]]] = {}
     for i, lb in enumerate(d.labels):
         text = sources.get(lb.file)
         if text is None:
             continue
-        src_lines = text.split("\n")
+        src_lines = split.get(lb.file)
+        if src_lines is None:
+            src_lines = split[lb.file] = text.split("\n")
         if not 1 <= lb.line <= len(src_lines):
             continue
         firsts.setdefault(lb.file, lb)
-        files.setdefault(lb.file, {}).setdefault(lb.line, []).append(
-            _mark(src_lines[lb.line - 1], lb, primary=(i == 0)))
+        files.setdefault(lb.file, {})
+        on_line.setdefault((lb.file, lb.line), []).append((i, lb))
+    shown_lines: dict[tuple[str, int], str] = {}
+    for (file, n), labels in on_line.items():
+        text, shift = _window(split[file][n - 1], [lb for _, lb in labels])
+        shown_lines[(file, n)] = text
+        files[file][n] = [_mark(text, _shifted(lb, shift), primary=(i == 0))
+                          for i, lb in labels]
 
     width = max((len(str(n)) for marks in files.values() for n in marks), default=1)
     pad = " " * width
@@ -217,14 +227,15 @@ def _render_one(d: Diagnostic, sources: Mapping[str, str], paint: "_Painter") ->
         if not marks:
             continue
         lines.append(blank)
-        src_lines = sources[file].split("\n")
+        src_lines = split[file]
         previous = None
         for n in sorted(marks):
             if previous is not None and n - previous == 2:
-                lines.append(_source_row(n - 1, src_lines[n - 2], width, paint))
+                lines.append(_source_row(n - 1, _window(src_lines[n - 2], [])[0], width,
+                                         paint))
             elif previous is not None and n - previous > 2:
                 lines.append(paint("...", _BLUE))
-            lines.append(_source_row(n, src_lines[n - 1], width, paint))
+            lines.append(_source_row(n, shown_lines[(file, n)], width, paint))
             lines.extend(f"{blank} {row}".rstrip()
                          for row in _annotation_rows(marks[n], style, paint))
             previous = n
@@ -239,6 +250,33 @@ def _render_one(d: Diagnostic, sources: Mapping[str, str], paint: "_Painter") ->
             lines.append(head + body[0])
             lines.extend((indent + more).rstrip() for more in body[1:])
     return [line.rstrip() for line in lines]
+
+
+# A source line longer than this is shown as a window around its labels, so that one
+# diagnostic in a minified or generated file doesn't print megabytes.
+LONG_LINE = 400
+_MARGIN = 60
+
+
+def _window(text: str, labels: list[Label]) -> tuple[str, int]:
+    """The part of a long source line to show (with "…" where it is cut) and how many
+    characters its columns move left by; a line of at most ``LONG_LINE`` characters is
+    shown whole."""
+    if len(text) <= LONG_LINE:
+        return text, 0
+    starts = [max(lb.column - 1, 0) for lb in labels] or [0]
+    ends = [lb.end_column - 1 if lb.end_line == lb.line else lb.column for lb in labels] or [0]
+    lo = max(0, min(starts) - _MARGIN)
+    hi = min(len(text), max(max(ends), min(starts) + 1) + _MARGIN, lo + LONG_LINE)
+    shown = ("…" if lo else "") + text[lo:hi] + ("…" if hi < len(text) else "")
+    return shown, lo - (1 if lo else 0)
+
+
+def _shifted(lb: Label, shift: int) -> Label:
+    if not shift:
+        return lb
+    end = lb.end_column - shift if lb.end_line == lb.line else lb.end_column
+    return Label(lb.file, lb.line, lb.column - shift, lb.end_line, max(end, 1), lb.message)
 
 
 def _source_row(n: int, text: str, width: int, paint: "_Painter") -> str:
