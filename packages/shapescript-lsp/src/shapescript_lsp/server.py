@@ -1,0 +1,150 @@
+"""The language server: pygls wiring of ``analysis`` to the protocol's requests.
+
+Documents are kept in sync incrementally (pygls applies each change to its copy of the
+text); every change re-checks the file through the document's ``IncrementalChecker`` and
+publishes its diagnostics. A request that fails inside the server answers nothing and
+logs the error: the server itself never stops for a file.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import traceback
+from typing import Any, Callable
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+
+from shapescript_lsp import __version__, analysis
+from shapescript_lsp.analysis import Document
+
+log = logging.getLogger("shapescript_lsp")
+
+
+class ShapeScriptServer(LanguageServer):
+    """A pygls server that keeps one ``Document`` per open ``.ss`` file."""
+
+    def __init__(self) -> None:
+        super().__init__("shapescript", __version__,
+                         text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        self.documents: dict[str, Document] = {}
+
+    def document(self, uri: str) -> Document:
+        doc = self.documents.get(uri)
+        if doc is None:
+            doc = self.documents[uri] = Document(uri)
+        return doc
+
+    def refresh(self, uri: str) -> None:
+        """Re-checks ``uri`` from the workspace's text and publishes its diagnostics."""
+        text_doc = self.workspace.get_text_document(uri)
+        doc = self.document(uri)
+        doc.version = text_doc.version
+        doc.update(text_doc.source)
+        self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
+            uri=uri, version=text_doc.version, diagnostics=analysis.diagnostics(doc)))
+
+
+def _guard(default: Any = None) -> Callable:
+    """Answers ``default`` (and logs) when a handler fails, instead of an error reply."""
+    def wrap(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except Exception:  # noqa: BLE001 - a failed answer must not stop the server
+                log.error("%s failed:\n%s", fn.__name__, traceback.format_exc())
+                return default() if callable(default) else default
+        return inner
+    return wrap
+
+
+def build() -> ShapeScriptServer:
+    """A new server with every feature registered."""
+    server = ShapeScriptServer()
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    @_guard()
+    def did_open(ls: ShapeScriptServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        ls.refresh(params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    @_guard()
+    def did_change(ls: ShapeScriptServer, params: lsp.DidChangeTextDocumentParams) -> None:
+        ls.refresh(params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+    @_guard()
+    def did_save(ls: ShapeScriptServer, params: lsp.DidSaveTextDocumentParams) -> None:
+        # A save may follow edits to the files this one imports: check afresh.
+        doc = ls.document(params.text_document.uri)
+        doc.checker = None
+        ls.refresh(params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    @_guard()
+    def did_close(ls: ShapeScriptServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        ls.documents.pop(params.text_document.uri, None)
+        ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
+            uri=params.text_document.uri, diagnostics=[]))
+
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    @_guard()
+    def hover(ls: ShapeScriptServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        return analysis.hover(ls.document(params.text_document.uri), params.position)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+    @_guard(list)
+    def definition(ls: ShapeScriptServer, params: lsp.DefinitionParams) -> list[lsp.Location]:
+        return analysis.definition(ls.document(params.text_document.uri), params.position)
+
+    @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
+    @_guard(list)
+    def references(ls: ShapeScriptServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
+        return analysis.references(ls.document(params.text_document.uri), params.position,
+                                   params.context.include_declaration)
+
+    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION,
+                    lsp.CompletionOptions(trigger_characters=[".", "=", "[", " ", "("]))
+    @_guard(lambda: lsp.CompletionList(is_incomplete=False, items=[]))
+    def completion(ls: ShapeScriptServer, params: lsp.CompletionParams) -> lsp.CompletionList:
+        return analysis.completion(ls.document(params.text_document.uri), params.position)
+
+    @server.feature(lsp.TEXT_DOCUMENT_SIGNATURE_HELP,
+                    lsp.SignatureHelpOptions(trigger_characters=["(", ","]))
+    @_guard()
+    def signature_help(ls: ShapeScriptServer,
+                       params: lsp.SignatureHelpParams) -> lsp.SignatureHelp | None:
+        return analysis.signature_help(ls.document(params.text_document.uri), params.position)
+
+    @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)
+    @_guard(list)
+    def inlay_hint(ls: ShapeScriptServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
+        return analysis.inlay_hints(ls.document(params.text_document.uri), params.range)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @_guard(list)
+    def document_symbol(ls: ShapeScriptServer,
+                        params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
+        return analysis.document_symbols(ls.document(params.text_document.uri))
+
+    @server.feature(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, analysis.LEGEND)
+    @_guard(lambda: lsp.SemanticTokens(data=[]))
+    def semantic_tokens(ls: ShapeScriptServer,
+                        params: lsp.SemanticTokensParams) -> lsp.SemanticTokens:
+        return analysis.semantic_tokens(ls.document(params.text_document.uri))
+
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
+                    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))
+    @_guard(list)
+    def code_action(ls: ShapeScriptServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        return analysis.quick_fixes(ls.document(params.text_document.uri), params)
+
+    return server
+
+
+def main() -> None:
+    """Serve over stdin/stdout until the editor says exit."""
+    logging.basicConfig(level=logging.WARNING, format="shapescript lsp: %(message)s")
+    build().start_io()
