@@ -214,8 +214,8 @@ def _cache_key(path, source, checks, values):
 
 
 def _file_hash(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
+    # As the compiler reads it: a dependency swapped for a FIFO mustn't hang the import.
+    return hashlib.sha256(read_source_bytes(path)).hexdigest()
 
 
 def _read_cache(cache, key):
