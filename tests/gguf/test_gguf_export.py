@@ -254,3 +254,15 @@ def test_loading_the_plugins_imports_neither_torch_nor_gguf():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_an_internal_error_is_one_diagnostic_with_exit_3(tmp_path, capsys, monkeypatch):
+    def bug(*args, **kwargs):
+        raise KeyError("slot")
+
+    monkeypatch.setattr("shapescript_gguf.api.search", bug)
+    code = TARGET.run(model_path("llama_halves.ss"), None, {"gguf": str(tmp_path / "m.gguf")})
+    err = capsys.readouterr().err
+    assert code == 3
+    assert err.startswith("error[E0000]: internal error") and "Traceback" not in err
+    assert os.listdir(tmp_path) == []

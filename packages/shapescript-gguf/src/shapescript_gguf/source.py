@@ -169,6 +169,9 @@ def observe(source: Source, values: dict[str, torch.Tensor], ids: torch.Tensor,
     try:
         with torch.no_grad(), watch:
             logits = source.forward(*args)
+    except Exception as err:  # the program's own failure, on values it was checked for
+        raise ValueError(f"{source.path}: running `{source.fn}` in f64 on random weights "
+                         f"failed: {type(err).__name__}: {err}") from err
     finally:
         torch.set_default_dtype(old)
     if not isinstance(logits, torch.Tensor) or logits.dim() != 3:

@@ -83,6 +83,9 @@ class GgufTarget:
         except ValueError as err:
             _echo(f"error: {err}")
             return 1
+        except Exception as err:  # a bug: one diagnostic (the traceback with SHAPESCRIPT_DEBUG=1)
+            _echo(api.render_diagnostics([api.internal_error(file, err)], {}))
+            return 3
         print(f"wrote {output} ({arch})")
         return 0
 
