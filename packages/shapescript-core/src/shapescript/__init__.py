@@ -58,6 +58,27 @@ def devices(spec: str | None = None) -> Any:
     return _devices(spec)
 
 
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext shapescript`` in Jupyter/IPython: the ``%%shapescript`` cell magic,
+    from the ``lsp`` extra."""
+    try:
+        from shapescript_notebook import load_ipython_extension as _load
+    except ImportError:
+        from shapescript.plugins import missing_hint
+
+        raise ImportError(missing_hint("%%shapescript cells", "lsp")) from None
+    _load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext shapescript``."""
+    try:
+        from shapescript_notebook import unload_ipython_extension as _unload
+    except ImportError:
+        return
+    _unload(ipython)
+
+
 def __getattr__(name: str) -> Any:
     if name in ("ShapeScriptError", "ShapeError", "DeviceError", "DomainError"):
         from shapescript.rt import errors
