@@ -177,7 +177,7 @@ class _Follow:
             if isinstance(res, CallRes) and res.sig is not None and res.sig.extern == SDPA:
                 mask = _call_args(node)[1].get("attn_mask")
                 if mask is not None:
-                    masks.add(id(mask))
+                    masks |= {id(x) for x in _walk(mask)}
         for node in nodes:
             if isinstance(node, ast.Attr):
                 t = cm.types.get(id(node.value))

@@ -1,0 +1,131 @@
+"""The serving rules E3301–E3306, each broken by a variant of examples/llama.ss: reported
+as `shapescript check --vllm` reports them, errors with --vllm (nothing written), a note
+and a transformers-only folder with --hf alone."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from conftest import LLAMA
+
+ATTENTION = "    y = scaled_dot_product_attention(q, k, v, attn_mask=causal[n n])\n"
+LOSS = "cross_entropy(forward(m, ids, pos), next, over=V)"
+VARIANTS = {
+    "E3301": [("fn forward(m: Llama, ids: [b n] Index[V], pos: [b n] Index[P]) -> [b n V] Logit over V:",
+               "fn forward(m: Llama, ids: [b n] Index[V], pos: [b n] Index[P], keep: [b n] Mask) -> [b n V] Logit over V:"),
+              (LOSS, LOSS.replace("pos)", "pos, ids > 0)"))],
+    "E3302": ("|> linear(m.output)\n", "|> linear(m.output) |> log_softmax(over=V)\n"),
+    "E3303": ("    x = embedding(ids, m.embed)\n",
+              "    x = embedding(ids, m.embed) + embedding(ids, m.embed)\n"),
+    # a mean over positions, in a function the forward function passes n to
+    "E3304": ("    return x + feed_forward(m, x, l)\n",
+              "    return x + feed_forward(m, x, l) - mean(x, over=n)\n"),
+    "E3305": ("    x = x + attention(m, x, pos, l)\n", "    x = x + x\n"),
+    "E3306": [("fn forward(m: Llama, ids: [b n] Index[V], pos: [b n] Index[P]) -> [b n V] Logit over V:",
+               "fn forward(ids: [b n] Index[V], m: Llama, pos: [b n] Index[P]) -> [b n V] Logit over V:"),
+              (LOSS, LOSS.replace("m, ids", "ids, m"))],
+}
+MORE_E3304 = {
+    "another mask": (ATTENTION, "    y = scaled_dot_product_attention(q, k, v, attn_mask=causal[n n] and causal[n n])\n"),
+    "positions from n": ("        x = block(m, x, pos, l)\n",
+                         "        x = block(m, x, arange[n] + 0 * pos as [b n] Index[P], l)\n"),
+    # (no attention is left for the engine either: E3305 too)
+    "attention by hand": (ATTENTION, "    y = einsum(sigmoid(q @ rearrange(k, b H n Dh -> b H Dh n)), v: b H n m, b H m Dh -> b H n Dh)\n"),
+}
+
+
+def variant(tmp_path, change):
+    text = open(LLAMA, encoding="utf-8").read()
+    for old, new in change if isinstance(change, list) else [change]:
+        assert old in text
+        text = text.replace(old, new, 1)
+    path = tmp_path / "llama.ss"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def serving(path):
+    from shapescript import api
+
+    program = api.check_file(path)
+    assert program.ok, api.render_diagnostics(program.diagnostics, program.sources)
+    diags = api.serving_diagnostics(program, "forward", as_errors=True)
+    return diags, api.render_diagnostics(diags, program.sources)
+
+
+def run_target(path, out, capsys, **options):
+    from shapescript_hf.target import target
+
+    code = target.run(path, "forward", {"hf": str(out), **options})
+    return code, capsys.readouterr()
+
+
+def test_the_examples_keep_every_rule():
+    for path in (LLAMA, LLAMA.replace("llama", "gpt2")):
+        assert serving(path)[0] == []
+
+
+@pytest.mark.parametrize("code", sorted(VARIANTS))
+def test_each_rule_reported_as_check_reports_it(code, tmp_path):
+    path = variant(tmp_path, VARIANTS[code])
+    diags, text = serving(path)
+    assert {d.code for d in diags} == {code}
+    assert all(d.is_error for d in diags)
+    assert text.startswith(f"error[{code}]: ")
+    assert f" --> {path}:" in text or f"--> {path}:" in text
+    assert "= help: " in text
+    assert text.rstrip().endswith(f"For more information about {code}, run `shapescript explain {code}`.")
+
+
+@pytest.mark.parametrize("case", sorted(MORE_E3304))
+def test_more_ways_of_mixing_positions(case, tmp_path):
+    path = variant(tmp_path, MORE_E3304[case])
+    codes = [d.code for d in serving(path)[0]]
+    assert codes.count("E3304") == 1 and set(codes) <= {"E3304", "E3305"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("code", sorted(VARIANTS))
+def test_vllm_makes_each_rule_an_error_and_writes_nothing(code, tmp_path, capsys):
+    path = variant(tmp_path, VARIANTS[code])
+    out = tmp_path / "out_hf"
+    rc, cap = run_target(path, out, capsys, vllm=True, no_verify=True)
+    assert rc == 1
+    assert f"error[{code}]" in cap.err and "Traceback" not in cap.err
+    assert not out.exists()
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".out_hf")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("code", ["E3302", "E3304"])
+def test_hf_alone_exports_for_transformers_with_a_note(code, tmp_path, capsys):
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    path = variant(tmp_path, VARIANTS[code])
+    out = tmp_path / "out_hf"
+    rc, cap = run_target(path, out, capsys, seed=3)
+    assert rc == 0, cap.err
+    assert "note: `forward` is exported for transformers only" in cap.err and code in cap.err
+    config = json.load(open(out / "config.json"))
+    assert config["shapescript"]["vllm"] is False
+    assert config["shapescript"]["unservable"].startswith(f"{code}: ")
+    assert config["use_cache"] is False
+    model = AutoModelForCausalLM.from_pretrained(str(out), trust_remote_code=True)
+    prompt = torch.tensor([[1, 2, 3]])
+    # No cache: each step computes from the start, so generate is still right.
+    a = model.generate(prompt, max_new_tokens=4, do_sample=False)
+    b = model.generate(prompt, max_new_tokens=4, do_sample=False, use_cache=False)
+    assert a.tolist() == b.tolist()
+
+
+@pytest.mark.slow
+def test_no_model_first_is_an_error_with_hf_alone(tmp_path, capsys):
+    path = variant(tmp_path, VARIANTS["E3306"])
+    out = tmp_path / "out_hf"
+    rc, cap = run_target(path, out, capsys)
+    assert rc == 1 and "error[E3306]" in cap.err
+    assert not out.exists()
