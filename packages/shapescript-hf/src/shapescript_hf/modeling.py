@@ -316,16 +316,34 @@ class ShapeScriptModel(ShapeScriptPreTrainedModel):
         return BaseModelOutputWithPast(hidden, cache)
 ''')
     else:
-        params = ", ".join(inputs)
+        params = ", ".join(_param_text(p) for p in src.params)
         out.append(f'''
     def forward(self, {params + ", " if params else ""}**kwargs):
-        """`{fn}(m, {params})`: what the function gives."""
+        """`{fn}(m, {", ".join(inputs)})`: what the function gives."""
         attn = ShapeScriptCall(self, None, None, {{}})
         return {fn}(attn, self, {", ".join(f"{p}={p}" for p in inputs)})
 ''')
     if lm:
         out.append(_causal_lm(plan))
     return "".join(out)
+
+
+def _param_text(p: Any) -> str:
+    """A parameter with its default, which is a host number or bool (E1705)."""
+    if p.default is None:
+        return p.name
+    return f"{p.name}={_literal(p.default)!r}"
+
+
+def _literal(e: Any) -> Any:
+    kind = type(e).__name__
+    if kind in ("Num", "Bool"):
+        return e.value
+    if kind == "UnaryOp" and e.op == "-":
+        return -_literal(e.operand)
+    if kind == "NoneLit":
+        return None
+    raise ValueError(f"a default the folder's forward can't hold: {kind}")
 
 
 def _causal_lm(plan: Plan) -> str:
