@@ -220,7 +220,8 @@ def test_table_is_sound_on_samples():
     ("var", Real, NonNeg), ("std", Signed, NonNeg), ("logsumexp", Pos, Real),
 ])
 def test_reductions(op, d, r):
-    assert reduction_domain(op, d) == r
+    # var and std reduce 8 elements here: over fewer than 2 they are NaN, so `Real`.
+    assert reduction_domain(op, d, count=Size.const(8)) == r
 
 
 def test_argmax_gives_index_of_axis():

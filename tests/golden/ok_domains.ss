@@ -23,7 +23,7 @@ fn ratio(a: [n] NonNeg, b: [n] Pos) -> [n] NonNeg = a / b
 
 fn even_power(x: [n]) -> [n] NonNeg = x ** 2
 
-fn spread(x: [n]) -> [] NonNeg = var(x)
+fn spread(x: [n 2]) -> [] NonNeg = var(x)
 
 fn squash(x: [n]) -> [n] Unit = sigmoid(x)
 

@@ -14,7 +14,7 @@ fn smallest(x: [b n] i32) -> [b] i32 = min(x, over=n)
 
 fn product(x: [b n] Pos) -> [b] Pos = prod(x, over=n)
 
-fn spread(x: [b n]) -> [b] NonNeg = std(x, over=n)
+fn spread(x: [b S]) -> [b] NonNeg = std(x, over=S)
 
 fn count(m: [b n] Mask) -> [b] i64 = sum(m, over=n)
 

@@ -2,7 +2,7 @@
 
 dim D = 4
 
-fn stats(x: [b n D]) -> ([b D], [b D] NonNeg):
+fn stats(x: [b n D]) -> ([b D], [b D]):
     return mean(x, over=n), var(x, over=n)
 
 fn center(x: [b n D]) -> [b n D]:

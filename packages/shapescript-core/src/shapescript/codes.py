@@ -84,6 +84,7 @@ _TABLE: tuple[tuple[str, ...], ...] = (
     ("E0105", "`2 n` beside `2n` in one signature", "warning"),
     ("E0106", "not a pipe stage"),
     ("E0107", "nested too deeply"),
+    ("E0108", "a number literal out of range"),
     # E02 names, imports and declarations
     ("E0201", "unknown name"),
     ("E0202", "defined twice"),
@@ -95,6 +96,7 @@ _TABLE: tuple[tuple[str, ...], ...] = (
     ("E0302", "a size that isn't a whole number ≥ 0"),
     ("E0303", "a generic size that no parameter determines"),
     ("E0304", "not a size expression"),
+    ("E0305", "a size too large to compute with"),
     # E04 types and shapes
     ("E0401", "sizes not provably equal"),
     ("E0402", "ranks differ"),
@@ -140,6 +142,7 @@ _TABLE: tuple[tuple[str, ...], ...] = (
     ("E1001", "axis label absent"),
     ("E1002", "axis label repeated"),
     ("E1003", "`Size` argument not static"),
+    ("E1004", "an extern fn's target that isn't a dotted Python path"),
     # E11 training built-ins
     ("E1101", "`value_and_grad`'s function doesn't take the model first and return `[]`"),
     ("E1102", "`report` value not a number"),
@@ -151,6 +154,13 @@ _TABLE: tuple[tuple[str, ...], ...] = (
     ("E1705", "parameter of an export fn that isn't a tensor with a shape"),
     ("E1706", "return inside an if on a tensor in an exported function"),
     ("E1707", "`map` over a generic size in an exported function"),
+    # E33 serving engines (the book)
+    ("E3301", "forward function's parameters not the model, token ids and positions"),
+    ("E3302", "forward function doesn't end with the output layer"),
+    ("E3303", "token ids not used once, by the embedding"),
+    ("E3304", "operation across positions other than causal attention"),
+    ("E3305", "attention the engine can't run"),
+    ("E3306", "forward function doesn't take the model first"),
 )
 
 CODES: dict[str, Code] = {row[0]: Code(*row) for row in _TABLE}

@@ -141,6 +141,16 @@ def _align(a_axes: Sequence[Axis], b_axes: Sequence[Axis], what: str = "operand"
         if j is not None and a_axes[i].size != b_axes[j].size:
             raise _size_fail(lab, a_axes[i].size, b_axes[j].size, f"left {what}")
     extra = [j for j, lab in enumerate(lb) if not any(x == lab for x in la)]
+    for i, j in ((i, j) for i, k in enumerate(b_for_a) if k is None for j in extra):
+        # `x[1..n] - x[0..n]` broadcasts an `n - 1` axis against an `n` one into two axes:
+        # labels that differ by a number are one axis off by some rows, never meant apart.
+        gap = la[i] - lb[j]
+        if la[i].free_vars() and gap.is_const and gap.const_value != 0:
+            raise Fail("E0401", f"sizes not provably equal: the left {what}'s axis `{la[i]}` and "
+                       f"the right's `{lb[j]}` differ by {abs(gap.const_value)}",  # type: ignore[arg-type]
+                       f"`{la[i]}` against `{lb[j]}`",
+                       help="slice both to the same rows; if they are different axes, give one "
+                            "another label with `rearrange` or an annotation")
     axes = tuple(a_axes) + tuple(b_axes[j] for j in extra)
     a_pos: list[int | None] = list(range(len(la))) + [None] * len(extra)
     b_pos: list[int | None] = b_for_a + extra  # type: ignore[operator]

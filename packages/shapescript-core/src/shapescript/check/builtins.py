@@ -220,11 +220,17 @@ class BuiltinMixin:
         i = find_axis(t, lab, node)
         ax = t.axes[i]
         kk = Size.const(k)
+        if k < 0 or (kk - ax.size).provably_pos():
+            raise Fail("E0406", f"`topk` takes {k} of an axis of {ax.size}", "more than the axis has",
+                       span=pos[1].value.span, help=f"take at most {ax.size}")
+        # An axis the prover can't compare with k (a generic) is checked at run time.
+        check = not (ax.size - kk).provably_nonneg()
         axes = list(t.axes)
         axes[i] = Axis(kk, kk)
         vals = TensorType(tuple(axes), t.dtype, t.domain)
         idx = TensorType(tuple(axes), "i64", Domain("Index", index=ax.size))
-        self.res[id(e)] = CallRes("builtin", name="topk", data={"k": k, "dim": i})
+        self.res[id(e)] = CallRes("builtin", name="topk", data={"k": k, "dim": i, "check": check,
+                                                                 "label": str(ax.label)})
         return TupleType((vals, idx))
 
     # -- patterns ---------------------------------------------------------------------
@@ -313,7 +319,14 @@ class BuiltinMixin:
             if b.is_const and b.const_value == 0:
                 return size  # a label with a zero divisor (its size was proved non-zero)
             return a.floordiv(b)
-        return size
+        # A leaf's own label: a literal is itself, `16gh` is `16*gh`. (Returning the whole
+        # expression's size here would label `n + 1` as `2*n`: each leaf `n`, `1` as `n`.)
+        if isinstance(node, ast.Num) and isinstance(node.value, int):
+            return Size.const(node.value)
+        if isinstance(node, ast.NumName):
+            return Size.var(node.name) * node.value
+        leaf = self.expr_size(node)
+        return size if leaf is None else leaf
 
     # -- stacking -------------------------------------------------------------------
     def b_stack(self, e: ast.Call) -> Type:

@@ -31,6 +31,8 @@ class Binding:
     sizes: dict[str, tuple[Size, Size]] = field(default_factory=dict)
     variadic: tuple[Axis, ...] | None = None
     dclass: dict[str, str] = field(default_factory=dict)
+    # generic → what bound it before the tensors did (an `over=` argument), for messages
+    origin: dict[str, str] = field(default_factory=dict)
 
     def size_env(self) -> dict[str, Size]:
         return {k: v[0] for k, v in self.sizes.items()}
@@ -114,7 +116,7 @@ def bind_tensor_params(items: list[tuple[str, TensorType, TensorType, ast.Arg]],
                            f"[{' '.join(map(str, b.variadic))}] before", span=arg.span)
         paired.append((name, [(p_, ax) for p_, ax in pairs if not p_.variadic], arg, pt, at))
     # 1. bare generics
-    bound_by: dict[str, str] = {}  # generic -> the argument that bound it (for messages)
+    bound_by: dict[str, str] = dict(b.origin)  # generic -> the argument that bound it (messages)
     for name, pairs, _, _, _ in paired:
         for p_, ax in pairs:
             v = p_.size.var_name
@@ -146,7 +148,7 @@ def bind_tensor_params(items: list[tuple[str, TensorType, TensorType, ast.Arg]],
                 if v is not None and v in generics:
                     first = Axis(*b.sizes[v])
                     raise Fail("E0401", f"sizes not provably equal: the generic `{v}` is "
-                               f"{_axis_text(first)} in argument `{bound_by.get(v, '?')}` but "
+                               f"{_axis_text(first)} in argument `{bound_by.get(v, 'an earlier argument')}` but "
                                f"{_axis_text(ax)} in `{name}`",
                                f"axis {i} of `{name}` is {_axis_text(ax)}", span=arg.span,
                                help="the sizes of one generic axis must agree across the arguments")

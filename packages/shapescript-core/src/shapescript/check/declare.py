@@ -9,14 +9,16 @@ types. Bodies are not looked at here.
 
 from __future__ import annotations
 
+import keyword
+
 import re
 from typing import Callable
 
 from shapescript.check.env import (
     AxisParam, SizeParam, BUILTIN_FUNCS, CONSTRUCTORS, RESERVED_TYPE_NAMES, FieldInfo, FnSig, ModelInfo,
-    ModuleEnv, ParamSig,
+    ModuleEnv, ParamSig, is_generated_name, reserved_name_error,
 )
-from shapescript.check.sizes import Size
+from shapescript.check.sizes import Size, SizeTooLarge
 from shapescript.check.typeconv import SizeError, TypeBuilder
 from shapescript.check.types import ERROR, TensorType
 from shapescript.diagnostics import Diagnostic
@@ -40,6 +42,19 @@ def type_text(te: ast.TypeExpr | None, src: str) -> str:
     return src[te.span.start:te.span.end] if te.span.end > te.span.start else ""
 
 
+
+def is_python_path(target: str) -> bool:
+    """Whether an ``extern fn``'s target is ``module.function``: identifiers, not
+    keywords, joined by dots. Generated code imports the module and reads the name, so
+    nothing else may be pasted into it.
+
+    >>> is_python_path("torch.nn.functional.gelu"), is_python_path("torch.exp; import os")
+    (True, False)
+    """
+    parts = target.split(".")
+    return len(parts) >= 2 and all(p.isidentifier() and p.isascii() and not keyword.iskeyword(p)
+                                   for p in parts)
+
 class Declarer:
     def __init__(self, module: ast.Module, source: str, prelude: ModuleEnv | None,
                  load: Loader) -> None:
@@ -55,7 +70,21 @@ class Declarer:
     def err(self, code: str, msg: str, span: Span, label: str = "", help: str | None = None) -> None:
         self.report(Diagnostic.error(code, msg, span, label, help=help))
 
+    def string_span(self, span: Span, text: str) -> Span:
+        """The span of the string literal holding ``text`` at the end of ``span``."""
+        k = self.source.rfind('"', span.start, span.end)
+        k = self.source.rfind('"', span.start, k) if k > span.start else -1
+        if k < 0:
+            return span
+        line = span.line + self.source.count("\n", span.start, k)
+        col = k - (self.source.rfind("\n", 0, k) + 1) + 1
+        return Span(span.file, line, col, line, col + len(text) + 2, k, k + len(text) + 2)
+
     def claim(self, name: str, span: Span, what: str) -> bool:
+        if is_generated_name(name):
+            msg, label, help_ = reserved_name_error(name)
+            self.err("E0203", msg, span, label, help=help_)
+            return False
         if name in RESERVED_TYPE_NAMES or name in BUILTIN_FUNCS or name in CONSTRUCTORS:
             self.err("E0203", f"`{name}` is a built-in or reserved name", span,
                      f"this {what} would shadow it", help="choose another name")
@@ -168,6 +197,9 @@ class Declarer:
             s = self._dim_size(e)
         except SizeError:
             return None
+        except SizeTooLarge as err:
+            self.err(err.code, err.message, e.span, err.label, help=err.help)
+            return None
         if s is None:
             return None
         assert s.is_const
@@ -227,6 +259,9 @@ class Declarer:
                 self.err("E0202", f"parameter `{p.name}` is defined twice", p.span,
                          "defined again here", help="give each parameter its own name")
             names.add(p.name)
+            if is_generated_name(p.name):
+                msg, label, help_ = reserved_name_error(p.name)
+                self.err("E0203", msg, p.span, label, help=help_)
             t = tb.type(p.type) if p.type is not None else None
             params.append(ParamSig(p.name, t, p.span, p.default, type_text(p.type, self.source)))
         determined = _determined(params)
@@ -262,6 +297,10 @@ class Declarer:
                                       "use a `?` size for a data-dependent one")
                     ret = ERROR  # reported: returns and calls aren't checked against it
                     break
+        if isinstance(d, ast.ExternDecl) and not is_python_path(d.target):
+            self.err("E1004", f"the extern's target `{d.target}` is not a dotted Python path",
+                     self.string_span(d.span, d.target), "not `module.function`",
+                     help="name a function by its module and name, e.g. `\"torch.exp\"`")
         sig = FnSig(d.name, self.env.path, d, params, ret, frozenset(generics),  # type: ignore[arg-type]
                     extern=d.target if isinstance(d, ast.ExternDecl) else None,
                     export=isinstance(d, ast.FnDecl) and d.export, module=self.env)

@@ -269,16 +269,21 @@ def _plain(d: Domain) -> str:
 
 def reduction_domain(op: str, d: Domain, dtype: str | None = None,
                      axis_size: Size | None = None, *, check_over: bool = False,
-                     over: Iterable[Size] | None = None) -> Domain:
+                     over: Iterable[Size] | None = None, count: Size | None = None) -> Domain:
     """The domain of reduction ``op`` (``sum mean max min prod var std logsumexp argmax
     argmin``) of a value of domain ``d`` and dtype ``dtype``.
 
     ``axis_size`` is the size of the reduced axis for ``argmax``/``argmin``
     (``Index[axis_size]``). With ``check_over``, ``over`` lists the reduced axes' labels
     (None: every axis) and a class domain must be reduced over its class axis (E0704).
+    ``count`` is how many elements ``var``/``std`` reduce: with fewer than 2 (an axis of
+    size 1) the unbiased estimate is NaN, so they are ``NonNeg`` only when the count is
+    provably at least 2, else ``Real``.
 
-    >>> reduction_domain("mean", Domain("Prob", over=C))
-    Domain(kind='Unit', ...)
+    >>> reduction_domain("mean", Domain("Prob", over=Size.var("C"))).kind
+    'Unit'
+    >>> reduction_domain("std", REAL, count=Size.var("n")).kind, reduction_domain("std", REAL, count=Size.const(8)).kind
+    ('Real', 'NonNeg')
     """
     if check_over:
         check_class_over(d, over, op)
@@ -287,7 +292,7 @@ def reduction_domain(op: str, d: Domain, dtype: str | None = None,
             raise ValueError("argmax/argmin need the reduced axis's size")
         return Domain("Index", index=axis_size)
     if op in ("var", "std"):
-        return Domain("NonNeg")
+        return Domain("NonNeg") if count is not None and (count - 2).provably_nonneg() else REAL
     k = d.kind
     if k == "Mask":
         return {"sum": NOBOUND, "mean": Domain("Unit"), "max": MASK, "min": MASK,

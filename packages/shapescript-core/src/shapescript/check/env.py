@@ -34,6 +34,28 @@ RESERVED_TYPE_NAMES = frozenset({
     "int", "float", "str", "Size", "Axis", "Axes", "Train",
 })
 MODES = frozenset({"Train"})
+# Prefixes of the names generated code defines beside the user's (the runtime `_ss_rt`,
+# extern aliases `_ss_x_exp`, generic sizes `_ss_g_n`, each fn's body `_unchecked_f`):
+# a user name with one of them could replace what the compiler wrote (E0203).
+GENERATED_PREFIXES = ("_ss_", "_unchecked_")
+# The file names the prelude's declarations carry.
+PRELUDE_FILES = frozenset({"<prelude.ss>", "<nn.ss>"})
+
+
+def is_generated_name(name: str) -> bool:
+    """Whether ``name`` is in the namespace generated code keeps for itself.
+
+    >>> is_generated_name("_ss_g_n"), is_generated_name("_unchecked_f"), is_generated_name("ss_x")
+    (True, True, False)
+    """
+    return name.startswith(GENERATED_PREFIXES)
+
+
+def reserved_name_error(name: str) -> tuple[str, str, str]:
+    """The E0203 message, label and help for a name in the generated namespace."""
+    prefix = next(p for p in GENERATED_PREFIXES if name.startswith(p))
+    return (f"`{name}` is reserved: names starting with `{prefix}` belong to generated code",
+            "a reserved name", f"rename it, e.g. `{name[len(prefix):] or 'x'}`")
 
 
 @dataclass(frozen=True, slots=True)

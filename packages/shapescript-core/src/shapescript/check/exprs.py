@@ -8,6 +8,7 @@ mistake gives one diagnostic.
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any
 
@@ -17,6 +18,7 @@ from shapescript.check.calls import (
     subst_domain, subst_type,
 )
 from shapescript.check.env import (
+    PRELUDE_FILES,
     BUILTIN_FUNCS, CONSTRUCTORS, AxisParam, FnSig, ModelInfo, ModuleEnv, SizeParam,
 )
 from shapescript.check.exports import extern_in_torch
@@ -74,7 +76,14 @@ class ExprMixin:
     # -- atoms ---------------------------------------------------------------
     def e_Num(self, e: ast.Num) -> Type:
         if isinstance(e.value, int):
+            # A tensor holds at most an i64; a Python int beyond it fails in torch.
+            if not -2 ** 63 <= e.value < 2 ** 63:
+                raise Fail("E0108", "this integer doesn't fit in 64 bits", "out of range",
+                           help="integers run from -2**63 to 2**63 - 1; write a float for more")
             return HostType("int", e.value, literal_domain(e.value))
+        if math.isinf(e.value):
+            raise Fail("E0108", "this number is too large for a float", "out of range",
+                       help="floats (f64) reach about 1.8e308")
         return HostType("float", e.value, literal_domain(e.value))
 
     def e_NumName(self, e: ast.NumName) -> Type:
@@ -569,6 +578,12 @@ class ExprMixin:
                 v = self.static_size(a.value)
                 b.sizes[p.type.name] = (Size.const(v), Size.const(v))
                 self.types[id(a.value)] = HostType("int", v)
+            elif isinstance(p.type, SizeParam) and p.default is not None:
+                # An omitted `Size` takes its default, in the types too (`padding=0`).
+                d = _literal_int(p.default)
+                if d is not None:
+                    b.sizes[p.type.name] = (Size.const(d), Size.const(d))
+        prelude_rules(sig, matched, e)
         first_tensor = next((p for p in sig.params if isinstance(p.type, TensorType)), None)
         for p in sig.params:
             a = matched.get(p.name)
@@ -734,6 +749,7 @@ class ExprMixin:
                                help=f"`Axis[{p.name}]` means an axis of size {p.name}; use a new name for any axis")
             else:
                 b.sizes.setdefault(p.name, (ax.size, ax.label))
+                b.origin.setdefault(p.name, f"{a.name or 'over'}=")
             positions.append(pos)
             self.types[id(n)] = INT
             self.res[id(n)] = NameRes("axis", pos)
@@ -817,6 +833,31 @@ class ExprMixin:
             for i, (x, y) in enumerate(zip(t.items, want.items)):
                 sub = node.items[i] if isinstance(node, ast.TupleExpr) else node
                 self.expect_fits(x, y, sub, f"{what}, item {i}")
+
+
+def prelude_rules(sig: FnSig, matched: dict[str, ast.Arg], e: ast.Call) -> None:
+    """What the prelude's signatures can't say, checked where a call would fail in torch:
+    ``clamp`` needs a bound; ``dropout``'s probability, when literal, is within [0, 1]."""
+    if sig.file not in PRELUDE_FILES:
+        return
+    if sig.name == "clamp" and "min" not in matched and "max" not in matched:
+        raise Fail("E0501", "`clamp` needs `min=`, `max=` or both", "no bound given", span=e.span,
+                   help="give a bound, e.g. `clamp(x, min=0.0)`")
+    if sig.name == "dropout" and "p" in matched:
+        v = _literal_number(matched["p"].value)
+        if v is not None and not 0 <= v <= 1:
+            raise Fail("E0701", f"`dropout`'s probability is {v}, outside [0, 1]",
+                       "not a probability", span=matched["p"].value.span,
+                       help="drop a fraction of the elements: a number from 0 to 1")
+
+
+def _literal_number(e: ast.Expr) -> float | None:
+    if isinstance(e, ast.Num) and not isinstance(e.value, bool):
+        return e.value
+    if isinstance(e, ast.UnaryOp) and e.op == "-":
+        v = _literal_number(e.operand)
+        return None if v is None else -v
+    return None
 
 
 def _literal_int(e: ast.Expr) -> int | None:

@@ -311,7 +311,14 @@ def reduction(name: str, t: TensorType, positions: list[int] | None,
     over = None if positions is None else [t.axes[p].label for p in positions]
     dtype = dt.reduction_dtype(name, t.dtype)
     axis_size = t.axes[positions[0]].size if positions and name in ("argmax", "argmin") else None
-    dom = dm.reduction_domain(name, t.domain, t.dtype, axis_size, check_over=True, over=over)
+    count = None
+    if name in ("var", "std") and not t.has_variadic:
+        count = Size.const(1)
+        for i, ax in enumerate(t.axes):
+            if positions is None or i in {p % len(t.axes) for p in positions}:
+                count = count * ax.size
+    dom = dm.reduction_domain(name, t.domain, t.dtype, axis_size, check_over=True, over=over,
+                              count=count)
     if positions is None:
         axes: tuple[Axis, ...] = ()
         if t.has_variadic:
@@ -422,6 +429,22 @@ def pattern(name: str, pat: ast.Pattern, inputs: list[TensorType],
 
 
 # -- indexing ------------------------------------------------------------------------------------
+def slice_bounds(lo: Size, hi: Size, axis: Axis, r: Any) -> bool:
+    """Whether ``x[lo..hi]`` needs a run-time check: E0406 when a bound is provably out
+    of ``0 <= lo <= hi <= size``, ``False`` when all three are proven, else ``True``.
+
+    Generics are at least 1 here, as everywhere in the prover; the run-time check covers
+    what that can't (an axis of 0 rows, a generic the types don't relate to the axis).
+    """
+    n = axis.size
+    facts = ((Size.const(0), lo), (lo, hi), (hi, n))
+    for a, b in facts:
+        if (a - b).provably_pos():
+            raise Fail("E0406", f"the slice {lo}..{hi} is out of bounds for an axis of {n}",
+                       "out of bounds", span=r.span)
+    return not all((b - a).provably_nonneg() for a, b in facts)
+
+
 def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
     idx = e.indices
     if base.has_variadic:
@@ -432,13 +455,11 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
         hi = ck.expr_size(r.hi)
         if not base.axes:
             raise Fail("E0406", "a `[]` value has no axis to slice", "", span=e.span)
+        check = False
         if lo is not None and hi is not None:
             size = hi - lo
             lab = ck.label_of_size_expr(r.hi, hi) - ck.label_of_size_expr(r.lo, lo)
-            if lo.is_const and hi.is_const and base.axes[0].size.is_const:
-                if not 0 <= lo.const_value <= hi.const_value <= base.axes[0].size.const_value:  # type: ignore[operator]
-                    raise Fail("E0406", f"the slice {lo}..{hi} is out of bounds for an axis of "
-                               f"{base.axes[0].size}", "out of bounds", span=r.span)
+            check = slice_bounds(lo, hi, base.axes[0], r)
             ax = Axis(size, lab)
         else:
             for x in (r.lo, r.hi):
@@ -450,7 +471,8 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
                                span=x.span)
             u = fresh_unknown("k")
             ax = Axis(u, u)
-        ck.res[id(e)] = IndexRes("slice", {"lo": r.lo, "hi": r.hi})
+            check = True
+        ck.res[id(e)] = IndexRes("slice", {"lo": r.lo, "hi": r.hi, "check": check})
         return TensorType((ax,) + base.axes[1:], base.dtype, base.domain)
     ranges = [i for i in idx if isinstance(i, ast.Range)]
     if ranges:
@@ -471,16 +493,19 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
         if len(idx) > base.rank:
             raise Fail("E0406", f"{len(idx)} indices for a value with {base.rank} axes", "too many indices",
                        span=e.span)
+        check = False
         for k, (t, i) in enumerate(zip(types, idx)):
-            if isinstance(t, HostType) and t.value is not None:
-                n = base.axes[k].size
-                v = t.value
-                if n.is_const and not -n.const_value <= v < n.const_value:  # type: ignore[operator]
-                    raise Fail("E0406", f"index {v} is out of bounds for an axis of {n}", "out of bounds",
-                               span=i.span)
-                if v < 0 and not n.is_const and not v >= -1:
-                    pass
-        ck.res[id(e)] = IndexRes("int", len(idx))
+            n = base.axes[k].size
+            v = t.value if isinstance(t, HostType) else None
+            if v is None or not n.is_const:
+                # A host int, or an axis whose size isn't known here: checked at run time,
+                # unless the prover (generics >= 1) has the literal within the axis.
+                within = v is not None and (n - (v + 1) if v >= 0 else n + v).provably_nonneg()
+                check = check or not within
+            elif not -n.const_value <= v < n.const_value:  # type: ignore[operator]
+                raise Fail("E0406", f"index {v} is out of bounds for an axis of {n}", "out of bounds",
+                           span=i.span)
+        ck.res[id(e)] = IndexRes("int", check)
         return TensorType(base.axes[len(idx):], base.dtype, base.domain)
     if len(idx) != 1:
         raise Fail("E0410", "index with one mask or one tensor of indices", "", span=e.span)

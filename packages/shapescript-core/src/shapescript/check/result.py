@@ -77,7 +77,10 @@ class BroadcastRes:
 @dataclass(frozen=True, slots=True)
 class IndexRes:
     """kind: ``int`` (leading axes by host ints), ``slice`` (first axis ``lo..hi``),
-    ``mask``, ``gather``, ``tuple`` (a literal index into a tuple), ``python``."""
+    ``mask``, ``gather``, ``tuple`` (a literal index into a tuple), ``python``.
+
+    ``data``: for ``int``, whether the indices need a run-time bounds check; for
+    ``slice``, ``{"lo", "hi", "check"}``; for ``tuple``, the position."""
 
     kind: str
     data: Any = None

@@ -9,7 +9,8 @@ loop may not change the type of a variable from before it (E0803).
 from __future__ import annotations
 
 from shapescript.check import ops
-from shapescript.check.env import CONSTRUCTORS, RESERVED_TYPE_NAMES
+from shapescript.check.env import (CONSTRUCTORS, RESERVED_TYPE_NAMES, is_generated_name,
+                                    reserved_name_error)
 from shapescript.check.fail import Fail
 from shapescript.check.scope import Scope, Var
 from shapescript.check.types import (
@@ -73,6 +74,9 @@ class StmtMixin:
     # ------------------------------------------------------------------
     def check_local_name(self, name: str, span: Span) -> None:
         why = label = None
+        if is_generated_name(name):
+            msg, label, help_ = reserved_name_error(name)
+            raise Fail("E0203", msg, label, span=span, help=help_)
         if self.env.dim_size(name) is not None:
             why, label = "a dim", f"as a value, `{name}` is already the dim's size"
         elif self.sig is not None and name in self.sig.generics:

@@ -68,6 +68,10 @@ def gen_builtin(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
         return f"{g.ctx.rt_helper('cross_entropy')}({logits}, {y}, {data['dim']})"
     if name == "topk":
         x = g.expr(args[0])
+        if data.get("check"):
+            what = f"`topk` takes {data['k']} along `{data['label']}`"
+            x = g.guarded(f"{g.ctx.rt_helper('at_least')}({x}, {data['dim']}, {data['k']}, "
+                          f"{g.where(e.span)!r}, {what!r})", x)
         return f"{T}.topk({x}, {data['k']}, dim={data['dim']})"
     if name in ("rearrange", "reduce", "repeat", "einsum"):
         return pattern(g, name, e, data)
@@ -122,8 +126,18 @@ def pattern(g: "ExprGen", name: str, e: ast.Call, data: dict[str, Any]) -> str:
     kw = "".join(f", {k}={g.size(v) if isinstance(v, Size) else repr(v)}" for k, v in kwargs.items())
     pat = repr(data["pattern"])
     ein = g.ctx.einops()
+    checks = data.get("checks") or ()
+
+    def divisible(i: int, code: str) -> str:
+        # Splits of a generic axis the types can't prove exact: checked before einops.
+        for c in checks:
+            if c.input == i:
+                code = g.guarded(f"{g.ctx.rt_helper('divides')}({code}, {c.axis}, {g.size(c.den)}, "
+                                 f"{g.where(e.span)!r}, {c.text!r})", code)
+        return code
+
     if name == "einsum":
-        ops_ = ", ".join(g.expr(x) for x in operands)
+        ops_ = ", ".join(divisible(i, g.expr(x)) for i, x in enumerate(operands))
         eq = torch_equation(data["pattern"])
         if eq is not None:
             return f"{T}.einsum({eq!r}, {ops_})"
@@ -131,6 +145,7 @@ def pattern(g: "ExprGen", name: str, e: ast.Call, data: dict[str, Any]) -> str:
     x = g.expr(operands[0])
     if data.get("stacked"):
         x = f"{T}.stack({x})"
+    x = divisible(0, x)
     if name == "reduce":
         return f"{ein}.reduce({x}, {pat}, {data['op']!r}{kw})"
     return f"{ein}.{name}({x}, {pat}{kw})"
@@ -174,7 +189,20 @@ def gen_map(g: "ExprGen", e: ast.Call, data: dict[str, Any]) -> str:
     bt = g.cm.types.get(id(body))
     code = g.expr(body)
     if isinstance(bt, TensorType):
-        return f"{T}.stack([{code} for {var} in range({count})])"
+        n = data["count"]
+        stacked = f"{T}.stack([{code} for {var} in range({count})])"
+        if n.is_const and n.const_value >= 1:
+            return stacked
+        # No items: `stack` has nothing to take the shape from, so the declared one is built
+        # (a generic count may be 0 at run time; a `?` size inside has no value, so checked).
+        if any(ax.variadic or any(v.startswith("?") for v in ax.size.free_vars())
+               for ax in bt.axes):
+            return f"{T}.stack([{code} for {var} in range({g.ctx.rt_helper('counted')}({count}, {g.where(e.span)!r}))])"
+        inner = "".join(f"{g.size(ax.size)}, " for ax in bt.axes)
+        empty = f"{T}.empty((0, {inner}), dtype={dtype_expr(bt.dtype)}, device={g.ctx.device_expr()})"
+        if n.is_const:
+            return empty
+        return f"({stacked} if {count} else {empty})"
     out = g.cm.types.get(id(e))
     assert isinstance(out, TensorType)
     return (f"{T}.tensor([{code} for {var} in range({count})], dtype={dtype_expr(out.dtype)}, "

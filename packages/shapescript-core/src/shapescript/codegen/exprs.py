@@ -21,9 +21,19 @@ from shapescript.syntax import ast
 T = "_ss_torch"
 
 
+def _python_word(stem: str) -> bool:
+    return keyword.iskeyword(stem) or stem in ("None", "True", "False")
+
+
 def pyname(name: str) -> str:
-    """A user name as a Python identifier (keywords get a trailing ``_``)."""
-    return name + "_" if keyword.iskeyword(name) or name in ("None", "True", "False") else name
+    """A user name as a Python identifier: a keyword gets a trailing ``_``, and so does
+    a keyword followed by underscores, so no two names meet (``class`` is ``class_``,
+    ``class_`` is ``class__``).
+
+    >>> pyname("lambda"), pyname("class_"), pyname("x_")
+    ('lambda_', 'class__', 'x_')
+    """
+    return name + "_" if _python_word(name.rstrip("_")) else name
 
 
 def generic_var(name: str) -> str:
@@ -56,6 +66,20 @@ class ExprGen:
             return generic_var(v)
 
         return s.to_python(name_of)
+
+    def where(self, span: Any) -> str:
+        """A ``.ss`` location, as run-time errors start: ``file.ss:line:col``."""
+        return self.ctx.specs.where(span)
+
+    def guarded(self, checked: str, plain: str) -> str:
+        """A run-time check in a body, under the module's checks mode (``debug``: gone
+        under ``python -O``; ``never``: only ``plain``)."""
+        mode = getattr(self.ctx, "checks", "always")
+        if mode == "never":
+            return plain
+        if mode == "debug":
+            return f"({checked} if __debug__ else {plain})"
+        return checked
 
     def plan(self, code: str, plan: Any) -> str:
         if plan is None or plan.is_identity:
@@ -93,7 +117,7 @@ class ExprGen:
         if res is None or res.kind == "local":
             return pyname(e.id)
         if res.kind == "dim":
-            return e.id if e.id in self.cm.env.dims else str(res.value)
+            return pyname(e.id) if e.id in self.cm.env.dims else str(res.value)
         if res.kind == "generic":
             self.ctx.need_generic(e.id)
             return generic_var(e.id)
@@ -202,10 +226,20 @@ class ExprGen:
         res: IndexRes | None = self.cm.res.get(id(e))
         if res is not None and res.kind == "slice":
             lo, hi = self.index_value(res.data["lo"]), self.index_value(res.data["hi"])
+            if res.data.get("check"):
+                # Bounds the types don't prove: checked, so no slice is silently short.
+                return self.guarded(
+                    f"{self.ctx.rt_helper('sliced')}({base}, {lo}, {hi}, {self.where(e.span)!r})",
+                    f"{base}[{lo}:{hi}]")
             return f"{base}[{lo}:{hi}]"
         if res is not None and res.kind == "tuple":
             return f"{base}[{res.data}]"
         idx = ", ".join(self.index_value(i) for i in e.indices)
+        if res is not None and res.kind == "int" and res.data is True:
+            tup = idx + ("," if len(e.indices) == 1 else "")
+            return self.guarded(
+                f"{self.ctx.rt_helper('picked')}({base}, ({tup}), {self.where(e.span)!r})",
+                f"{base}[{idx}]")
         return f"{base}[{idx}]"
 
     def index_value(self, i: ast.Expr) -> str:
@@ -225,7 +259,7 @@ class ExprGen:
         if res.kind == "fn":
             return self.fn_call(res)
         if res.kind == "extern":
-            return self.extern_call(res)
+            return self.ctx.extern_result_check(self.extern_call(res), e, res, self)
         if res.kind == "builtin":
             from shapescript.codegen.builtins import gen_builtin
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shapescript.codegen.exprs import ExprGen
+from shapescript.codegen.exprs import ExprGen, pyname
 from shapescript.syntax import ast
 
 
@@ -77,7 +77,7 @@ def model_class_lines(ctx: Any, decl: ast.ModelDecl) -> list[str]:
             docs[f.name] = f.doc.strip()
     tup = lambda xs: "(" + ", ".join(xs) + ("," if len(xs) == 1 else "") + ")"  # noqa: E731
     return [
-        f"class {decl.name}(_ss_rt.Model):",
+        f"class {pyname(decl.name)}(_ss_rt.Model):",
         f"    {_docstring(decl, written)!r}",
         f"    _ss_field_specs = {tup(specs)}",
         f"    _ss_field_inits = {tup(inits)}",

@@ -123,7 +123,7 @@ class ModuleGen:
 
     def model_ref(self, info: ModelInfo) -> str:
         if info.file == self.cm.env.path:
-            return info.name
+            return pyname(info.name)
         for local, env in self.cm.env.ssmods.items():
             if env.path == info.file:
                 return f"{self.ssmod(local)}.{info.name}"
@@ -132,7 +132,7 @@ class ModuleGen:
     def model_ref_type(self, t: "ModelType") -> str:
         env = self.cm.env
         if t.module == env.path:
-            return t.name
+            return pyname(t.name)
         for local, sub in env.ssmods.items():
             if sub.path == t.module:
                 return f"{self.ssmod(local)}.{t.name}"
@@ -172,6 +172,33 @@ class ModuleGen:
         env = "{" + ", ".join(f"{k!r}: {self.gen_generic(k)}" for k in sorted(generics)) + "}"
         return f"{name}({code}, {env}, {mode_expr(self.checks)}, {mode_expr(self.value_checks)})"
 
+    def checks_extern(self, sig: FnSig) -> bool:
+        """Whether calls of ``sig`` check its result: externs the program declares, not
+        the prelude's (their declarations are tested against torch, and checking them
+        would cost every model's forward pass), unless checks are off."""
+        from shapescript.check.env import PRELUDE_FILES
+
+        return self.checks != "never" and sig.extern is not None and sig.file not in PRELUDE_FILES
+
+    def extern_result_check(self, code: str, e: ast.Call, res: Any, g: ExprGen) -> str:
+        """An extern's result, checked against its declared type in the caller's terms:
+        a Python function can return any shape, and from here on the types are trusted."""
+        from shapescript.check.types import TensorType
+
+        sig = res.sig
+        t = self.cm.types.get(id(e))
+        if sig is None or not isinstance(t, TensorType) or not self.checks_extern(sig):
+            return code
+        self.as_count += 1
+        name = f"_ss_as_{self.as_count}"
+        where = self.specs.where(e.span)
+        # An `as` spec: its message starts with its `where`, which names the call.
+        spec = self.specs.tensor_spec("", f"{where}: result of {sig.name}", str(sig.ret), t, None)
+        self.tail.append(f"{name} = _ss_rt.make_as_checker({spec})")
+        generics = self.specs.generics_in(t)
+        env = "{" + ", ".join(f"{k!r}: {self.gen_generic(k)}" for k in sorted(generics)) + "}"
+        return f"{name}({code}, {env}, {mode_expr(self.checks)}, {mode_expr(self.value_checks)})"
+
     def gen_generic(self, name: str) -> str:
         self.need_generic(name)
         return generic_var(name)
@@ -188,7 +215,7 @@ class ModuleGen:
         self.em = body
         for d in env.module.decls:
             if isinstance(d, ast.DimDecl) and d.size is not None and d.name in env.dims:
-                body.emit(d.span.line, 0, f"{d.name} = {env.dims[d.name]}")
+                body.emit(d.span.line, 0, f"{pyname(d.name)} = {env.dims[d.name]}")
             elif isinstance(d, ast.ImportPython):
                 local = d.alias or d.module.split(".")[0]
                 if d.alias:
@@ -313,7 +340,7 @@ class ModuleGen:
             lines.append(f"_ss_check_{sig.name} = _ss_rt.make_checker({specs})")
             tup = "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
             check = f"_ss_check_{sig.name}({tup}, {checks_on}, {values_on})"
-        lines.append(f"def {sig.name}({params}):")
+        lines.append(f"def {pyname(sig.name)}({params}):")
         doc = sig.decl.doc
         if doc:
             lines.append(f"    {doc!r}")
@@ -353,7 +380,24 @@ class ModuleGen:
             parts.append(f"{p.name}={n}" if p.default is not None else n)
         call = f"{target}({', '.join(parts)})"
         self.tail.append(f"_unchecked_{sig.name} = {target}")
-        self.tail += self.entry_code(sig, params, names, call)
+        lines = self.entry_code(sig, params, names, call)
+        ret = sig.ret
+        from shapescript.check.types import TensorType
+
+        if isinstance(ret, TensorType) and self.checks_extern(sig) and lines[-1].startswith("    return "):
+            # The result against the declared type, with the arguments' bindings.
+            spec = self.specs.tensor_spec("", f"{self.specs.where(sig.decl.span)}: result of {sig.name}",
+                                          self.specs.text(sig.decl.ret), ret, sig.decl.ret)
+            self.tail.append(f"_ss_ret_{sig.name} = _ss_rt.make_as_checker({spec})")
+            env = "{}"
+            for i, line in enumerate(lines):
+                if line.lstrip().startswith(f"_ss_check_{sig.name}(") or \
+                        line.lstrip().startswith(f"if __debug__: _ss_check_{sig.name}("):
+                    lines[i] = line.replace(f"_ss_check_{sig.name}(", f"_ss_e = _ss_check_{sig.name}(", 1)
+                    env = "_ss_e" if "if __debug__" not in line else "{}"
+            lines[-1] = (f"    return _ss_ret_{sig.name}({call}, {env}, {mode_expr(self.checks)}, "
+                         f"{mode_expr(self.value_checks)})")
+        self.tail += lines
 
 
 def generate(cm: CheckedModule, program: Any, *, checks: str = "always",

@@ -16,6 +16,8 @@ import contextvars
 import torch
 import torch.nn.functional as F
 
+from .errors import ShapeError
+
 _TRAINING = contextvars.ContextVar("shapescript_training", default=False)
 
 
@@ -124,3 +126,69 @@ def stack_map(n, fn, device=None):
         return torch.empty((0,), device=device)
     return torch.stack(items)
 
+
+# -- checks inside bodies -------------------------------------------------------------------
+# The checker proves what it can and leaves the rest to these, each raising ``ShapeError``
+# at the ``.ss`` location that needs the fact (``where``), before torch or einops would fail
+# with an error of their own or, worse, compute on the wrong rows: ``divides`` (a pattern
+# splitting a generic axis), ``sliced`` (a slice not provably within its axis), ``picked``
+# (host ``int`` indices), ``at_least`` (``topk``'s ``k`` on a generic axis), ``counted``
+# (a ``map`` over a count that may be 0, when the items' shape isn't known).
+#
+# While ``torch.export`` traces, a size is symbolic and a comparison of it a ``SymBool``:
+# there each test becomes ``torch._check``, a fact the exported program keeps and checks,
+# one that also bounds the dynamic dim (``n <= 4`` from slicing ``n`` rows off an axis of 4).
+def _holds(ok, message):
+    """Raises ``ShapeError(message)`` unless ``ok``; a symbolic ``ok`` is a traced fact."""
+    if isinstance(ok, bool):
+        if not ok:
+            raise ShapeError(message)
+        return
+    torch._check(ok, lambda: message)
+
+
+def divides(x, axis, den, where, what):
+    """``x`` when its axis ``axis`` (negative: from the end) is a multiple of ``den``.
+
+    >>> divides(torch.zeros(2, 6), 1, 2, "m.ss:1:1", "`(k two)` needs axis `D` to be a multiple of 2").shape
+    torch.Size([2, 6])
+    """
+    n = x.shape[axis]
+    _holds(n % den == 0, f"{where}: {what}, but it is {n}")
+    return x
+
+
+def sliced(x, lo, hi, where):
+    """``x[lo:hi]`` when ``0 <= lo <= hi <=`` the first axis's size, else ``ShapeError``."""
+    n = x.shape[0]
+    message = f"{where}: the slice {lo}..{hi} is out of bounds for an axis of {n}"
+    _holds(0 <= lo, message)
+    _holds(lo <= hi, message)
+    _holds(hi <= n, message)
+    return x[lo:hi]
+
+
+def picked(x, index, where):
+    """``x[i, j, …]`` for host ``int`` indices, each within ``-size .. size - 1``.
+
+    >>> picked(torch.arange(3), (-1,), "m.ss:1:1").item()
+    2
+    """
+    for k, i in enumerate(index):
+        n = x.shape[k]
+        _holds(-n <= i, f"{where}: index {i} is out of bounds for axis {k}, of size {n}")
+        _holds(i < n, f"{where}: index {i} is out of bounds for axis {k}, of size {n}")
+    return x[index]
+
+
+def at_least(x, axis, k, where, what):
+    """``x`` when its axis ``axis`` has at least ``k`` elements (``topk``'s ``k``)."""
+    n = x.shape[axis]
+    _holds(k <= n, f"{where}: {what}, but the axis has {n}")
+    return x
+
+
+def counted(n, where):
+    """A ``map``'s count, when it is at least 1 (a stack of no items has no shape)."""
+    _holds(n >= 1, f"{where}: map over {n} items: the result's shape needs at least one")
+    return n

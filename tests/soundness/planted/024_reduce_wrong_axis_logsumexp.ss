@@ -1,0 +1,5 @@
+## Planted bug: reduce wrong axis logsumexp.
+
+dim D = 8
+
+fn pool(x: [b n D]) -> [b D] = logsumexp(x, over=D)   #~ E0401

@@ -1,0 +1,3 @@
+## Planted bug: repeated label uneven.
+
+fn f(a: [n n], b: [n]) -> [n n] = a * b   #~ E0405

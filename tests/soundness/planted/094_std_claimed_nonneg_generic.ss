@@ -1,0 +1,3 @@
+## Planted bug: std claimed nonneg generic.
+
+fn spread(x: [b n]) -> [b] NonNeg = std(x, over=n)   #~ E0701

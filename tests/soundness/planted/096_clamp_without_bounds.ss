@@ -1,0 +1,3 @@
+## Planted bug: clamp without bounds.
+
+fn c(x: [n]) -> [n] = clamp(x)   #~ E0501

@@ -1,0 +1,3 @@
+## Planted bug: return dtype wrong.
+
+fn f(x: [n] i64) -> [n] = x   #~ E0404

@@ -1,0 +1,3 @@
+## Planted bug: rank of ellipsis.
+
+fn f(x: [...]) -> [...] = x[0]   #~ E0409
