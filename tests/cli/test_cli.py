@@ -19,11 +19,9 @@ from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript_cli import main as cli_main
 from shapescript_cli.main import main
-from shapescript_cli.output import debug_enabled, use_color
+from shapescript.term import debug_enabled, use_color
 
-EXPORT_MISSING = (
-    "error: shapescript export needs the export extra: pip install 'shapescript[export]'\n"
-)
+EXPORT_MISSING = "error: shapescript export needs pip install 'shapescript[export]'\n"
 
 
 def run(*args: str, env: dict[str, str] | None = None):
@@ -267,12 +265,23 @@ class FakeStream(io.StringIO):
 
 
 def test_use_color_only_on_a_terminal_without_no_color():
-    assert use_color(FakeStream(True), {}) is True
-    assert use_color(FakeStream(False), {}) is False
-    assert use_color(FakeStream(True), {"NO_COLOR": "1"}) is False
-    assert use_color(FakeStream(True), {"NO_COLOR": ""}) is True  # no-color.org: non-empty
-    assert use_color(FakeStream(True), {"TERM": "dumb"}) is False
-    assert use_color(object(), {}) is False
+    assert use_color(FakeStream(True), "auto", {}) is True
+    assert use_color(FakeStream(False), "auto", {}) is False
+    assert use_color(FakeStream(True), "auto", {"NO_COLOR": "1"}) is False
+    assert use_color(FakeStream(True), "auto", {"NO_COLOR": ""}) is True  # non-empty only
+    assert use_color(FakeStream(True), "auto", {"TERM": "dumb"}) is False
+    assert use_color(object(), "auto", {}) is False
+    assert use_color(FakeStream(False), "auto", {"FORCE_COLOR": "1"}) is True
+    assert use_color(FakeStream(True), "auto", {"FORCE_COLOR": "1", "NO_COLOR": "1"}) is False
+    assert use_color(FakeStream(False), "always", {"NO_COLOR": "1"}) is True
+    assert use_color(FakeStream(True), "never", {}) is False
+
+
+def test_color_option_reaches_the_renderer(monkeypatch, ss_file):
+    fake_checker(monkeypatch, unknown_factor)
+    assert "\x1b[" in run("--color", "always", "check", ss_file).stdout
+    assert "\x1b[" not in run("--color", "never", "check", ss_file,
+                               env={"FORCE_COLOR": "1"}).stdout
 
 
 def test_debug_switch():
@@ -297,45 +306,41 @@ class FakeEntryPoint:
         return self.target
 
 
-@pytest.mark.parametrize("args", [["export", "model.ss", "--fn", "f"], ["export"],
-                                  ["export", "--help"]])
-def test_export_without_the_extra(args, monkeypatch):
-    # As if shapescript-export weren't installed: no plugin provides `export`.
-    monkeypatch.setattr(cli_main, "_entry_points", lambda: {})
-    r = run(*args)
-    assert r.exit_code == 2
-    assert r.stderr == EXPORT_MISSING
-    assert r.stdout == ""
-
-
 def test_help_lists_commands_without_importing_them(monkeypatch):
-    ep = FakeEntryPoint("export", click.Command("export"))
-    monkeypatch.setattr(cli_main, "_entry_points", lambda: {"export": ep})
+    ep = FakeEntryPoint("lsp", click.Command("lsp"))
+    monkeypatch.setattr(cli_main, "_entry_points", lambda: {"lsp": ep})
     r = run("--help")
     assert r.exit_code == 0
-    for name in ("check", "explain", "export"):
+    for name in ("check", "explain", "export", "lsp"):
         assert f"  {name} " in r.stdout
     assert ep.loads == 0
 
 
 def test_plugin_command_is_loaded_only_when_invoked(monkeypatch, tmp_path):
     seen = []
-    export = click.Command("export", callback=lambda fn: seen.append(fn),
-                           params=[click.Option(["--fn"])])
-    ep = FakeEntryPoint("export", export)
-    monkeypatch.setattr(cli_main, "_entry_points", lambda: {"export": ep})
+    lsp = click.Command("lsp", callback=lambda stdio: seen.append(stdio),
+                        params=[click.Option(["--stdio"], is_flag=True)])
+    ep = FakeEntryPoint("lsp", lsp)
+    monkeypatch.setattr(cli_main, "_entry_points", lambda: {"lsp": ep})
     assert run("explain", "E0413").exit_code == 0
     assert ep.loads == 0
-    r = run("export", "--fn", "forward")
-    assert r.exit_code == 0 and seen == ["forward"] and ep.loads == 1
+    r = run("lsp", "--stdio")
+    assert r.exit_code == 0 and seen == [True] and ep.loads == 1
+
+
+def test_missing_command_plugin_names_its_extra(monkeypatch):
+    monkeypatch.setattr(cli_main, "_entry_points", lambda: {})
+    r = run("lsp", "--stdio")
+    assert r.exit_code == 2
+    assert r.stderr == "error: shapescript lsp needs the lsp extra: pip install 'shapescript[lsp]'\n"
 
 
 def test_broken_plugin_is_an_internal_error(monkeypatch):
-    ep = FakeEntryPoint("export", ModuleNotFoundError("No module named 'x'"))
-    monkeypatch.setattr(cli_main, "_entry_points", lambda: {"export": ep})
-    r = run("export", "m.ss")
+    ep = FakeEntryPoint("lsp", ModuleNotFoundError("No module named 'x'"))
+    monkeypatch.setattr(cli_main, "_entry_points", lambda: {"lsp": ep})
+    r = run("lsp")
     assert r.exit_code == 3
-    assert r.stderr.startswith("error: shapescript export could not be loaded from fake:export")
+    assert r.stderr.startswith("error: shapescript lsp could not be loaded from fake:lsp")
 
 
 @pytest.mark.parametrize("name", ["build", "run"])

@@ -73,11 +73,15 @@ def test_missing_file_and_bad_options_exit_2(tmp_path):
     assert r.exit_code == 2 and "not a device" in r.output
 
 
-def test_without_the_extra_export_says_which_to_install(monkeypatch):
-    monkeypatch.setattr(cli_main, "_entry_points", lambda: {})
-    r = CliRunner().invoke(cli_main.main, ["export", "model.ss"], prog_name="shapescript")
+def test_without_the_extra_export_says_which_to_install(monkeypatch, tmp_path):
+    import shapescript.plugins
+
+    monkeypatch.setattr(shapescript.plugins, "entry_points", lambda group: {})
+    src = tmp_path / "model.ss"
+    src.write_text("export fn f(x: [n]) -> [n] = x\n")
+    r = CliRunner().invoke(cli_main.main, ["export", str(src)], prog_name="shapescript")
     assert r.exit_code == 2
-    assert "pip install 'shapescript[export]'" in r.stderr
+    assert r.stderr == "error: shapescript export needs pip install 'shapescript[export]'\n"
 
 
 # -- tracing in another Python ------------------------------------------------------------------

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from export_helpers import EXAMPLES, PROGRAMS
 
-from shapescript.codegen.export import device_name
-from shapescript.codegen.export_shapes import signature_shapes
+from shapescript.vocab import device_name
+from shapescript_export.shapes import signature_shapes
 from shapescript.compiler import check_program
 from shapescript_export import export_module
 

@@ -3,12 +3,16 @@
 Commands come from three places, looked up in this order:
 
 1. ``LAZY_COMMANDS``: this package's own, one module each under
-   ``shapescript_cli.commands`` exposing ``command``. A module that isn't installed
-   (``build`` and ``run`` until they are written) is simply not available.
-2. The ``shapescript.exporters`` entry-point group: a plugin distribution registers
-   ``export = "shapescript_export.cli:command"``. The entry point is loaded only when
-   its command runs; ``shapescript --help`` lists it from the distribution's metadata.
-   Where two plugins register one name, the first distribution by name wins.
+   ``shapescript_cli.commands`` exposing ``command``. ``export`` is one of them: its
+   targets (``.pt2``, ``--hf``, ``--gguf``) are plugins of their own, found through the
+   ``shapescript.export_targets`` entry points (``commands/export.py``), and ``check``
+   takes its serving profiles (``--vllm``, ``--gguf``) from
+   ``shapescript.check_profiles``.
+2. The ``shapescript.commands`` entry-point group: a plugin distribution registers a
+   top-level command (``lsp = "shapescript_lsp.cli:command"``). The entry point is
+   loaded only when its command runs; ``shapescript --help`` lists it from the
+   distribution's metadata. Where two plugins register one name, the first
+   distribution by name wins.
 3. ``EXTRAS``: commands that belong to an extra not installed. Running one says which
    extra to install, and exits 2.
 
@@ -29,34 +33,33 @@ import traceback
 
 import click
 
-from shapescript_cli.output import debug_enabled
+from shapescript.plugins import COMMANDS as PLUGIN_GROUP
+from shapescript.plugins import entry_points as _plugin_entry_points
+
+from shapescript_cli.output import COLOR_KEY, debug_enabled
 
 __all__ = ["EXTRAS", "LAZY_COMMANDS", "PLUGIN_GROUP", "ShapeScriptGroup", "main"]
-
-PLUGIN_GROUP = "shapescript.exporters"
 
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module exposing `command`, one-line help shown without importing it)
     "build": ("shapescript_cli.commands.build", "Write the Python module a .ss file compiles to."),
     "check": ("shapescript_cli.commands.check", "Check .ss files and report their diagnostics."),
     "explain": ("shapescript_cli.commands.explain", "Explain an error code, or list them all."),
+    "export": ("shapescript_cli.commands.export",
+               "Export a function: .pt2, AOTInductor, --hf, --gguf (each from a plugin)."),
     "run": ("shapescript_cli.commands.run",
             "Run a Python script with the import hook, or a .ss file's main."),
 }
 
 EXTRAS: dict[str, tuple[str, str]] = {
     # name: (extra that provides it, one-line help)
-    "export": ("export", "Export to torch.export and AOTInductor."),
+    "lsp": ("lsp", "The language server, for editors."),
 }
 
 
 def _entry_points() -> dict[str, importlib.metadata.EntryPoint]:
     """The plugin commands by name (first distribution by name wins)."""
-    found: dict[str, importlib.metadata.EntryPoint] = {}
-    eps = importlib.metadata.entry_points(group=PLUGIN_GROUP)
-    for ep in sorted(eps, key=lambda e: (e.name, _dist_name(e))):
-        found.setdefault(ep.name, ep)
-    return found
+    return _plugin_entry_points(PLUGIN_GROUP)
 
 
 def _dist_name(ep: importlib.metadata.EntryPoint) -> str:
@@ -86,7 +89,10 @@ class ShapeScriptGroup(click.Group):
         if cmd_name in LAZY_COMMANDS:
             module = LAZY_COMMANDS[cmd_name][0]
             if _module_exists(module):
-                return importlib.import_module(module).command
+                # A module builds its command with `get_command()` when it depends on
+                # what is installed (export's targets), else it is `command`.
+                mod = importlib.import_module(module)
+                return mod.get_command() if hasattr(mod, "get_command") else mod.command
             return _unavailable(cmd_name)
         ep = _entry_points().get(cmd_name)
         if ep is not None:
@@ -182,5 +188,11 @@ def _load_plugin(name: str, ep: importlib.metadata.EntryPoint) -> click.Command:
 @click.group(cls=ShapeScriptGroup,
              context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="shapescript-cli", prog_name="shapescript")
-def main() -> None:
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",
+              show_default=True,
+              help="Colour diagnostics: auto is on a terminal, unless NO_COLOR or "
+                   "TERM=dumb (FORCE_COLOR forces it).")
+@click.pass_context
+def main(ctx: click.Context, color: str) -> None:
     """ShapeScript: statically shape-typed tensor programs that compile to PyTorch."""
+    ctx.meta[COLOR_KEY] = color

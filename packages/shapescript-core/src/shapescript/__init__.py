@@ -22,7 +22,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from shapescript.rt.errors import DeviceError, DomainError, ShapeError, ShapeScriptError
+    from shapescript.errors import DeviceError, DomainError, ShapeError, ShapeScriptError
 
 
 def compile(src: str, path: str) -> tuple[str | None, list[Diagnostic]]:
@@ -81,7 +81,7 @@ def unload_ipython_extension(ipython: Any) -> None:
 
 def __getattr__(name: str) -> Any:
     if name in ("ShapeScriptError", "ShapeError", "DeviceError", "DomainError"):
-        from shapescript.rt import errors
+        from shapescript import errors
 
         return getattr(errors, name)
     if name == "train":
@@ -93,12 +93,10 @@ def __getattr__(name: str) -> Any:
 
         return getattr(checkpoint, name)
     if name in ("export", "export_hf", "export_gguf"):
-        try:
-            import shapescript_export
-        except ImportError:
-            raise ImportError(f"shapescript.{name} needs the export extra: "
-                              "pip install 'shapescript[export]'") from None
-        return getattr(shapescript_export, name)
+        # Found through the export targets' entry points, as the CLI finds them.
+        from shapescript.plugins import python_api
+
+        return python_api(name)
     if name == "rt":
         import importlib
 

@@ -186,6 +186,37 @@ def _sorted(diags: list[Diagnostic], main: str) -> list[Diagnostic]:
     return out
 
 
+def _names(names: list[str]) -> str:
+    quoted = [f"`{n}`" for n in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def choose_function(env: ModuleEnv, path: str, fn: str | None, option: str = "fn=") -> str:
+    """The function to export: ``fn``, or the file's only ``export fn``.
+
+    ValueError when ``fn`` names no function of the file, or when it is omitted and
+    the file has no ``export fn`` or several (the message names them, and ``option``
+    is how the caller spells the choice: ``--fn`` or ``fn=``)."""
+    own = [n for n, s in env.fns.items() if not s.is_extern]
+    if fn is not None:
+        sig = env.fns.get(fn)
+        if sig is None or sig.is_extern:
+            what = "an extern fn, which has no body to export" if sig is not None else (
+                "not a function of it")
+            listed = f" (its functions: {_names(own)})" if own else ""
+            raise ValueError(f"{path}: `{fn}` is {what}{listed}")
+        return fn
+    marked = [n for n in own if env.fns[n].export]
+    if len(marked) == 1:
+        return marked[0]
+    if marked:
+        raise ValueError(f"{path} has {len(marked)} export fns, {_names(marked)}: "
+                         f"choose one with {option}")
+    listed = f"; its functions are {_names(own)}" if own else ""
+    raise ValueError(f"{path} has no export fn: mark one `export fn`, or name the "
+                     f"function with {option}{listed}")
+
+
 def check_source(src: str, path: str) -> list[Diagnostic]:
     """The diagnostics of ``src``, sorted by position (imports resolved from ``path``)."""
     return check_program(src, path).diagnostics

@@ -1,4 +1,5 @@
-"""The errors ShapeScript raises: compile errors, and the run-time checks' failures.
+"""The errors ShapeScript raises: compile errors, and the run-time checks' failures
+(torch-free, so a file with errors is reported without loading torch).
 
 ``ShapeError``, ``DeviceError`` and ``DomainError`` are ``ValueError``s raised by the
 checked entry points and by ``as`` (DECISIONS §20); their message starts with the ``.ss``

@@ -1,11 +1,12 @@
-"""ShapeScript's exporter to torch.export and AOTInductor (book ch. 17).
+"""ShapeScript's exporter to torch.export and AOTInductor.
 
 >>> import shapescript
 >>> ep = shapescript.export("attention.ss", "causal_attention", "attn.pt2")  # doctest: +SKIP
 
 Importing this package is light: the compiler and torch are imported when an export
-runs. The ``shapescript export`` command is ``shapescript_export.cli:command``, found
-by the CLI through the ``shapescript.exporters`` entry point.
+runs. ``shapescript export`` finds this target (``shapescript_export.target:TARGET``)
+through the ``shapescript.export_targets`` entry point. The Hugging Face and GGUF
+exporters build on what is here: ``shapes`` (dynamic shapes and example inputs).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["ExportError", "export", "export_module", "__version__"]
+__all__ = ["ExportError", "export", "export_module", "model_export", "__version__"]
 
 if TYPE_CHECKING:
     from shapescript_export.errors import ExportError
@@ -58,4 +59,9 @@ def __getattr__(name: str) -> Any:
         from shapescript_export.errors import ExportError
 
         return ExportError
+    if name == "model_export":
+        # What the model exporters share (``--hf``, ``--gguf``, ``.pt2 --weights``).
+        import importlib
+
+        return importlib.import_module("shapescript_export.model_export")
     raise AttributeError(f"module 'shapescript_export' has no attribute {name!r}")

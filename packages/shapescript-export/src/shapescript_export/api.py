@@ -3,8 +3,9 @@
 The steps the command shares (``prepare``): read and check the file (its errors raise
 ``ShapeScriptError``), choose the function (``ValueError`` when it is missing, or when
 ``fn`` is omitted and the file doesn't have exactly one ``export fn``), check an
-unmarked function as an exported one (E17xx), and generate the module
-(``shapescript.codegen.export``). ``export`` then runs that module in this Python.
+unmarked function as an exported one (E17xx), and generate the module (the core's
+``generate_traced`` and this package's export step). ``export`` then runs that module
+in this Python.
 """
 
 from __future__ import annotations
@@ -17,12 +18,11 @@ import sys
 import types
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from shapescript_export.errors import ExportError
 
-__all__ = ["Prepared", "choose_function", "export", "prepare", "run_in_process"]
+__all__ = ["Prepared", "export", "prepare", "run_in_process"]
 
 
 @dataclass
@@ -37,72 +37,37 @@ class Prepared:
     sources: dict[str, str]
 
 
-def _shapescript_error(diagnostics: list, sources: dict[str, str]) -> Exception:
-    from shapescript.importer import render_diagnostics
-    from shapescript.rt.errors import ShapeScriptError
-
-    return ShapeScriptError(render_diagnostics(diagnostics, sources), diagnostics, sources)
-
-
-def _names(names: list[str]) -> str:
-    quoted = [f"`{n}`" for n in names]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
-
-
-def choose_function(env: Any, path: str, fn: str | None, option: str = "fn=") -> str:
-    """The function to export: ``fn``, or the file's only ``export fn``.
-
-    ValueError when ``fn`` names no function of the file, or when it is omitted and
-    the file has no ``export fn`` or several (the message names them)."""
-    own = [n for n, s in env.fns.items() if not s.is_extern]
-    if fn is not None:
-        sig = env.fns.get(fn)
-        if sig is None or sig.is_extern:
-            what = "an extern fn, which has no body to export" if sig is not None else (
-                "not a function of it")
-            listed = f" (its functions: {_names(own)})" if own else ""
-            raise ValueError(f"{path}: `{fn}` is {what}{listed}")
-        return fn
-    marked = [n for n in own if env.fns[n].export]
-    if len(marked) == 1:
-        return marked[0]
-    if marked:
-        raise ValueError(f"{path} has {len(marked)} export fns, {_names(marked)}: "
-                         f"choose one with {option}")
-    listed = f"; its functions are {_names(own)}" if own else ""
-    raise ValueError(f"{path} has no export fn: mark one `export fn`, or name the "
-                     f"function with {option}{listed}")
-
-
 def prepare(path: str, fn: str | None = None, *, checks: str = "always",
             value_checks: str = "debug", devices: str | None = None,
             option: str = "fn=") -> Prepared:
     """Check ``path`` and generate the export module of ``fn`` (see the module doc)."""
-    from shapescript.check.exports import export_diagnostics
-    from shapescript.codegen.export import device_name, generate_export
-    from shapescript.compiler import check_program, internal_error
+    from shapescript.api import (check_file, choose_function, device_name,
+                                 export_diagnostics, generate_traced, internal_error,
+                                 shapescript_error)
+
+    from shapescript_export.program import export_module_source
 
     for name, mode in (("checks", checks), ("value_checks", value_checks)):
         if mode not in ("always", "debug", "never"):
             raise ValueError(f"{name} must be always, debug or never, not {mode!r}")
     if devices is not None:
         device_name(devices)  # ValueError when it isn't a device
-    src = Path(path).read_text(encoding="utf-8")
-    program = check_program(src, path)
+    program = check_file(path)
     if not program.ok or program.main is None:
-        raise _shapescript_error(program.diagnostics, program.sources)
+        raise shapescript_error(program.diagnostics, program.sources)
     env = program.main.env
     fn = choose_function(env, path, fn, option)
     extra = export_diagnostics(env, fn)
     if any(d.is_error for d in extra):
-        raise _shapescript_error(extra, program.sources)
+        raise shapescript_error(extra, program.sources)
     try:
-        module = generate_export(program, fn, checks=checks, value_checks=value_checks,
+        traced = generate_traced(program, fn, checks=checks, value_checks=value_checks,
                                  devices=devices, path=path)
+        source = export_module_source(traced, env.fns[fn], env.path)
     except Exception as err:  # a code generator bug: one diagnostic
-        raise _shapescript_error([internal_error(path, err)], program.sources) from err
+        raise shapescript_error([internal_error(path, err)], program.sources) from err
     decl = env.fns[fn].decl
-    return Prepared(path, fn, module.source, decl.span.line, decl.span.col, program.sources)
+    return Prepared(path, fn, source, decl.span.line, decl.span.col, program.sources)
 
 
 _COUNT = itertools.count(1)

@@ -1,28 +1,50 @@
 """Running an export module in another Python (``--python``, ``$SHAPESCRIPT_PYTHON``,
 ``python3``), as ``shapescript export`` does.
 
-The module is written to a temporary folder and run as
-``PY MODULE -o OUT [--aoti] --error-json ERR``; it writes ``OUT`` itself, atomically.
-When torch fails, the module writes ``ERR``: torch's message and the ``.ss`` location
-of the innermost frame in the program's functions.
+The module's source goes to the child on its standard input, so nothing is written to
+a temporary folder; it runs as ``PY -c BOOT -o OUT [--aoti] --error-fd N`` and writes
+``OUT`` itself, atomically. When torch fails, the module writes to the pipe ``N``:
+torch's message and the ``.ss`` location of the innermost frame in the program's
+functions.
+
+The child never outlives the command: on Linux it gets SIGTERM when its parent dies
+(even by SIGKILL), and SIGINT or SIGTERM of the command stops it first. Stopped, the
+child unwinds through the atomic writer, so no partial output or temporary file is
+left; what a killed child may still have left is removed here.
 """
 
 from __future__ import annotations
 
+import ctypes
+import glob
 import json
 import os
-import shutil
+import signal
 import subprocess
-import tempfile
+import threading
 from dataclasses import dataclass
 
 __all__ = ["RunResult", "find_cxx", "python_for_tracing", "run_module"]
+
+# Runs the module read from stdin as __main__, under a name whose lines linecache knows,
+# so tracebacks (and the .ss locations found from them) show the generated code.
+_BOOT = (
+    "import sys, linecache\n"
+    "src = sys.stdin.read()\n"
+    "name = '<shapescript export ' + sys.argv[1] + '>'\n"
+    "linecache.cache[name] = (len(src), None, src.splitlines(True), name)\n"
+    "del sys.argv[1]\n"
+    "code = compile(src, name, 'exec')\n"
+    "g = sys.modules['__main__'].__dict__\n"
+    "g.update(__file__=name)\n"
+    "exec(code, g)\n"
+)
 
 
 def find_cxx() -> str | None:
     """The C++ compiler AOTInductor would run (``$CXX``, else ``c++``, ``g++`` or
     ``clang++`` on PATH), or None: the very helper the export module inlines."""
-    from shapescript.codegen.export_rt import _ss_ex_find_cxx
+    from shapescript_export.program_rt import _ss_ex_find_cxx
 
     return _ss_ex_find_cxx()
 
@@ -30,8 +52,8 @@ def find_cxx() -> str | None:
 def python_for_tracing(explicit: str | None = None, own: str | None = None) -> str:
     """The Python that traces: ``explicit`` (``--python``), else ``$SHAPESCRIPT_PYTHON``,
     else ``own``, else ``python3`` (``python`` on Windows). The ``shapescript`` command
-    passes its own Python as ``own``, as the book's "sets SHAPESCRIPT_PYTHON to its own
-    Python" says, without changing the environment of the process it runs in."""
+    passes its own Python as ``own`` without changing the environment of the process it
+    runs in."""
     return explicit or os.environ.get("SHAPESCRIPT_PYTHON") or own or (
         "python" if os.name == "nt" else "python3")
 
@@ -41,7 +63,8 @@ class RunResult:
     """How a run ended. ``status``: ``ok``; ``torch`` (torch's error: ``message`` and
     ``location``, ``(file, line, column)`` or None); ``export`` (the export step's own
     error, such as no C++ compiler); ``no-python`` (``python`` can't be run);
-    ``no-torch`` (it has no torch or einops); ``crash`` (anything else: ``stderr``)."""
+    ``no-torch`` (it has no torch or einops); ``interrupted`` (SIGINT or SIGTERM);
+    ``crash`` (anything else: ``stderr``)."""
 
     status: str
     message: str = ""
@@ -50,39 +73,101 @@ class RunResult:
     traceback: str = ""
 
 
+def _die_with_parent() -> None:
+    """In the child, before exec: SIGTERM when the parent dies (Linux's
+    ``PR_SET_PDEATHSIG``); elsewhere the signal handlers below are what there is."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _remove_leftovers(output: str, pid: int) -> None:
+    """The temporary files a killed child ``pid`` may have left beside ``output``."""
+    folder = os.path.dirname(os.path.abspath(output))
+    for path in glob.glob(os.path.join(glob.escape(folder),
+                                       f".{glob.escape(os.path.basename(output))}.{pid}.*")):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
 def run_module(source: str, output: str, *, python: str, aoti: bool = False,
                name: str = "export_module", optimize: bool = False) -> RunResult:
     """Runs the export module ``source`` with ``python`` to write ``output``; with
     ``optimize``, as ``python -O`` (so ``debug`` checks are left out)."""
-    folder = tempfile.mkdtemp(prefix="shapescript-export-")
+    read_fd, write_fd = os.pipe()
+    cmd = [python] + (["-O"] if optimize else []) + [
+        "-c", _BOOT, name, "-o", os.path.abspath(output), "--error-fd", str(write_fd)]
+    if aoti:
+        cmd.append("--aoti")
+    stopped: list[int] = []
+    main_thread = threading.current_thread() is threading.main_thread()
     try:
-        module = os.path.join(folder, f"{name}.py")
-        err_file = os.path.join(folder, "error.json")
-        with open(module, "w", encoding="utf-8", newline="\n") as f:
-            f.write(source)
-        cmd = [python] + (["-O"] if optimize else []) + [
-            module, "-o", os.path.abspath(output), "--error-json", err_file]
-        if aoti:
-            cmd.append("--aoti")
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, errors="replace",
+                                pass_fds=(write_fd,),
+                                preexec_fn=_die_with_parent if os.name == "posix" else None)
+    except (FileNotFoundError, PermissionError) as err:
+        os.close(read_fd)
+        os.close(write_fd)
+        return RunResult("no-python", f"cannot run `{python}`: {err.strerror or err}")
+    os.close(write_fd)
+    previous = {}
+
+    def stop(signum: int, frame: object) -> None:
+        stopped.append(signum)
+        if proc.poll() is None:
+            proc.terminate()
+
+    if main_thread:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, stop)
+    reader = _Reader(read_fd)
+    try:
         try:
-            proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True, errors="replace")
-        except (FileNotFoundError, PermissionError) as err:
-            return RunResult("no-python", f"cannot run `{python}`: {err.strerror or err}")
-        if proc.returncode == 0:
-            return RunResult("ok", stderr=proc.stderr)
-        if os.path.exists(err_file):
-            with open(err_file, encoding="utf-8") as f:
-                data = json.load(f)
-            loc = data.get("location")
-            return RunResult("torch" if data.get("torch", True) else "export",
-                             data.get("message", ""), tuple(loc) if loc else None,
-                             proc.stderr, data.get("traceback", ""))
-        for mod in ("torch", "einops"):
-            if f"No module named '{mod}'" in proc.stderr:
-                return RunResult("no-torch", f"`{python}` can't import {mod}",
-                                 stderr=proc.stderr)
-        return RunResult("crash", f"`{python}` exited with code {proc.returncode}",
-                         stderr=proc.stderr)
+            out, err = proc.communicate(source)
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+        error = reader.result()
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if proc.returncode != 0:
+            _remove_leftovers(output, proc.pid)
+    if stopped:
+        return RunResult("interrupted", "interrupted", stderr=err)
+    if proc.returncode == 0:
+        return RunResult("ok", stderr=err)
+    if error:
+        data = json.loads(error)
+        loc = data.get("location")
+        return RunResult("torch" if data.get("torch", True) else "export",
+                         data.get("message", ""), tuple(loc) if loc else None,
+                         err, data.get("traceback", ""))
+    for mod in ("torch", "einops"):
+        if f"No module named '{mod}'" in err:
+            return RunResult("no-torch", f"`{python}` can't import {mod}", stderr=err)
+    return RunResult("crash", f"`{python}` exited with code {proc.returncode}", stderr=err)
+
+
+class _Reader:
+    """Reads the error pipe on a thread, so a large message can't block the child."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.data = b""
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        with os.fdopen(self.fd, "rb") as f:
+            self.data = f.read()
+
+    def result(self) -> str:
+        self.thread.join()
+        return self.data.decode("utf-8", "replace")

@@ -1,5 +1,6 @@
-"""The dynamic shapes and example inputs of a function being exported (book ch. 17,
-"Dynamic shapes"), from its signature's types.
+"""The dynamic shapes and example inputs of a function being exported, from its
+signature's types (shared by every export target: the examples are what a target
+traces and verifies with).
 
 Per tensor parameter and axis: a literal or dim-made size is static; a generic axis is a
 ``torch.export.Dim`` shared wherever it appears; a size linear in one generic axis with a
@@ -16,16 +17,10 @@ from dataclasses import dataclass
 from math import ceil
 from typing import Any
 
-from shapescript.check.env import FnSig
-from shapescript.check.sizes import Size
-from shapescript.check.types import TensorType
-from shapescript.codegen.exprs import pyname
+from shapescript.api import FnSig, Size, TensorType, domain_of, vocab
+from shapescript.api import python_name as pyname
 
-__all__ = ["ParamShape", "SignatureShapes", "UNCHECKED_DOMAINS", "domain_of",
-           "signature_shapes"]
-
-# Domains with nothing to check at run time.
-UNCHECKED_DOMAINS = ("Real", "Logit", "Mask", "Int")
+__all__ = ["ParamShape", "SignatureShapes", "signature_shapes"]
 
 
 @dataclass
@@ -61,19 +56,8 @@ def _axis_kind(s: Size) -> tuple:
     return ("auto", s)
 
 
-def domain_of(t: TensorType) -> tuple | None:
-    d = t.domain
-    if d.kind in UNCHECKED_DOMAINS:
-        return None
-    over = None
-    if d.over is not None:
-        over = next((i for i, a in enumerate(t.axes) if a.label == d.over), None)
-    return (d.kind, over, d.index if d.kind == "Index" else None, str(d))
-
-
 def signature_shapes(sig: FnSig, env_path: str) -> SignatureShapes:
-    """The dynamic shapes and example sizes of ``sig``'s tensor parameters (book ch. 17,
-    "Dynamic shapes")."""
+    """The dynamic shapes and example sizes of ``sig``'s tensor parameters."""
     base = os.path.basename(env_path)
     raw: list[tuple[str, TensorType, Any]] = []
     for p, dp in zip(sig.params, sig.decl.params):
@@ -115,7 +99,7 @@ def signature_shapes(sig: FnSig, env_path: str) -> SignatureShapes:
     for name, t, dp in raw:
         axes = [_axis_kind(a.size) for a in t.axes]
         ex = tuple(a.size.evaluate(examples) for a in t.axes)
-        dtype = {"Float": "f32", "Int": "i64"}.get(t.dtype, t.dtype)
+        dtype = vocab.DTYPE_CLASSES.get(t.dtype, t.dtype)
         params.append(ParamShape(name, axes, ex, dtype, domain_of(t),
                                  f"{base}:{dp.span.line}:{dp.span.col}"))
     return SignatureShapes(params, mins, examples, names)

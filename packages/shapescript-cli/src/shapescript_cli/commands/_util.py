@@ -2,30 +2,28 @@
 
 from __future__ import annotations
 
-import os
 import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import click
+
+from shapescript_cli.output import use_color
 
 MODE_CHOICE = click.Choice(["always", "debug", "never"])
 
 
-def use_color(stream=None):
-    """Colour only on a terminal, and never with ``NO_COLOR`` set."""
-    stream = stream or sys.stderr
-    return bool(getattr(stream, "isatty", lambda: False)()) and not os.environ.get("NO_COLOR")
-
-
-def render(diagnostics, sources, fallback=""):
+def render(diagnostics: Sequence[Any], sources: Mapping[str, str], fallback: str = "") -> str:
     """The diagnostics for stderr, coloured when it is a terminal."""
-    from shapescript.importer import render_diagnostics
+    from shapescript.render import render_full
+
     try:
-        return render_diagnostics(diagnostics, sources, color=use_color())
+        return render_full(list(diagnostics), dict(sources), color=use_color(sys.stderr))
     except Exception:
-        return fallback or render_diagnostics(diagnostics, sources, color=False)
+        return fallback or render_full(list(diagnostics), dict(sources), color=False)
 
 
-def print_shapescript_error(err):
+def print_shapescript_error(err: Any) -> None:
     """A ``ShapeScriptError``'s diagnostics on stderr, without a traceback."""
     text = render(err.diagnostics, err.sources, fallback=str(err)) if err.diagnostics else str(err)
     click.echo(text.rstrip("\n"), err=True)

@@ -15,6 +15,10 @@ import traceback
 
 import click
 
+from shapescript.files import atomic_write, same_file
+
+from shapescript_cli.output import debug_enabled, fail
+
 from ._util import MODE_CHOICE, render
 
 
@@ -35,11 +39,13 @@ def command(file, output, standalone, checks, value_checks, devices):
     from shapescript import compiler
 
     if devices is not None:
-        from shapescript.rt.device import parse_device
+        from shapescript.vocab import device_parts
         try:
-            parse_device(devices)
+            device_parts(devices)
         except ValueError as err:
             raise click.BadParameter(str(err), param_hint="--devices")
+    target = output or os.path.splitext(file)[0] + ".py"
+    _refuse_input_as_output(target, [file])
     try:
         out = compiler.compile_file(file, checks=checks, value_checks=value_checks,
                                     devices=devices, standalone=standalone)
@@ -50,7 +56,7 @@ def command(file, output, standalone, checks, value_checks, devices):
         click.echo(f"error[E0000]: internal error\n --> {file}\n  |\n  = note: this is a "
                    "bug in ShapeScript, not in your program; please report it, with this "
                    "file", err=True)
-        if os.environ.get("SHAPESCRIPT_DEBUG") == "1":
+        if debug_enabled():
             traceback.print_exc()
         sys.exit(3)
     if out.diagnostics:
@@ -58,9 +64,9 @@ def command(file, output, standalone, checks, value_checks, devices):
     errors = [d for d in out.diagnostics if getattr(d, "severity", "error") == "error"]
     if out.python is None or errors:
         sys.exit(3 if any(getattr(d, "code", "") == "E0000" for d in errors) else 1)
-    target = output or os.path.splitext(file)[0] + ".py"
+    _refuse_input_as_output(target, list(out.sources))
     try:
-        _write_atomically(target, wrap(out.python, file, target))
+        atomic_write(target, wrap(out.python, file, target))
     except OSError as err:
         click.echo(f"error: cannot write {target}: {err.strerror or err}", err=True)
         sys.exit(2)
@@ -86,13 +92,8 @@ def wrap(python, source, target):
             f"{ss!r}), \"exec\"))\n")
 
 
-def _write_atomically(path, text):
-    folder = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+def _refuse_input_as_output(target, inputs):
+    """An output that is one of the files the command reads would destroy the source."""
+    for source in inputs:
+        if not source.startswith("<") and same_file(target, source):
+            fail(f"the output {target} is the input {source}: choose another path with -o")

@@ -11,7 +11,7 @@ from typing import Callable
 from shapescript.check.env import (
     RESERVED_TYPE_NAMES, AxisParam, ModuleEnv, ParamType, SizeParam, dim_value,
 )
-from shapescript.check.sizes import Size
+from shapescript.check.sizes import Size, SizeTooLarge
 from shapescript.check.types import (
     BOOL, DTYPES, ERROR, FLOAT, FLOAT_DTYPES, INT, INT_DTYPES, MASK, NOBOUND, PY, REAL,
     STR, Axis, Domain, TensorType, TupleType, Type,
@@ -24,7 +24,7 @@ Report = Callable[[Diagnostic], None]
 
 VARIADIC = Size.var("...")
 SCALARS = {"int": INT, "float": FLOAT, "bool": BOOL, "str": STR}
-DOMAIN_DTYPE = {"Index": "i64", "Mask": "bool"}
+from shapescript.vocab import DOMAIN_DTYPE
 
 
 class SizeError(Exception):
@@ -163,6 +163,9 @@ class TypeBuilder:
         try:
             return self._type(te)
         except SizeError:
+            return ERROR
+        except SizeTooLarge as err:
+            self.error(err.code, err.message, te.span, err.label, err.help)
             return ERROR
 
     def _type(self, te: ast.TypeExpr) -> ParamType:

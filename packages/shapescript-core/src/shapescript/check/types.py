@@ -11,20 +11,11 @@ from dataclasses import dataclass, field
 
 from shapescript.check.sizes import Size
 
-DTYPES = ("bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64")
-FLOAT_DTYPES = frozenset({"f16", "bf16", "f32", "f64"})
-INT_DTYPES = frozenset({"u8", "i8", "i16", "i32", "i64"})
-DTYPE_CLASSES = frozenset({"Float", "Int"})
-TORCH_DTYPE = {
-    "bool": "torch.bool", "u8": "torch.uint8", "i8": "torch.int8", "i16": "torch.int16",
-    "i32": "torch.int32", "i64": "torch.int64", "f16": "torch.float16",
-    "bf16": "torch.bfloat16", "f32": "torch.float32", "f64": "torch.float64",
-}
+from shapescript import vocab
+from shapescript.vocab import CLASS_DOMAINS, DOMAINS, DTYPES, FLOAT_DTYPES, INT_DTYPES
 
-# Domain kinds. Interval domains are ordered by the "is also" column of LANGUAGE §4.1.
-DOMAINS = ("Real", "NonNeg", "Pos", "Unit", "Signed", "Logit", "LogProb", "Prob",
-           "Index", "Mask")
-CLASS_DOMAINS = frozenset({"Logit", "LogProb", "Prob"})
+DTYPE_CLASSES = frozenset(vocab.DTYPE_CLASSES)
+TORCH_DTYPE = {k: "torch." + v for k, v in vocab.TORCH_DTYPE_NAMES.items()}
 
 
 @dataclass(frozen=True, slots=True)

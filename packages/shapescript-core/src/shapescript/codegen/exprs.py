@@ -8,7 +8,6 @@ einops can't infer passed as a keyword.
 
 from __future__ import annotations
 
-import keyword
 from typing import Any
 
 from shapescript.check.result import (
@@ -16,28 +15,10 @@ from shapescript.check.result import (
 )
 from shapescript.check.sizes import Size
 from shapescript.check.types import TORCH_DTYPE, HostType, PyType, TensorType, TupleType
+from shapescript.codegen.names import T, generic_var, pyname
 from shapescript.syntax import ast
 
-T = "_ss_torch"
-
-
-def _python_word(stem: str) -> bool:
-    return keyword.iskeyword(stem) or stem in ("None", "True", "False")
-
-
-def pyname(name: str) -> str:
-    """A user name as a Python identifier: a keyword gets a trailing ``_``, and so does
-    a keyword followed by underscores, so no two names meet (``class`` is ``class_``,
-    ``class_`` is ``class__``).
-
-    >>> pyname("lambda"), pyname("class_"), pyname("x_")
-    ('lambda_', 'class__', 'x_')
-    """
-    return name + "_" if _python_word(name.rstrip("_")) else name
-
-
-def generic_var(name: str) -> str:
-    return "_ss_g_" + name
+__all__ = ["ExprGen", "T", "dtype_expr", "generic_var", "pyname"]
 
 
 def dtype_expr(dt: str) -> str:

@@ -38,7 +38,7 @@ def mode_expr(mode: str) -> str:
 
 
 class ModuleGen:
-    # Hooks for other code generation modes (codegen/export.py): the statement
+    # Hooks for other code generation modes (codegen/traced.py): the statement
     # generator class, and the name each function body is defined under.
     stmt_gen_class = StmtGen
 
@@ -283,13 +283,18 @@ class ModuleGen:
         return helper_source(names, prefix="_ss_", namespace="_ss_rt")
 
     # -- functions ----------------------------------------------------------------------
+    def extra_params(self, sig: FnSig) -> list[str]:
+        """Parameters a code generation mode puts before the function's own (none here;
+        codegen/functions.py passes its context to every body)."""
+        return []
+
     def gen_fn(self, sig: FnSig) -> None:
         decl = sig.decl
         assert isinstance(decl, ast.FnDecl)
         self.fn = sig
         self.fn_generics = set()
         self.fn_device = False
-        params = ", ".join(self.param_text(p) for p in decl.params)
+        params = ", ".join(self.extra_params(sig) + [self.param_text(p) for p in decl.params])
         header_line = decl.span.line
         sub = Emitter()
         saved = self.em

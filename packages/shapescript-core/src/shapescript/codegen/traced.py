@@ -1,15 +1,19 @@
-"""Code generation for export: a module that traces one function with ``torch.export``.
+"""Code generation for tracing: the functions a program runs, lowered so that
+``torch.export`` (and ``torch.compile(fullgraph=True)``) can trace them.
 
-``generate_export(program, fn, …)`` writes a Python module that needs only torch and
-einops (book ch. 17, DECISIONS §21, §25). It holds
+Every exporter starts here. ``generate_traced(program, fn, …)`` gives a ``TracedModule``:
+the source of a module that needs only torch and einops, holding
 
-- the body of the function being exported and of every function it reaches, at any
-  depth and in any imported ``.ss`` file, each on its ``.ss`` line where it has one;
-- the runtime helpers they use (``shapescript.rt``, inlined) and the export helpers
-  (``codegen/export_rt.py``, inlined);
-- the export step: an ``nn.Module`` whose ``forward`` takes the tensor parameters by
-  name, the ``dynamic_shapes`` and example inputs built from the signature's types,
-  ``export_program()``, ``save()``, and a ``__main__`` that runs ``-o OUT [--aoti]``.
+- the body of ``fn`` and of every function it reaches, at any depth and in any imported
+  ``.ss`` file, each on its ``.ss`` line where it has one;
+- the runtime helpers they use (``shapescript.rt``, inlined) and the tracing helpers
+  (``rt/traced.py``, inlined);
+- ``_ss_entry``: ``fn``'s tensor parameters in, its value checks (as
+  ``aten._assert_async``, when ``_SS_VALUES``), then the body;
+- the constants ``_SS_DEVICE``, ``_SS_CHECKS`` and ``_SS_VALUES``.
+
+An exporter appends its own step (an ``nn.Module`` to export, a Hugging Face model) to
+the source; the line numbers of what is above stay as ``line_table`` gives them.
 
 It differs from ordinary code generation (``ModuleGen``) in four places: an ``if``
 without a ``return`` becomes branch functions run by ``_ss_ex_if`` (a Python ``if``
@@ -17,8 +21,12 @@ when the condition is known while tracing, else ``torch.cond``); a ``for i in a.
 without a ``return`` becomes a body function run by ``_ss_ex_for`` (unrolled when both
 ends are numbers while tracing, else ``torch.while_loop``); ``as`` becomes
 ``torch._check`` facts and ``_assert_async`` value checks (``_ss_ex_as``); and there
-are no checked entries: the program's inputs are checked against the dynamic shapes by
-torch, their values by ``_assert_async`` in ``forward``.
+are no checked entries: a traced program's inputs are checked by the tracer against the
+shapes it was given, and their values by ``_ss_entry``.
+
+Why this is in the core rather than in an exporter: it is a mode of the statement and
+expression generators, shared by every export target (``.pt2``, Hugging Face, GGUF),
+and keeping it here keeps those generators private to the core.
 """
 
 from __future__ import annotations
@@ -33,34 +41,37 @@ from shapescript.check.env import FnSig
 from shapescript.check.result import AssertRes, CheckedModule
 from shapescript.check.sizes import Size
 from shapescript.check.types import TensorType
-from shapescript.codegen.export_shapes import domain_of, signature_shapes
-from shapescript.codegen.exprs import ExprGen, pyname
+from shapescript.codegen.exprs import ExprGen
 from shapescript.codegen.layout import Emitter
 from shapescript.codegen.module import ModuleGen, mode_expr
+from shapescript.codegen.names import pyname
 from shapescript.codegen.stmts import StmtGen
 from shapescript.syntax import ast
+from shapescript.vocab import DOMAIN_BOUNDS, UNCHECKED_DOMAINS, device_name
 
-__all__ = ["ExportModule", "ExportModuleGen", "ExportStmtGen", "device_name",
-           "generate_export"]
+__all__ = ["TracedModule", "TracedModuleGen", "TracedStmtGen", "domain_of",
+           "generate_traced", "traced_helpers_source"]
 
 _RT_MARKER = "# ---- inlined below ----\n"
-_DEVICE_RE = re.compile(r"^(cpu|cuda|mps|meta|xpu)(?:\[(\d+)\]|:(\d+))?$")
 
 
-def device_name(spec: str) -> str:
-    """A ShapeScript device (``cuda[0]``) as torch writes it (``cuda:0``); ValueError
-    if it isn't one."""
-    m = _DEVICE_RE.match(spec.strip())
-    if m is None:
-        raise ValueError(f"not a device: {spec!r} (expected cpu, cuda, cuda[N] or mps)")
-    index = m.group(2) or m.group(3)
-    return m.group(1) + (f":{index}" if index is not None else "")
+def traced_helpers_source() -> str:
+    """The tracing helpers' source (``rt/traced.py`` below its marker line), with the
+    vocabulary tables they read inlined."""
+    text = (Path(__file__).parent.parent / "rt" / "traced.py").read_text(encoding="utf-8")
+    return f"_SS_EX_BOUNDS = {DOMAIN_BOUNDS!r}\n\n" + text.split(_RT_MARKER, 1)[1]
 
 
-def export_helpers_source() -> str:
-    """The source of ``export_rt.py`` below its marker line."""
-    text = (Path(__file__).parent / "export_rt.py").read_text(encoding="utf-8")
-    return text.split(_RT_MARKER, 1)[1]
+def domain_of(t: TensorType) -> tuple | None:
+    """What a value check of ``t`` needs: ``(kind, over axis position, Index bound or
+    None, text)``, or None when its domain has nothing to check."""
+    d = t.domain
+    if d.kind in UNCHECKED_DOMAINS:
+        return None
+    over = None
+    if d.over is not None:
+        over = next((i for i, a in enumerate(t.axes) if a.label == d.over), None)
+    return (d.kind, over, d.index if d.kind == "Index" else None, str(d))
 
 
 # -- what blocks assign ----------------------------------------------------------------
@@ -121,7 +132,7 @@ def _tuple(names: list[str]) -> str:
     return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
 
 
-class ExportStmtGen(StmtGen):
+class TracedStmtGen(StmtGen):
     """Statements of an exported function and of what it calls (see the module doc)."""
 
     def __init__(self, cm: CheckedModule, ctx: Any, em: Emitter) -> None:
@@ -216,17 +227,26 @@ class ExportStmtGen(StmtGen):
 # -- the module ---------------------------------------------------------------------------
 
 @dataclass
-class ExportModule:
-    """The generated module: its source and, per line of it, the ``.ss`` line and
-    column it comes from."""
+class TracedModule:
+    """A function lowered for tracing, as module source (see the module doc).
+
+    ``params`` are the names of ``_ss_entry``'s parameters (the function's tensor
+    parameters, in order); ``line_table`` maps a line of ``source`` to the ``.ss`` line
+    and column it comes from (the main file's lines only).
+    """
 
     source: str
     fn: str
-    line_map: dict[int, tuple[int, int]] = field(default_factory=dict)
+    path: str
+    device: str
+    params: list[str]
+    line_table: dict[int, tuple[int, int]] = field(default_factory=dict)
 
 
-class ExportModuleGen(ModuleGen):
-    stmt_gen_class = ExportStmtGen
+class TracedModuleGen(ModuleGen):
+    """The module of one traced function (see the module doc)."""
+
+    stmt_gen_class = TracedStmtGen
 
     def __init__(self, program: Any, sig: FnSig, *, checks: str, value_checks: str,
                  devices: str | None, path: str) -> None:
@@ -331,7 +351,7 @@ class ExportModuleGen(ModuleGen):
         final.lines += body.lines
         laid = final.layout()
         self.line_map = final.line_map
-        tail = self.export_step()
+        tail = self.entry_lines()
         text = laid + foreign_text + "\n".join(tail)
         out = Emitter()
         out.emit(1, 0, "; ".join(head))
@@ -348,13 +368,13 @@ class ExportModuleGen(ModuleGen):
             for line in helpers.splitlines():
                 out.emit(None, 0, line)
             out.emit(None, 0, "")
-        out.emit(None, 0, "# The export helpers (shapescript.codegen.export_rt), inlined.")
-        for line in export_helpers_source().splitlines():
+        out.emit(None, 0, "# The tracing helpers (shapescript.rt.traced), inlined.")
+        for line in traced_helpers_source().splitlines():
             out.emit(None, 0, line)
         out.emit(None, 0, "")
         for line in tail:
             out.emit(None, 0, line)
-        return out.layout()
+        return out.layout() + "\n"
 
     def standalone_helpers(self, text: str) -> str:
         names = sorted(set(re.findall(r"_ss_rt\.([A-Za-z_][A-Za-z0-9_]*)", text)))
@@ -396,97 +416,38 @@ class ExportModuleGen(ModuleGen):
             chunks.append(f"# {os.path.basename(sig.file)}: {sig.name}\n" + sub.layout())
         return "\n".join(chunks)
 
-    # -- the export step ----------------------------------------------------------------
-    def export_step(self) -> list[str]:
+    # -- the entry ----------------------------------------------------------------------
+    def entry_lines(self) -> list[str]:
+        """The constants, and ``_ss_entry``: value checks, then the body."""
         sig = self.target
-        shapes = signature_shapes(sig, self.cm.env.path)
-        fn = sig.name
-        base = os.path.basename(self.path)
+        names = [pyname(p.name) for p in sig.params if isinstance(p.type, TensorType)]
         lines = [
-            f"# The export step: `python THIS_FILE -o {os.path.splitext(base)[0]}.pt2 "
-            "[--aoti]` exports",
-            f"# `{fn}` of {base} with torch.export (generated by shapescript export).",
-            f"_SS_FILE = {self.path!r}",
-            f"_SS_FN = {fn!r}",
             f"_SS_DEVICE = {self.device!r}",
             f"_SS_CHECKS = {mode_expr(self.checks)}",
             f"_SS_VALUES = {mode_expr(self.value_checks)}",
-            f"_SS_LINES = {self.line_table()!r}",
             "",
             "",
-            "class _SSProgram(_ss_torch.nn.Module):",
-            f"    {f'`{fn}` of {base}, as the module torch.export traces.'!r}",
-            "",
+            f"def _ss_entry({', '.join(names)}):",
+            f"    {f'`{sig.name}` of {os.path.basename(self.path)}, with its value checks.'!r}",
         ]
-        names = [p.name for p in shapes.params]
-        lines.append(f"    def forward(_ss_self{''.join(', ' + n for n in names)}):")
         checks = []
-        for p in shapes.params:
-            if p.domain is None:
+        base = os.path.basename(self.cm.env.path)
+        for p, dp in zip(sig.params, sig.decl.params):
+            if not isinstance(p.type, TensorType):
                 continue
-            kind, over, bound, text = p.domain
+            dom = domain_of(p.type)
+            if dom is None:
+                continue
+            kind, over, bound, text = dom
             b = "None" if bound is None else self.bound_source(bound)
-            msg = f"{p.where}: {p.name}: expected {text}"
-            checks.append(f"            _ss_ex_assert_domain({p.name}, {kind!r}, {over!r}, "
-                          f"{b}, {msg!r})")
+            where = f"{base}:{dp.span.line}:{dp.span.col}"
+            msg = f"{where}: {pyname(p.name)}: expected {text}"
+            checks.append(f"        _ss_ex_assert_domain({pyname(p.name)}, {kind!r}, "
+                          f"{over!r}, {b}, {msg!r})")
         if checks:
-            lines.append("        if _SS_VALUES:")
+            lines.append("    if _SS_VALUES:")
             lines += checks
-        args = ", ".join(pyname(p.name) for p in sig.params if isinstance(p.type, TensorType))
-        lines.append(f"        return {self.def_name(sig)}({args})")
-        mins = {shapes.names[v]: m for v, m in shapes.mins.items()}
-        lines += ["", "", "def _ss_dynamic_shapes():",
-                  f"    _d = _ss_ex_dims({mins!r})", "    return {"]
-        for p in shapes.params:
-            entries = []
-            for k, ax in enumerate(p.axes):
-                if ax[0] == "dim":
-                    entries.append(f"{k}: _d[{shapes.names[ax[1]]!r}]")
-                elif ax[0] == "derived":
-                    _, v, a, c = ax
-                    v = shapes.names[v]
-                    expr = (f"{a} * _d[{v!r}]" if a != 1 else f"_d[{v!r}]") + (
-                        f" + {c}" if c > 0 else f" - {-c}" if c < 0 else "")
-                    entries.append(f"{k}: {expr}")
-                elif ax[0] == "auto":
-                    entries.append(f"{k}: _ss_torch.export.Dim.AUTO")
-            spec = "{" + ", ".join(entries) + "}" if entries else "None"
-            lines.append(f"        {p.name!r}: {spec},")
-        lines += ["    }", "", "", "def _ss_examples(device):",
-                  "    _g = _ss_torch.Generator().manual_seed(0)", "    return ("]
-        for p in shapes.params:
-            dom = "None"
-            if p.domain is not None:
-                kind, over, bound, _ = p.domain
-                b = None if bound is None else bound.evaluate(shapes.examples)
-                dom = repr((kind, over, b))
-            lines.append(f"        _ss_ex_example({p.example!r}, {p.dtype!r}, {dom}, device, _g),")
-        lines += [
-            "    )",
-            "",
-            "",
-            "def export_program(devices=None):",
-            f"    {f'The torch.export.ExportedProgram of `{fn}` ({base}).'!r}",
-            "    device = _SS_DEVICE if devices is None else devices.replace('[', ':').rstrip(']')",
-            "    return _ss_ex_export(_SSProgram(), _ss_examples(_ss_torch.device(device)),",
-            "                         _ss_dynamic_shapes())",
-            "",
-            "",
-            "def save(ep, path, aoti=False):",
-            "    'Writes the program to `path` (an AOTInductor package with `aoti`), atomically.'",
-            "    return _ss_ex_save(ep, path, aoti)",
-            "",
-            "",
-            "def _ss_locate(err):",
-            "    'The .ss location of the innermost frame of `err` in these functions.'",
-            "    code = _SSProgram.forward.__code__.co_filename",
-            "    return _ss_ex_location(err, {code}, _SS_LINES, _SS_FILE)",
-            "",
-            "",
-            "if __name__ == '__main__':",
-            f"    _ss_ex_main(export_program, save, _SS_FILE, _SS_FN, "
-            f"{os.path.splitext(self.path)[0] + '.pt2'!r}, _ss_locate)",
-        ]
+        lines.append(f"    return {self.def_name(sig)}({', '.join(names)})")
         return lines
 
     def bound_source(self, bound: Size) -> str:
@@ -508,16 +469,23 @@ class ExportModuleGen(ModuleGen):
         return out
 
 
-def generate_export(program: Any, fn: str, *, checks: str = "always",
+
+def generate_traced(program: Any, fn: str, *, checks: str = "always",
                     value_checks: str = "debug", devices: str | None = None,
-                    path: str | None = None) -> ExportModule:
-    """The export module of function ``fn`` of ``program.main`` (which must check)."""
+                    path: str | None = None) -> TracedModule:
+    """The traced module of function ``fn`` of ``program.main`` (which must check).
+
+    ``checks`` and ``value_checks`` (``always``, ``debug`` or ``never``) decide which
+    ``as`` and argument checks the module keeps; ``devices`` is the device its tensors
+    are made on (the file's, else the CPU).
+    """
     for mode in (checks, value_checks):
         if mode not in ("always", "debug", "never"):
             raise ValueError(f"checks mode must be always, debug or never, not {mode!r}")
     cm = program.main
     sig = cm.env.fns[fn]
-    gen = ExportModuleGen(program, sig, checks=checks, value_checks=value_checks,
+    gen = TracedModuleGen(program, sig, checks=checks, value_checks=value_checks,
                           devices=devices, path=path or cm.env.path)
     source = gen.run()
-    return ExportModule(source, fn, gen.line_table())
+    params = [pyname(p.name) for p in sig.params if isinstance(p.type, TensorType)]
+    return TracedModule(source, fn, gen.path, gen.device, params, gen.line_table())

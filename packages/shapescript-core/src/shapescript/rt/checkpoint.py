@@ -29,6 +29,8 @@ import stat
 
 import torch
 
+from shapescript.vocab import SAFETENSORS_DTYPES as _SAFETENSORS_DTYPES
+
 from .device import call_device
 from .errors import ShapeError
 from .specs import dtype_name
@@ -41,8 +43,7 @@ _MAX_HEADER = 100 * 1024 * 1024
 _ST_SIZES = {"BOOL": 1, "U8": 1, "I8": 1, "I16": 2, "I32": 4, "I64": 8, "F16": 2, "BF16": 2,
              "F32": 4, "F64": 8}
 # safetensors' dtype names → ShapeScript's
-_ST_DTYPES = {"BOOL": "bool", "U8": "u8", "I8": "i8", "I16": "i16", "I32": "i32",
-              "I64": "i64", "F16": "f16", "BF16": "bf16", "F32": "f32", "F64": "f64"}
+_ST_DTYPES = {v: k for k, v in _SAFETENSORS_DTYPES.items()}
 
 
 def _is_model_class(cls):

@@ -10,9 +10,10 @@ checked entries on every call: a list, so readers see updates without a function
 
 from __future__ import annotations
 
-import re
 
 import torch
+
+from shapescript.vocab import device_parts as _device_parts
 
 from .errors import DeviceError
 
@@ -21,7 +22,6 @@ _OVERRIDE = [None]
 _DECLARED = {}
 _EFFECTIVE = [None]
 
-_DEVICE_RE = re.compile(r"^(cpu|cuda|mps|meta|xpu)(?:\[(\d+)\]|:(\d+))?$")
 
 
 def parse_device(spec):
@@ -32,11 +32,8 @@ def parse_device(spec):
     """
     if isinstance(spec, torch.device):
         return spec
-    m = _DEVICE_RE.match(str(spec).strip())
-    if m is None:
-        raise ValueError(f"not a device: {spec!r} (expected cpu, cuda, cuda[N] or mps)")
-    index = m.group(2) or m.group(3)
-    return torch.device(m.group(1), int(index)) if index is not None else torch.device(m.group(1))
+    kind, index = _device_parts(spec)
+    return torch.device(kind, index) if index is not None else torch.device(kind)
 
 
 def _refresh_device():

@@ -11,13 +11,8 @@ import math
 
 import torch
 
-# kind -> (lowest allowed, highest allowed, low bound inclusive)
-_DOMAIN_BOUNDS = {
-    "NonNeg": (0, None, True), "Pos": (0, None, False), "Unit": (0, 1, True),
-    "Signed": (-1, 1, True), "Prob": (0, 1, True), "LogProb": (None, 0, True),
-    "Index": (0, None, True),
-}
-_UNCHECKED_DOMAINS = ("Real", "Logit", "Mask")
+from shapescript.vocab import DOMAIN_BOUNDS as _DOMAIN_BOUNDS
+from shapescript.vocab import UNCHECKED_DOMAINS as _UNCHECKED_DOMAINS
 
 
 def _fmt_value(v):

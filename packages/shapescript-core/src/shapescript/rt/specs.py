@@ -17,22 +17,20 @@ from __future__ import annotations
 
 import torch
 
-_DTYPES = {
-    "bool": torch.bool, "u8": torch.uint8, "i8": torch.int8, "i16": torch.int16,
-    "i32": torch.int32, "i64": torch.int64, "f16": torch.float16, "bf16": torch.bfloat16,
-    "f32": torch.float32, "f64": torch.float64,
-}
+from shapescript.vocab import CLASS_DOMAINS as _OVER_KINDS
+from shapescript.vocab import DOMAINS as _DOMAIN_KINDS
+from shapescript.vocab import FLOAT_DTYPES as _FLOAT_DTYPES
+from shapescript.vocab import INT_DTYPES as _INT_DTYPES
+from shapescript.vocab import TORCH_DTYPE_NAMES as _TORCH_DTYPE_NAMES
+
+_DTYPES = {k: getattr(torch, v) for k, v in _TORCH_DTYPE_NAMES.items()}
 _DTYPE_NAMES = {v: k for k, v in _DTYPES.items()}
 _DTYPE_CLASSES = {
-    "Float": (torch.float16, torch.bfloat16, torch.float32, torch.float64),
-    "Int": (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64),
+    "Float": tuple(_DTYPES[k] for k in _TORCH_DTYPE_NAMES if k in _FLOAT_DTYPES),
+    "Int": tuple(_DTYPES[k] for k in _TORCH_DTYPE_NAMES if k in _INT_DTYPES),
 }
 FLOAT = ("Float", _DTYPE_CLASSES["Float"])
 INT = ("Int", _DTYPE_CLASSES["Int"])
-
-_DOMAIN_KINDS = ("Real", "NonNeg", "Pos", "Unit", "Signed", "Logit", "LogProb", "Prob",
-                 "Index", "Mask")
-_OVER_KINDS = ("Logit", "LogProb", "Prob")
 
 
 def dtype_name(dtype):

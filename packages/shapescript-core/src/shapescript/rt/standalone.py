@@ -27,9 +27,12 @@ import importlib
 import inspect
 
 # In dependency order; ``model`` and ``training`` (written separately) when present.
-_HELPER_MODULES = ("errors", "specs", "device", "domains", "checkgen", "checks", "ops",
+_HELPER_MODULES = ("vocab", "errors", "specs", "device", "domains", "checkgen", "checks", "ops",
                    "config", "model", "training", "report", "checkpoint")
 _ERROR_CLASSES = ("ShapeError", "DeviceError", "DomainError")
+# Helper modules that live beside the runtime rather than in it: torch-free, so the
+# compiler uses them too. Their names are inlined like the runtime's own.
+_OUTSIDE_RT = ("vocab", "errors")
 
 
 class _Def:
@@ -60,7 +63,11 @@ def _catalogue():
     defs, imports, order = {}, {}, 0
     for mod_name in _HELPER_MODULES:
         try:
-            module = importlib.import_module(f"{__package__}.{mod_name}")
+            # The errors live outside the runtime package, so the compiler can raise
+            # them without importing torch.
+            module = importlib.import_module(
+                f"shapescript.{mod_name}" if mod_name in _OUTSIDE_RT
+                else f"{__package__}.{mod_name}")
         except ModuleNotFoundError as err:
             if err.name != f"{__package__}.{mod_name}":
                 raise
@@ -72,6 +79,16 @@ def _catalogue():
                 for alias in node.names:
                     imports[alias.asname or alias.name.split(".")[0]] = (
                         ast.Import(names=[alias]))
+                continue
+            if isinstance(node, ast.ImportFrom) and node.module in _inlined_modules():
+                # `from shapescript.vocab import X as Y`: Y is a helper of its own,
+                # `Y = X`, so standalone code gets the table, not the import.
+                for alias in node.names:
+                    if alias.asname and alias.asname != alias.name:
+                        src = f"{alias.asname} = {alias.name}"
+                        defs[alias.asname] = _Def(alias.asname, mod_name, order,
+                                                  ast.parse(src).body[0], src, {alias.name})
+                        order += 1
                 continue
             if isinstance(node, ast.ImportFrom):
                 if node.level == 0 and node.module != "__future__":
@@ -93,6 +110,10 @@ def _catalogue():
     for d in defs.values():
         d.uses = frozenset(n for n in d.uses if n != d.name and (n in defs or n in imports))
     return defs, imports
+
+
+def _inlined_modules():
+    return {f"shapescript.{m}" for m in _OUTSIDE_RT}
 
 
 def helper_names():

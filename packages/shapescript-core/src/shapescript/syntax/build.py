@@ -44,15 +44,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from shapescript import vocab
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
 from shapescript.syntax.lexer import Tok
 
-DTYPES = frozenset({"bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64",
-                    "Float", "Int"})
-DOMAINS = frozenset({"Real", "NonNeg", "Pos", "Unit", "Signed", "Mask", "Index", "Logit",
-                     "LogProb", "Prob"})
+DTYPES = frozenset(vocab.DTYPES) | frozenset(vocab.DTYPE_CLASSES)
+DOMAINS = frozenset(vocab.DOMAINS)
 SCALARS = frozenset({"int", "float", "bool", "str"})
 SPECIALS = frozenset({"Size", "Axis", "Axes"})
 

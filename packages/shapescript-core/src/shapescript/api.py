@@ -1,0 +1,169 @@
+"""The core's public API for plugins: everything an exporter or the language server may
+import from ShapeScript, in one place. Nothing outside ``shapescript-core`` imports a
+core module other than this one (an import-linter contract checks it), so the core can
+change its insides without breaking a plugin.
+
+Importing this module is light (no torch): the names are loaded when first used.
+
+The steps of an exporter, with these names::
+
+    program = check_file(path)                       # parse + check, never raises for the file
+    if not program.ok:
+        raise shapescript_error(program.diagnostics, program.sources)
+    fn = choose_function(program.main.env, path, fn, "--fn")
+    traced = generate_traced(program, fn)            # the function lowered for tracing
+    ...                                              # the plugin's own tail, then atomic_write
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = [
+    # checking
+    "Program", "CheckedModule", "ModuleEnv", "FnSig", "ParamSig", "ModelInfo", "FieldInfo",
+    "TensorType", "Size", "check_file", "check_program", "read_source", "SourceDecodeError",
+    "choose_function",
+    "export_diagnostics", "serving_diagnostics", "serving_form", "ServingForm",
+    # diagnostics
+    "Diagnostic", "Label", "render", "render_diagnostics", "internal_error",
+    "shapescript_error", "ShapeScriptError", "ShapeError", "DomainError", "DeviceError",
+    # code generation
+    "compile_source", "compile_file", "python_name", "generate_traced", "TracedModule",
+    "helper_source", "device_name", "domain_of",
+    # shared helpers and facts
+    "vocab", "atomic_write", "atomic_write_with", "atomic_dir", "same_file", "use_color",
+    "debug_enabled",
+    # editors (the language server)
+    "IncrementalChecker", "split_chunks", "syntax", "walk", "nodes_at", "span_contains", "prelude_file",
+    "prelude_env",
+    # plugins
+    "ExportTarget", "CheckProfile", "ExportFailed", "KNOWN_TARGETS", "KNOWN_PROFILES", "missing_hint",
+]
+
+_HOMES: dict[str, str] = {
+    "Program": "shapescript.compiler",
+    "CheckedModule": "shapescript.check.result",
+    "ModuleEnv": "shapescript.check.env",
+    "FnSig": "shapescript.check.env",
+    "ParamSig": "shapescript.check.env",
+    "ModelInfo": "shapescript.check.env",
+    "FieldInfo": "shapescript.check.env",
+    "TensorType": "shapescript.check.types",
+    "Size": "shapescript.check.sizes",
+    "check_program": "shapescript.compiler",
+    "SourceDecodeError": "shapescript.source",
+    "choose_function": "shapescript.compiler",
+    "export_diagnostics": "shapescript.check.exports",
+    "serving_diagnostics": "shapescript.check.serving",
+    "serving_form": "shapescript.check.serving",
+    "ServingForm": "shapescript.check.serving",
+    "Diagnostic": "shapescript.diagnostics",
+    "Label": "shapescript.diagnostics",
+    "render": "shapescript.render",
+    "internal_error": "shapescript.compiler",
+    "ShapeScriptError": "shapescript.errors",
+    "ShapeError": "shapescript.errors",
+    "DomainError": "shapescript.errors",
+    "DeviceError": "shapescript.errors",
+    "compile_source": "shapescript.compiler",
+    "compile_file": "shapescript.compiler",
+    "python_name": "shapescript.codegen.names",
+    "generate_traced": "shapescript.codegen.traced",
+    "TracedModule": "shapescript.codegen.traced",
+    "domain_of": "shapescript.codegen.traced",
+    "helper_source": "shapescript.rt.standalone",
+    "generate_functions": "shapescript.codegen.functions",
+    "CallSite": "shapescript.codegen.functions",
+    "device_name": "shapescript.vocab",
+    "atomic_write": "shapescript.files",
+    "atomic_write_with": "shapescript.files",
+    "atomic_dir": "shapescript.files",
+    "same_file": "shapescript.files",
+    "use_color": "shapescript.term",
+    "debug_enabled": "shapescript.term",
+    "IncrementalChecker": "shapescript.check.incremental",
+    "split_chunks": "shapescript.check.incremental",
+    "syntax": "shapescript.check.query",
+    "walk": "shapescript.check.query",
+    "nodes_at": "shapescript.check.query",
+    "span_contains": "shapescript.check.query",
+    "prelude_file": "shapescript.check.query",
+    "prelude_env": "shapescript.check.query",
+    "ExportTarget": "shapescript.plugins",
+    "ExportFailed": "shapescript.plugins",
+    "CheckProfile": "shapescript.plugins",
+    "KNOWN_TARGETS": "shapescript.plugins",
+    "KNOWN_PROFILES": "shapescript.plugins",
+    "missing_hint": "shapescript.plugins",
+}
+
+
+def read_source(path: str) -> str:
+    """A ``.ss`` file's text, read as the compiler reads it: OSError when it can't be
+    (missing, not a regular file, too large: exit 2), ``SourceDecodeError`` (a
+    ``ValueError`` whose ``diagnostic`` points at the first bad byte: exit 1) when it
+    isn't UTF-8."""
+    from shapescript.source import read_source as _read
+
+    return _read(path)
+
+
+def check_file(path: str) -> Any:
+    """Parse and check the file ``path`` and what it imports: a ``Program`` whose
+    ``diagnostics`` say what is wrong (``program.ok`` when nothing is). Raises OSError
+    when the file can't be read; a file that isn't UTF-8 is a program with one error."""
+    from shapescript.compiler import check_path
+
+    return check_path(path)
+
+
+def render_diagnostics(diagnostics: Any, sources: Any, *, color: bool = False,
+                       fmt: str = "full") -> str:
+    """The diagnostics in one of the three layouts (``full``: rustc's; ``concise``;
+    ``json``)."""
+    from shapescript.render import render as _render
+
+    return _render(list(diagnostics), dict(sources or {}), fmt, color)
+
+
+def shapescript_error(diagnostics: Any, sources: Any) -> Exception:
+    """The ``ShapeScriptError`` for a file with these diagnostics (to raise at an API
+    boundary)."""
+    from shapescript.errors import ShapeScriptError as _Error
+
+    return _Error(render_diagnostics(diagnostics, sources), diagnostics, sources)
+
+
+def load_checkpoint(path: str, model_class: Any, device: Any = None) -> Any:
+    """The first model of type ``model_class`` in the checkpoint ``path`` (what ``load``
+    does in ShapeScript): ValueError when there is none, ``ShapeError`` for a field of
+    another shape or dtype."""
+    from shapescript.rt.checkpoint import load
+
+    return load(path, model_class, device)
+
+
+def save_checkpoint(path: str, *models: Any) -> None:
+    """Writes ``models`` to the checkpoint ``path`` (what ``save`` does in ShapeScript)."""
+    from shapescript.rt.checkpoint import save
+
+    save(path, *models)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "vocab":  # the dtype, domain and device tables, as a module
+        value = importlib.import_module("shapescript.vocab")
+        globals()[name] = value
+        return value
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'shapescript.api' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
