@@ -31,7 +31,33 @@ import re
 from math import gcd
 from typing import Callable, Mapping
 
-__all__ = ["Size", "solve_linear", "exact_div"]
+from shapescript.check.fail import Fail
+
+__all__ = ["Size", "SizeTooLarge", "solve_linear", "exact_div"]
+
+# A product whose normal form has more terms than this, or a coefficient beyond what a
+# tensor's size can be (int64), is refused: left alone, a chain of squares
+# (`dim D1 = D0*D0`, `dim D2 = D1*D1` …) or a product of long sums grows exponentially
+# and the checker would never finish.
+MAX_TERMS = 1000
+MAX_COEFFICIENT = 2**63
+
+
+class SizeTooLarge(Fail):
+    """E0305: a size whose normal form is too large to compute with."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__("E0305", f"a size too large to compute with: {why}",
+                         "this size", help="sizes are int64: keep them below 2**63, and "
+                                           "products of sums short")
+
+
+def _check_product(d: dict) -> None:
+    if len(d) > MAX_TERMS:
+        raise SizeTooLarge(f"its expansion has more than {MAX_TERMS:,} terms")
+    for c in d.values():
+        if not -MAX_COEFFICIENT < c < MAX_COEFFICIENT:
+            raise SizeTooLarge("it is 2**63 or more")
 
 
 class _Floor:
@@ -357,6 +383,7 @@ class Size:
                     d[m] = c
                 else:
                     del d[m]
+        _check_product(d)
         return Size(d)
 
     __rmul__ = __mul__
@@ -366,7 +393,9 @@ class Size:
             return self
         if k == 0 or not self._d:
             return ZERO
-        return Size({m: c * k for m, c in self._d.items()})
+        d = {m: c * k for m, c in self._d.items()}
+        _check_product(d)
+        return Size(d)
 
     def floordiv(self, other: Size | int) -> Size:
         """Floor division (size-context ``/``), normalised as the module doc says.
