@@ -1,0 +1,77 @@
+"""Real editors against `shapescript lsp`: headless Neovim reads a diagnostic back, and
+the VS Code grammar passes its grammar tests (vscode-tmgrammar-test)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+VSCODE = ROOT / "editors" / "vscode"
+
+
+@pytest.mark.skipif(shutil.which("nvim") is None,
+                    reason="needs Neovim (.ci/run installs Debian's neovim)")
+def test_neovim_reads_a_diagnostic_back(tmp_path: Path):
+    src = tmp_path / "wrong.ss"
+    src.write_text("dim D = 4\ndim C = 3\n\nfn head(x: [b D]) -> [b C]:\n    return x\n")
+    out = tmp_path / "diagnostics.txt"
+    env = dict(os.environ, SS_FILE=str(src), SS_OUT=str(out), SS_PYTHON=sys.executable)
+    proc = subprocess.run(
+        ["nvim", "--headless", "--clean", "-n", "-c", f"luafile {ROOT / 'tests/lsp/nvim_client.lua'}"],
+        env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert out.exists(), proc.stderr
+    (line,) = out.read_text().splitlines()
+    lnum, col, code, message = line.split(":", 3)
+    assert (int(lnum), int(col), code) == (4, 11, "E0401")
+    assert "sizes not provably equal" in message
+
+
+def test_vscode_extension_manifest_points_at_its_files():
+    manifest = json.loads((VSCODE / "package.json").read_text())
+    (lang,) = manifest["contributes"]["languages"]
+    assert lang["extensions"] == [".ss"]
+    assert (VSCODE / lang["configuration"]).is_file()
+    (grammar,) = manifest["contributes"]["grammars"]
+    assert grammar["scopeName"] == "source.shapescript"
+    data = json.loads((VSCODE / grammar["path"]).read_text())
+    assert data["scopeName"] == "source.shapescript"
+    assert (VSCODE / manifest["main"]).is_file()
+    config = json.loads((VSCODE / lang["configuration"]).read_text())
+    assert config["comments"]["lineComment"] == "#"
+    # Every regex of the grammar compiles (Python's engine agrees with Oniguruma on the
+    # constructs used here), so a typo fails here too, without node.
+    def regexes(node):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k in ("match", "begin", "end") and isinstance(v, str):
+                    yield v
+                else:
+                    yield from regexes(v)
+        elif isinstance(node, list):
+            for v in node:
+                yield from regexes(v)
+    found = list(regexes(data))
+    assert len(found) > 30
+    for rx in found:
+        re.compile(rx)
+
+
+RUNNER = VSCODE / "node_modules" / ".bin" / "vscode-tmgrammar-test"
+
+
+@pytest.mark.skipif(not RUNNER.exists(),
+                    reason="needs `npm install` in editors/vscode (.ci/run does it)")
+def test_vscode_grammar_tests():
+    proc = subprocess.run(
+        [str(RUNNER), "-g", "syntaxes/shapescript.tmLanguage.json", "tests/grammar/shapes.ss"],
+        cwd=VSCODE, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "shapes.ss run successfuly" in proc.stdout
