@@ -226,6 +226,22 @@ def _m_blocks(d, rng, other):
     return d + b"\nfn h_deep(x: [n]) -> [n]:\n" + body + b"    return x\n"
 
 
+def _m_sizes(d, rng, other):
+    """Sizes that grow exponentially: a chain of dims, each from the one before, or a
+    product of long sums in a signature."""
+    n = rng.choice([5, 20, 40, 70])
+    if rng.random() < 0.5:
+        op = rng.choice(["*", "+", "-", "/"])
+        chain = f"dim Q0 = {rng.choice([2, 3, 65536, 0, 1])}\n" + "".join(
+            f"dim Q{i + 1} = Q{i} {op} Q{i}\n" for i in range(n))
+        return d + b"\n" + chain.encode() + f"fn q(x: [Q{n}]) -> [Q{n}] = x\n".encode()
+    terms = " + ".join(rng.sample("abcdeghkm", rng.randint(2, 9)))
+    names = sorted(set(terms) - set(" +"))
+    params = ", ".join(f"p{v}: [{v}]" for v in names)
+    shape = " * ".join([f"({terms})"] * rng.randint(2, n // 2))
+    return d + f"\nfn q({params}, big: [{shape}]) -> [a] = pa\n".encode()
+
+
 def _m_long_line(d, rng, other):
     lines = d.split(b"\n")
     i = rng.randrange(len(lines))
@@ -281,7 +297,7 @@ def _m_control(d, rng, other):
 
 MUTATIONS = (
     _m_delete_tokens, _m_duplicate_tokens, _m_swap_tokens, _m_insert_token, _m_replace_name,
-    _m_number, _m_flip_bytes, _m_truncate, _m_lines, _m_splice, _m_nest, _m_blocks,
+    _m_number, _m_flip_bytes, _m_truncate, _m_lines, _m_splice, _m_nest, _m_blocks, _m_sizes,
     _m_long_line, _m_encoding, _m_bad_utf8, _m_nul, _m_newlines, _m_control,
 )
 
