@@ -96,7 +96,7 @@ class HfTarget:
 
     @property
     def api(self) -> Callable[..., Any]:
-        from shapescript_hf.api import export_hf
+        from shapescript_hf import export_hf
 
         return export_hf
 
