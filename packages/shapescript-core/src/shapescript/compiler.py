@@ -22,6 +22,7 @@ from shapescript.check.result import CheckedModule
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import SourceDecodeError, Span, read_source
 from shapescript.syntax.parser import parse
+from shapescript.term import debug_enabled
 
 __version__ = "0.1.0"
 PRELUDE_DIR = Path(__file__).parent / "prelude"
@@ -131,7 +132,7 @@ class _Compilation:
 def internal_error(path: str, err: BaseException) -> Diagnostic:
     note = "this is a bug in ShapeScript, not in your program; please report it, with this file"
     d = Diagnostic("E0000", "error", "internal error", path, 1, 1, 1, 1, (), None, (note,))
-    if os.environ.get("SHAPESCRIPT_DEBUG") == "1":
+    if debug_enabled():
         tb = "".join(traceback.format_exception(err))
         d = Diagnostic("E0000", "error", "internal error", path, 1, 1, 1, 1, (), None, (note, tb))
     return d

@@ -34,6 +34,7 @@ import marshal
 import os
 import sys
 
+from shapescript.files import atomic_write
 from shapescript.rt import config
 from shapescript.rt.errors import ShapeScriptError
 from shapescript.source import SourceDecodeError, read_source, read_source_bytes
@@ -245,7 +246,6 @@ def _read_cache(cache, key):
 def _write_cache(cache, key, dependencies, code):
     if sys.dont_write_bytecode:
         return
-    tmp = None
     try:
         deps = [[os.path.abspath(d), _file_hash(d)] for d in dependencies]
         body = marshal.dumps(code)
@@ -253,16 +253,9 @@ def _write_cache(cache, key, dependencies, code):
                              "code": hashlib.sha256(body).hexdigest()}).encode("utf-8")
         data = _CACHE_MAGIC + len(header).to_bytes(4, "little") + header + body
         os.makedirs(os.path.dirname(cache), exist_ok=True)
-        tmp = f"{cache}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, cache)
+        atomic_write(cache, data)
     except OSError:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+        pass  # no cache then
 
 
 # -- install / uninstall --------------------------------------------------------------

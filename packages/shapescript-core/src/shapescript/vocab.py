@@ -26,6 +26,8 @@ SAFETENSORS_DTYPES = {
     "bool": "BOOL", "u8": "U8", "i8": "I8", "i16": "I16", "i32": "I32", "i64": "I64",
     "f16": "F16", "bf16": "BF16", "f32": "F32", "f64": "F64",
 }
+# The dtype a host number becomes as a tensor.
+HOST_DTYPE = {"int": "i64", "float": "f32", "bool": "bool"}
 # The dtype a value of a domain has when nothing else says (Index is i64, Mask bool).
 DOMAIN_DTYPE = {"Index": "i64", "Mask": "bool"}
 

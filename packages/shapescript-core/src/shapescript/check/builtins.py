@@ -16,10 +16,21 @@ from shapescript.check.result import CallRes
 from shapescript.check.scope import Var
 from shapescript.check.sizes import Size
 from shapescript.check.types import (
-    ERROR, INT, NOTHING, PY, Axis, Domain, ErrorType, HostType, PyType, TensorType, TupleType,
+    ERROR,
+    INT,
+    NOTHING,
+    PY,
+    Axis,
+    Domain,
+    ErrorType,
+    HostType,
+    PyType,
+    TensorType,
+    TupleType,
     Type,
 )
 from shapescript.syntax import ast
+from shapescript.vocab import HOST_DTYPE
 
 REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "var", "std", "logsumexp",
                         "argmax", "argmin"})
@@ -424,7 +435,7 @@ class BuiltinMixin:
         if isinstance(body, TensorType):
             out = TensorType((axis,) + body.axes, body.dtype, body.domain)
         elif isinstance(body, HostType) and body.name in ("int", "float", "bool"):
-            dt = {"int": "i64", "float": "f32", "bool": "bool"}[body.name]
+            dt = HOST_DTYPE[body.name]
             dom = Domain("Mask") if body.name == "bool" else (Domain("Int") if body.name == "int" else Domain("Real"))
             out = TensorType((axis,), dt, dom)
         else:

@@ -6,6 +6,9 @@ scalars). The highest *category* (bool < integer < float) present decides which 
 dtype wins, so ``[n] bf16 * [] f32`` is ``bf16`` but ``[] i64 + 1.0`` is ``f32`` (a Python
 float is the default dtype, ``f32``)::
 
+    >>> from shapescript.check.sizes import Size
+    >>> from shapescript.check.types import NOBOUND, Axis
+    >>> n_axes = (Axis(Size.var("n"), Size.var("n")),)
     >>> result_dtype("/", TensorType(n_axes, "i64", NOBOUND), TensorType(n_axes, "i64", NOBOUND))
     'f32'
 
@@ -25,6 +28,7 @@ from typing import Union
 
 from shapescript.check.fail import Fail
 from shapescript.check.types import FLOAT_DTYPES, INT_DTYPES, HostType, TensorType
+from shapescript.vocab import HOST_DTYPE
 
 __all__ = [
     "ARITH_OPS", "COMPARE_OPS", "LOGIC_OPS", "Operand", "category", "promote",
@@ -89,7 +93,7 @@ def _norm(x: Operand) -> tuple[str, str]:
     if isinstance(x, TensorType):
         return ("zero" if x.rank == 0 else "dim", x.dtype)
     if isinstance(x, HostType):
-        d = {"int": "i64", "float": "f32", "bool": "bool"}.get(x.name)
+        d = HOST_DTYPE.get(x.name)
         if d is None:
             raise Fail("E0404", f"`{x.name}` is not a number", f"a `{x.name}`")
         return ("host", d)
@@ -138,6 +142,9 @@ def promote_dtypes(*operands: Operand) -> str:
 def promote(a: Operand, b: Operand) -> str:
     """``torch.result_type(a, b)`` in ShapeScript dtype names.
 
+    >>> from shapescript.check.sizes import Size
+    >>> from shapescript.check.types import REAL, Axis
+    >>> ax_n = Axis(Size.var("n"), Size.var("n"))
     >>> promote(TensorType((ax_n,), "bf16", REAL), TensorType((), "f32", REAL))
     'bf16'
     """
@@ -166,7 +173,10 @@ def result_dtype(op: str, a: Operand, b: Operand | None = None) -> str:
     ``"bool"``. Raises ``Fail("E0404")`` for mismatches, ``Fail("E0410")`` for a host
     operand of ``@``.
 
-    >>> result_dtype(">", TensorType(axes, "u8", NOBOUND), FLOAT_05)   # u8 > 0.5
+    >>> from shapescript.check.sizes import Size
+    >>> from shapescript.check.types import NOBOUND, Axis
+    >>> axes = (Axis(Size.var("n"), Size.var("n")),)
+    >>> result_dtype(">", TensorType(axes, "u8", NOBOUND), HostType("float", 0.5))   # u8 > 0.5
     'bool'
     """
     both_host = isinstance(a, HostType) and (b is None or isinstance(b, HostType))

@@ -14,26 +14,65 @@ from typing import Any
 
 from shapescript.check import ops
 from shapescript.check.calls import (
-    Binding, bind_dtype, bind_tensor_params, host_fits, is_number, match_args, relabel,
-    subst_domain, subst_type,
+    Binding,
+    bind_dtype,
+    bind_tensor_params,
+    host_fits,
+    is_number,
+    match_args,
+    relabel,
+    subst_domain,
+    subst_type,
 )
 from shapescript.check.env import (
+    BUILTIN_FUNCS,
+    CONSTRUCTORS,
     PRELUDE_FILES,
-    BUILTIN_FUNCS, CONSTRUCTORS, AxisParam, FnSig, ModelInfo, ModuleEnv, SizeParam,
+    AxisParam,
+    FnSig,
+    ModelInfo,
+    ModuleEnv,
+    SizeParam,
 )
 from shapescript.check.exports import extern_in_torch
 from shapescript.check.fail import Fail
 from shapescript.check.result import (
-    ArgVal, AssertRes, CallRes, ConvertRes, IndexRes, NameRes,
+    ArgVal,
+    AssertRes,
+    CallRes,
+    ConvertRes,
+    IndexRes,
+    NameRes,
 )
 from shapescript.check.sizes import Size
 from shapescript.check.typeconv import SizeError, TypeBuilder
 from shapescript.check.types import (
-    BOOL, ERROR, FLOAT, INT, NONE, NOTHING, PY, STR, Axis, Domain, ErrorType, FnRef,
-    HostOnlyType, HostType, ModelType, ModuleRef, NothingType, PyType, TensorType, TupleType,
-    Type, is_float, is_int,
+    BOOL,
+    ERROR,
+    FLOAT,
+    INT,
+    NONE,
+    NOTHING,
+    PY,
+    STR,
+    Axis,
+    Domain,
+    ErrorType,
+    FnRef,
+    HostOnlyType,
+    HostType,
+    ModelType,
+    ModuleRef,
+    NothingType,
+    PyType,
+    TensorType,
+    TupleType,
+    Type,
+    is_float,
+    is_int,
 )
 from shapescript.syntax import ast
+from shapescript.vocab import HOST_DTYPE
 
 TORCH_PREFIXES = ("torch", "math", "shapescript.rt")
 
@@ -345,7 +384,7 @@ class ExprMixin:
                            help="write a dtype alone, as in `(i to f32)`")
             # A host number `to` a dtype is a `[]` tensor of that dtype.
             dt = e.target.dtype
-            src = TensorType((), {"int": "i64", "float": "f32", "bool": "bool"}[a.name],
+            src = TensorType((), HOST_DTYPE[a.name],
                              ops.host_domain(a))
             t, _ = ops.convert(src, e.target)
             self.res[id(e)] = ConvertRes((("host", dt),))

@@ -17,13 +17,25 @@ from shapescript.check.result import BroadcastRes, IndexRes
 from shapescript.check.sizes import Size
 from shapescript.check.typeconv import SizeError, TypeBuilder
 from shapescript.check.types import (
-    ERROR, INT_DTYPES, MASK, NOBOUND, REAL, Axis, Domain, ErrorType, HostType, PyType,
-    TensorType, TupleType, Type,
+    ERROR,
+    INT_DTYPES,
+    MASK,
+    NOBOUND,
+    REAL,
+    Axis,
+    Domain,
+    ErrorType,
+    HostType,
+    PyType,
+    TensorType,
+    TupleType,
+    Type,
 )
 from shapescript.syntax import ast
+from shapescript.vocab import HOST_DTYPE
 
 _fresh = count(1)
-_HOST_DTYPE = {"int": "i64", "float": "f32", "bool": "bool"}
+_HOST_DTYPE = HOST_DTYPE
 
 
 def prove_le(a: Size, b: Size) -> bool:
@@ -284,7 +296,7 @@ def constructor(name: str, axes: tuple[Axis, ...], dtype: str | None, fill: Type
             return TensorType(axes, dtype or "f32", REAL)
         if not isinstance(fill, HostType) or fill.name not in ("int", "float", "bool"):
             raise Fail("E0410", "`full`'s value is a host number", f"this is `{fill}`", span=e.span)
-        d = dtype or {"int": "i64", "float": "f32", "bool": "bool"}[fill.name]
+        d = dtype or HOST_DTYPE[fill.name]
         if d == "bool":
             return TensorType(axes, d, MASK)
         facts = dm.host_domains(fill)

@@ -29,6 +29,7 @@ import stat
 
 import torch
 
+from shapescript.files import atomic_write_with as _atomic_write_with
 from shapescript.vocab import SAFETENSORS_DTYPES as _SAFETENSORS_DTYPES
 
 from .device import call_device
@@ -93,9 +94,7 @@ def save(path, *models):
     if not os.path.isdir(folder):
         import errno
         raise FileNotFoundError(errno.ENOENT, "no such folder", folder)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    ok = False
-    try:
+    def write(tmp):
         try:
             safetensors.torch.save_file(tensors, tmp, metadata=meta)
         except OSError:
@@ -103,11 +102,12 @@ def save(path, *models):
         except Exception as err:  # safetensors reports a failed write as its own error
             raise OSError(f"cannot write {path}: {err}") from None
         _give_default_mode(tmp)
-        os.replace(tmp, path)
+
+    ok = False
+    try:
+        _atomic_write_with(path, write)
         ok = True
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
         if group is not None:
             _rank0_flag(ok, f"save {path}")
 

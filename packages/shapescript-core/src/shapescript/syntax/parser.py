@@ -38,6 +38,7 @@ import threading
 from importlib import resources
 
 from shapescript.diagnostics import Diagnostic
+from shapescript.files import atomic_write
 from shapescript.source import Span
 from shapescript.syntax import ast
 from shapescript.syntax.build import Builder
@@ -164,10 +165,8 @@ def _build_tables() -> _Tables:
     if path is not None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
             body = json.dumps(data, separators=(",", ":")).encode("utf-8")
-            tmp.write_bytes(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
-            os.replace(tmp, path)
+            atomic_write(path, hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
         except Exception:  # noqa: BLE001 - no cache then
             pass
     return tables
@@ -410,10 +409,11 @@ def parse(src: str, path: str) -> tuple[ast.Module | None, list[Diagnostic]]:
 
 
 def _internal(e: BaseException, path: str, span: Span | None = None) -> Diagnostic:
-    import os
+    from shapescript.term import debug_enabled
+
     notes = ("this is a bug in ShapeScript, not in your program; please report it, "
              "with this file",)
-    if os.environ.get("SHAPESCRIPT_DEBUG") == "1":
+    if debug_enabled():
         import traceback
         notes += ("".join(traceback.format_exception(e)),)
     return Diagnostic.error("E0000", "internal error", span or Span(path, 1, 1, 1, 1, 0, 0),
