@@ -158,3 +158,14 @@ def test_commands_refuse_special_files_with_exit_2(fifo, command):
 def test_check_refuses_a_directory(tmp_path):
     r = cli("check", str(tmp_path))
     assert r.exit_code == 2 and "is a directory" in r.output
+
+
+def test_check_with_a_profile_reports_it_too(latin1):
+    from shapescript_cli.commands.check import check_files
+
+    class Profile:
+        def diagnostics(self, program, fn):  # never reached: the file has an error
+            raise AssertionError("a profile ran on a file with errors")
+
+    diags, sources, tracebacks = check_files([str(latin1)], [Profile()])
+    assert [d.code for d in diags] == ["E0101"] and not tracebacks

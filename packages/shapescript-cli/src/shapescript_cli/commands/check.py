@@ -122,9 +122,8 @@ def check_files(paths: Sequence[str], profiles: Sequence[Any] = (), fn: str | No
             # Looked up in sys.modules at each call (tests put a stand-in there).
             compiler = importlib.import_module("shapescript.compiler")
             if profiles:
-                from shapescript.source import read_source
-
-                program = compiler.check_program(read_source(path), path)
+                # check_path: a file that isn't UTF-8 is its diagnostic, not an exception
+                program = compiler.check_path(path)
                 found, texts = list(program.diagnostics), program.sources
                 if program.ok:
                     for profile in profiles:
