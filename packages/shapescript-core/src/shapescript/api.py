@@ -40,9 +40,27 @@ __all__ = [
     "prelude_env",
     # plugins
     "ExportTarget", "CheckProfile", "ExportFailed", "KNOWN_TARGETS", "KNOWN_PROFILES", "missing_hint",
+    # more for the command line
+    "check_source", "read_source_bytes", "render_full", "internal_error_at", "CODES",
+    "explain", "normalize_code", "device_parts", "install", "import_file",
+    "EXPORT_TARGETS", "CHECK_PROFILES", "COMMANDS", "entry_points", "load_entry_point",
 ]
 
 _HOMES: dict[str, str] = {
+    "check_source": "shapescript.compiler",
+    "read_source_bytes": "shapescript.source",
+    "render_full": "shapescript.render",
+    "CODES": "shapescript.codes",
+    "explain": "shapescript.codes",
+    "normalize_code": "shapescript.codes",
+    "device_parts": "shapescript.vocab",
+    "install": "shapescript.importer",
+    "import_file": "shapescript.importer",
+    "EXPORT_TARGETS": "shapescript.plugins",
+    "CHECK_PROFILES": "shapescript.plugins",
+    "COMMANDS": "shapescript.plugins",
+    "entry_points": "shapescript.plugins",
+    "load_entry_point": "shapescript.plugins",
     "Program": "shapescript.compiler",
     "CheckedModule": "shapescript.check.result",
     "ModuleEnv": "shapescript.check.env",
@@ -126,6 +144,15 @@ def render_diagnostics(diagnostics: Any, sources: Any, *, color: bool = False,
     from shapescript.render import render as _render
 
     return _render(list(diagnostics), dict(sources or {}), fmt, color)
+
+
+def internal_error_at(file: str = "", line: int = 1, column: int = 1, *,
+                      note: str | None = None) -> Any:
+    """The E0000 diagnostic ("this is a bug in ShapeScript") at a place, without a
+    source line."""
+    from shapescript.render import internal_error as _at
+
+    return _at(file, line, column, **({"note": note} if note is not None else {}))
 
 
 def shapescript_error(diagnostics: Any, sources: Any) -> Exception:
