@@ -533,15 +533,38 @@ def spotter_forward_specs():
     )
 
 
-def test_checking_the_spotters_forward_is_fast():
-    """The target is ≤ 8 µs on the development machine; this bound leaves room for slow
-    CI machines, and only catches a fall off the fast path."""
+def test_checking_the_spotters_forward_takes_the_generated_fast_path(monkeypatch):
+    """Speed is measured in benchmarks/spotter_forward.py; here, structurally, that a
+    passing call runs the generated checker and never the slow path (which only explains
+    failures), so replacing the fast path with the slow one fails this test."""
+    import shapescript.rt.checks as checks
+
     specs = spotter_forward_specs()
     args = (torch.zeros(64, 1, 16, 16, dtype=torch.uint8),
             *(torch.randn(*s.axes).requires_grad_() for s in specs[1:]))
     rt.declare_module_device("spotter.ss", "cpu")
     check = rt.make_checker(specs)
+    assert check.__code__.co_filename == "<shapescript argument checks>"
+    assert "_slow(" in check.source and "for " not in check.source   # straight-line code
+
+    def slow_path(*a, **k):
+        raise AssertionError("the slow path ran for arguments that pass")
+
+    monkeypatch.setattr(checks, "check_args_slow", slow_path)
+    monkeypatch.setattr(checks, "check_as_slow", slow_path)
     assert check(args, True, True) == {"b": 64, "__device__": torch.device("cpu")}
+    assert rt.check_args(specs, args) == {"b": 64, "__device__": torch.device("cpu")}
+    as_check = rt.make_as_checker(specs[1])
+    assert as_check.__code__.co_filename == "<shapescript as check>"
+    assert as_check(args[1], {}) is args[1]
+    # A failure still reaches the slow path, for its exact message.
+    with pytest.raises(AssertionError, match="the slow path ran"):
+        check((args[0][:, :, :8], *args[1:]), True, True)
+
+
+def test_compiled_modules_check_arguments_with_generated_checkers(ss):
+    m = ss("dim D = 4\nfn f(x: [n D], y: [n]) -> [n D] = x * y\n")
+    assert m._ss_check_f.__code__.co_filename == "<shapescript argument checks>"
 
 
 def test_a_model_class_finished_after_the_checker():

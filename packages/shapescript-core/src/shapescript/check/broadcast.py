@@ -165,7 +165,12 @@ def broadcast(a: TensorType | Any, b: TensorType | Any) -> Broadcast:
     axes equal to ``a``'s last ones, broadcast with identity plans; anything else
     is E0409.
 
-    >>> broadcast(t("[b n D]"), t("[b n]")).axes    # [b n D]; b_plan index (T, T, F)
+    >>> from shapescript.check.types import REAL
+    >>> ax = lambda name: Axis(Size.var(name), Size.var(name))
+    >>> bc = broadcast(TensorType((ax("b"), ax("n"), ax("D")), "f32", REAL),
+    ...                TensorType((ax("b"), ax("n")), "f32", REAL))
+    >>> [str(a) for a in bc.axes], bc.b_plan.subscript()
+    (['b', 'n', 'D'], ':, :, None')
     """
     if _is_host_or_scalar(b):
         return Broadcast(a.axes if isinstance(a, TensorType) else ())
@@ -195,7 +200,11 @@ def matmul(a: TensorType, b: TensorType) -> Broadcast:
     second-to-last axis and ``b``'s last. The plans align the leading (batch) axes only;
     codegen emits ``torch.matmul(plan_a(a), plan_b(b))``.
 
-    >>> matmul(t("[b D]"), t("[D C]")).axes       # [b C], identity plans
+    >>> from shapescript.check.types import REAL
+    >>> ax = lambda name: Axis(Size.var(name), Size.var(name))
+    >>> mm = matmul(TensorType((ax("b"), ax("D")), "f32", REAL), TensorType((ax("D"), ax("C")), "f32", REAL))
+    >>> [str(a) for a in mm.axes], mm.a_plan.is_identity, mm.b_plan.is_identity
+    (['b', 'C'], True, True)
     """
     if a.rank == 0 or b.rank == 0:
         which = "left" if a.rank == 0 else "right"

@@ -77,7 +77,7 @@ def is_subdomain(a: Domain, b: Domain, prove_le: ProveLe | None = None,
     it) is accepted as ``Logit over A`` when exactly one axis is labelled ``A``; when it
     has none or several, this raises ``Fail("E0705")`` instead of answering False.
 
-    >>> is_subdomain(Domain("Prob", over=C), Domain("NonNeg"))
+    >>> is_subdomain(Domain("Prob", over=Size.var("C")), Domain("NonNeg"))
     True
     >>> is_subdomain(Domain("Unit"), Domain("Signed"))
     False

@@ -127,9 +127,12 @@ class IncrementalChecker:
     """Checks successive versions of one file, reusing what an edit didn't touch.
 
     >>> ic = IncrementalChecker("model.ss")
-    >>> program = ic.update(text)          # checked afresh
-    >>> program = ic.update(edited_text)   # only the edited function, when that is all
-    >>> ic.last                            # "full", "incremental" or "unchanged"
+    >>> program = ic.update("fn f(x: [n]) -> [n] = x\\n\\nfn g(x: [n]) -> [n] = x\\n")
+    >>> ic.last                            # checked afresh
+    'full'
+    >>> program = ic.update("fn f(x: [n]) -> [n] = -x\\n\\nfn g(x: [n]) -> [n] = x\\n")
+    >>> ic.last                            # only the edited function
+    'incremental'
     """
 
     def __init__(self, path: str, search: list[str] | None = None) -> None:

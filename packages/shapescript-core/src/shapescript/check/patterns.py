@@ -499,9 +499,14 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
     rank, E0411 ``reduce(…, mean)`` of integers, E0502 a keyword naming no axis, E0704
     ``reduce`` of a class domain not over its class axis.
 
-    >>> r = check_pattern("reduce", pat("b c h w -> b"), [images], reduce_op="max")
-    >>> r.einops_pattern
-    'b c h w -> b'
+    >>> from shapescript.source import NO_SPAN
+    >>> from shapescript.check.types import REAL, Axis
+    >>> names = "b c h w".split()
+    >>> images = TensorType(tuple(Axis(Size.var(x), Size.var(x)) for x in names), "f32", REAL)
+    >>> pat = ast.Pattern(((tuple(ast.PatName(x, NO_SPAN) for x in names)),), (ast.PatName("b", NO_SPAN),), NO_SPAN)
+    >>> r = check_pattern("reduce", pat, [images], {}, {}, frozenset(names), reduce_op="max")
+    >>> r.einops_pattern, [str(a) for a in r.out.axes]
+    ('b c h w -> b', ['b'])
     """
     if kind not in KINDS:
         raise ValueError(f"unknown pattern kind {kind!r}")
