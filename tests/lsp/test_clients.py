@@ -75,3 +75,48 @@ def test_vscode_grammar_tests():
         cwd=VSCODE, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "shapes.ss run successfuly" in proc.stdout
+
+
+def _frame(obj: dict) -> bytes:
+    body = json.dumps(obj).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def _read(stream) -> dict:
+    length = 0
+    while True:
+        line = stream.readline()
+        if line in (b"\r\n", b""):
+            break
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    return json.loads(stream.read(length))
+
+
+def test_shapescript_lsp_command_serves_the_protocol():
+    """`shapescript lsp`, found by the CLI through the `shapescript.commands` entry point."""
+    exe = Path(sys.executable).with_name("shapescript")
+    assert exe.exists()
+    proc = subprocess.Popen([str(exe), "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                 "params": {"processId": None, "rootUri": None,
+                                            "capabilities": {}}}))
+        proc.stdin.flush()
+        reply = _read(proc.stdout)
+        caps = reply["result"]["capabilities"]
+        assert reply["result"]["serverInfo"]["name"] == "shapescript"
+        for cap in ("hoverProvider", "definitionProvider", "referencesProvider",
+                    "completionProvider", "signatureHelpProvider", "inlayHintProvider",
+                    "documentSymbolProvider", "semanticTokensProvider", "codeActionProvider"):
+            assert caps.get(cap), cap
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
+        proc.stdin.flush()
+        assert _read(proc.stdout)["id"] == 2
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
