@@ -84,7 +84,7 @@ def test_save_once_from_rank0_and_load_everywhere(tmp_path):
     # The optimizer started every rank from rank 0's weights (init(seed=rank()) differs),
     # and both loaded the one file.
     lines = sorted(ln for ln in r.stdout.splitlines() if " loaded " in ln)
-    assert len(lines) == 2
+    assert len(lines) == 2, r.stdout
     assert lines[0].split(" on ")[0].split("]: ")[1] == lines[1].split(" on ")[0].split("]: ")[1]
     # The report file is rank 0's: one record.
     assert len((tmp_path / "run.jsonl").read_text().splitlines()) == 1

@@ -87,29 +87,32 @@ def stop():
 
 
 class RankPrefixed(io.TextIOBase):
-    """A text stream that starts each line written to ``inner`` with ``prefix``; never a
-    terminal, so reports are plain lines rather than one live line that ranks share."""
+    """A text stream that writes each whole line to ``inner`` at once, starting with
+    ``prefix``, so ranks sharing one terminal don't cut into each other's lines; never a
+    terminal itself, so reports are plain lines rather than one live line ranks share."""
 
     def __init__(self, inner, prefix):
-        self._inner, self._prefix, self._at_start = inner, prefix, True
+        self._inner, self._prefix, self._pending = inner, prefix, ""
 
     def write(self, s):
         if not isinstance(s, str):
             # Text only: writers that probe for a binary stream (``write(b"")``) must
             # find none.
             raise TypeError(f"write() argument must be str, not {type(s).__name__}")
-        if not s:
-            return 0
-        out = []
-        for piece in s.splitlines(keepends=True):
-            if self._at_start:
-                out.append(self._prefix)
-            out.append(piece)
-            self._at_start = piece.endswith(("\n", "\r"))
-        self._inner.write("".join(out))
+        text = self._pending + s
+        cut = text.rfind("\n") + 1
+        self._pending = text[cut:]
+        if cut:
+            lines = text[:cut].splitlines(keepends=True)
+            self._inner.write("".join(self._prefix + ln for ln in lines))
+            self._inner.flush()
         return len(s)
 
     def flush(self):
+        if self._pending:
+            # A line without its end yet: out now (``print(…, flush=True)``), whole.
+            self._inner.write(self._prefix + self._pending + "\n")
+            self._pending = ""
         self._inner.flush()
 
     def isatty(self):

@@ -92,53 +92,40 @@ def _broadcast_from_rank0(tensors):
 def _average(value, wrt, grads, world):
     """``value`` and ``grads`` (``None`` where a field has none) averaged over the ranks:
     one all-reduce (a sum, then ``/ world``) per bucket of at most ``_BUCKET_BYTES`` of
-    one dtype and device, all started before any is waited for. A field has a gradient
-    afterwards when some rank had one (zeros stand in for the others')."""
+    one dtype and device. A field has a gradient afterwards when some rank had one (zeros
+    stand in for the others')."""
     d = torch.distributed
     flat = [torch.zeros_like(p) if g is None else g for p, g in zip(wrt, grads)]
-    # The value and one "has a gradient" flag per field ride along in a bucket of the
-    # value's dtype and device, so a step costs no extra collective.
-    extra = torch.cat([value.detach().reshape(1).float(),
-                       torch.tensor([0.0 if g is None else 1.0 for g in grads])]).to(
-        value.device)
-    buckets = []                          # [(dtype, device), [field index, …], bytes]
-    for i, t in enumerate(flat):
+    # The value and one "has a gradient" flag per field ride along in a bucket of their
+    # dtype and device, so a step costs no extra collective.
+    extra = torch.tensor([0.0] + [0.0 if g is None else 1.0 for g in grads],
+                         device=value.device)
+    extra[:1].copy_(value.detach().reshape(1))
+    buckets = []                          # [(dtype, device), [tensor, …], bytes]
+    for t in flat + [extra]:
         size = t.numel() * t.element_size()
         key = (t.dtype, t.device)
         b = next((b for b in reversed(buckets) if b[0] == key), None)
         if b is None or (b[2] + size > _BUCKET_BYTES and b[1]):
             b = [key, [], 0]
             buckets.append(b)
-        b[1].append(i)
+        b[1].append(t)
         b[2] += size
-    home = next((k for k, b in enumerate(buckets) if b[0] == (extra.dtype, extra.device)), None)
-    sends = []
-    for k, b in enumerate(buckets):
-        parts = [flat[i].reshape(-1) for i in b[1]]
-        if k == home:
-            parts.append(extra)
-        sends.append(torch.cat(parts))
-    if home is None:
-        home = len(sends)
-        sends.append(extra)
-    works = [d.all_reduce(t, async_op=True) for t in sends]
-    for w in works:
-        w.wait()
-    out = [None] * len(flat)
+    sends = [torch.cat([t.reshape(-1) for t in b[1]]) for b in buckets]
+    if len(sends) == 1:
+        d.all_reduce(sends[0])
+    else:
+        for w in [d.all_reduce(t, async_op=True) for t in sends]:
+            w.wait()
+    means = {}
     for b, t in zip(buckets, sends):
         t.div_(world)
-        at = 0
-        for i in b[1]:
-            n = flat[i].numel()
-            out[i] = t[at:at + n].view_as(flat[i])
-            at += n
-    tail = sends[home]
-    if home == len(buckets):
-        tail.div_(world)
-    tail = tail[tail.numel() - extra.numel():]
-    has = tail[1:].tolist()
-    mean = tail[0].to(value.dtype)
-    return mean, [g if h > 0 else None for g, h in zip(out, has)]
+        for src, part in zip(b[1], torch.split(t, [x.numel() for x in b[1]])):
+            means[id(src)] = part.view(src.shape)
+    got = means[id(extra)]
+    has = got[1:].tolist()
+    out = [means[id(t)] if h > 0 else None for t, h in zip(flat, has)]
+    return got[0].to(value.dtype), out
 
 
 # -- gradients ------------------------------------------------------------------------
