@@ -9,15 +9,13 @@ shapes, or host scalars with defaults (E1705).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from shapescript.check.env import AxisParam, FnSig, ModuleEnv, SizeParam
 from shapescript.check.result import CheckedModule
 from shapescript.check.types import HostType, TensorType
 from shapescript.diagnostics import Diagnostic
 
-if TYPE_CHECKING:
-    from shapescript.check.body import BodyChecker
 
 TORCH_MODULES = ("torch", "math", "shapescript.rt")
 
@@ -96,7 +94,18 @@ HELP = {
 }
 
 
-def fn_events(checkers: dict[str, "BodyChecker"], env: ModuleEnv) -> dict[int, Any]:
+class ExportEvents(Protocol):
+    """What this pass reads of a function's body check (the body checker records it):
+    the sites an exported function may not have, the ``map`` calls with their counts,
+    the extern calls, and the functions it calls."""
+
+    events: list[Any]
+    map_sites: list[Any]
+    extern_sites: list[Any]
+    callees: list[FnSig]
+
+
+def fn_events(checkers: dict[str, ExportEvents], env: ModuleEnv) -> dict[int, Any]:
     """Per function (by ``id`` of its signature): its sites and its callees."""
     data: dict[int, Any] = {}
     for name, bc in checkers.items():
@@ -111,7 +120,7 @@ def fn_events(checkers: dict[str, "BodyChecker"], env: ModuleEnv) -> dict[int, A
     return data
 
 
-def check_exports(cm: CheckedModule, env: ModuleEnv, checkers: dict[str, "BodyChecker"]) -> None:
+def check_exports(cm: CheckedModule, env: ModuleEnv, checkers: dict[str, ExportEvents]) -> None:
     data = fn_events(checkers, env)
     for sub in _all_imported(env):
         data.update(sub.fn_data)

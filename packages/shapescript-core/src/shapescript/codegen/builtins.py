@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from shapescript.check.result import CallRes
 from shapescript.check.sizes import Size
 from shapescript.check.types import HostType, TensorType
-from shapescript.codegen.exprs import T, dtype_expr, pyname
+from shapescript.codegen.names import T, dtype_expr, pyname
 from shapescript.syntax import ast
 
 if TYPE_CHECKING:

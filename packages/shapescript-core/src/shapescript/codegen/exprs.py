@@ -14,15 +14,11 @@ from shapescript.check.result import (
     ArgVal, AssertRes, BroadcastRes, CallRes, CheckedModule, ConvertRes, IndexRes, NameRes,
 )
 from shapescript.check.sizes import Size
-from shapescript.check.types import TORCH_DTYPE, HostType, PyType, TensorType, TupleType
-from shapescript.codegen.names import T, generic_var, pyname
+from shapescript.check.types import HostType, PyType, TensorType, TupleType
+from shapescript.codegen.names import T, dtype_expr, generic_var, pyname
 from shapescript.syntax import ast
 
 __all__ = ["ExprGen", "T", "dtype_expr", "generic_var", "pyname"]
-
-
-def dtype_expr(dt: str) -> str:
-    return TORCH_DTYPE[dt].replace("torch.", T + ".")
 
 
 class ExprGen:

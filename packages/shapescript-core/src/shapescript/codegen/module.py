@@ -361,7 +361,7 @@ class ModuleGen:
     def wrap_host_args(self, sig: FnSig, names: list[str]) -> list[str]:
         """A Python number for a ``[]`` parameter becomes a 0-d tensor (DECISIONS §20)."""
         from shapescript.check.types import TensorType
-        from shapescript.codegen.exprs import dtype_expr
+        from shapescript.codegen.names import dtype_expr
 
         out = []
         for p, n in zip(sig.params, names):

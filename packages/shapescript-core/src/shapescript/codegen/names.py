@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import keyword
 
-__all__ = ["T", "generic_var", "pyname", "python_name"]
+from shapescript.vocab import TORCH_DTYPE_NAMES
+
+__all__ = ["T", "dtype_expr", "generic_var", "pyname", "python_name"]
 
 # The name generated modules import torch as.
 T = "_ss_torch"
@@ -30,6 +32,11 @@ def pyname(name: str) -> str:
 
 
 python_name = pyname
+
+
+def dtype_expr(dt: str) -> str:
+    """A dtype as generated code writes it (``f32`` → ``_ss_torch.float32``)."""
+    return f"{T}.{TORCH_DTYPE_NAMES[dt]}"
 
 
 def generic_var(name: str) -> str:
