@@ -51,22 +51,26 @@ model Llama:
     ## The output layer, a score for each token id.
     param output: [V D] = normal(std=0.05)
 
-## Turns each pair of neighbouring features (2i, 2i+1) of every head by the angle
-## pos * 10000^(-2i/Dh). The angles are computed in f32 whatever the model's dtype.
-fn rotary(x: [b h n Dh], pos: [b n] Index[P]) -> [b h n Dh]:
+## The cosine and the sine of the angle each pair of neighbouring features (2i, 2i+1) of a
+## head is turned by at each position, pos * 10000^(-2i/Dh), repeated for both features
+## of the pair. Computed once per call, in f32 whatever the model's dtype.
+fn rotation(pos: [b n] Index[P]) -> ([b n Dh] f32, [b n Dh] f32):
     freq = exp((arange[Dr] to f32) * (-2.0 * 9.210340371976184 / Dh))
-    angle = (pos to f32) * freq
-    c = cos(angle)
-    s = sin(angle)
+    angle = repeat((pos to f32) * freq, b n Dr -> b n (Dr two), two=2)
+    return cos(angle), sin(angle)
+
+## Turns each pair of neighbouring features (2i, 2i+1) of every head by its angle:
+## (x0, x1) becomes (x0 cos - x1 sin, x1 cos + x0 sin).
+fn rotary(x: [b h n Dh], c: [b n Dh] f32, s: [b n Dh] f32) -> [b h n Dh]:
     pairs = rearrange(x, b h n (Dr two) -> two b h n Dr, two=2)
-    turned = stack((pairs[0] * c - pairs[1] * s, pairs[0] * s + pairs[1] * c))
-    return rearrange(turned, two b h n Dr -> b h n (Dr two))
+    swapped: [b h n Dh] = rearrange(stack((-pairs[1], pairs[0])), two b h n Dr -> b h n (Dr two))
+    return x * c + swapped * s
 
 ## Causal self-attention of block l; each key and value head serves R query heads.
-fn attention(m: Llama, x: [b n D], pos: [b n] Index[P], l: int) -> [b n D]:
+fn attention(m: Llama, x: [b n D], c: [b n Dh] f32, s: [b n Dh] f32, l: int) -> [b n D]:
     h = rms_norm(x, over=D, weight=m.attn_norm[l], eps=1e-5)
-    q = linear(h, m.wq[l]) |> rearrange(b n (H Dh) -> b H n Dh) |> rotary(pos)
-    k = linear(h, m.wk[l]) |> rearrange(b n (Hkv Dh) -> b Hkv n Dh) |> rotary(pos)
+    q = linear(h, m.wq[l]) |> rearrange(b n (H Dh) -> b H n Dh) |> rotary(c, s)
+    k = linear(h, m.wk[l]) |> rearrange(b n (Hkv Dh) -> b Hkv n Dh) |> rotary(c, s)
     v = linear(h, m.wv[l]) |> rearrange(b n (Hkv Dh) -> b Hkv n Dh)
     k = repeat(k, b Hkv n Dh -> b (Hkv R) n Dh)
     v = repeat(v, b Hkv n Dh -> b (Hkv R) n Dh)
@@ -79,15 +83,16 @@ fn feed_forward(m: Llama, x: [b n D], l: int) -> [b n D]:
     return linear(silu(linear(h, m.w_gate[l])) * linear(h, m.w_up[l]), m.w_down[l])
 
 ## Block l: attention, then the feed-forward layer, each added to its input.
-fn block(m: Llama, x: [b n D], pos: [b n] Index[P], l: int) -> [b n D]:
-    x = x + attention(m, x, pos, l)
+fn block(m: Llama, x: [b n D], c: [b n Dh] f32, s: [b n Dh] f32, l: int) -> [b n D]:
+    x = x + attention(m, x, c, s, l)
     return x + feed_forward(m, x, l)
 
 ## The scores of the next token after each position.
 fn forward(m: Llama, ids: [b n] Index[V], pos: [b n] Index[P]) -> [b n V] Logit over V:
     x = embedding(ids, m.embed)
+    c, s = rotation(pos)
     for l in 0..L:
-        x = block(m, x, pos, l)
+        x = block(m, x, c, s, l)
     return x |> rms_norm(over=D, weight=m.norm, eps=1e-5) |> linear(m.output)
 
 ## The mean cross-entropy of the scores against the next tokens.

@@ -178,15 +178,20 @@ class ShapeScriptConfig(PretrainedConfig):
 def eager_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0,
                     **kwargs):
     """The source's own attention: `scaled_dot_product_attention` with the causal mask
-    (shifted by the cached length, and with padding when there is some)."""
+    (shifted by the cached length, and with padding when there is some; None: the plain
+    causal mask, which torch applies without building it)."""
     out = torch.nn.functional.scaled_dot_product_attention(
-        query, key, value, attn_mask=attention_mask, scale=scaling)
+        query, key, value, attn_mask=attention_mask, is_causal=attention_mask is None,
+        scale=scaling)
     return out.transpose(1, 2), None
 
 
 def causal_mask(query, key, padding):
-    """Which keys each query sees: the earlier ones and itself, of its own sequence."""
+    """Which keys each query sees: the earlier ones and itself, of its own sequence
+    (None when that is the plain causal mask: no cache, no padding)."""
     n, m = query.shape[-2], key.shape[-2]
+    if padding is None and n == m:
+        return None
     mask = torch.ones((n, m), dtype=torch.bool, device=query.device).tril(m - n)
     if padding is not None:
         # A padded query still sees itself, so no row is empty (an empty row is NaN).

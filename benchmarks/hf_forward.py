@@ -1,0 +1,145 @@
+"""The exported llama example in transformers against transformers' own
+``LlamaForCausalLM`` with the same configuration and the same weights, CPU, float32.
+
+Interleaved in one run, so the machine's load hits both alike; the figures are ratios
+(ours over transformers'):
+
+- prefill: one forward pass over b=4 sequences of n=128 tokens, time ratio (target ≤ 1.05);
+- cached greedy generation of 64 tokens after a 16-token prompt, tokens/s ratio
+  (target ≥ 0.9);
+
+and the time ``export_hf`` takes to write and verify the llama example, cold (the first
+export in a process, importing transformers included) and warm.
+
+    uv run python benchmarks/hf_forward.py [--rounds N]
+
+The weights are mapped, not retrained: the source turns neighbouring pairs of features
+(2i, 2i+1) by its rotary embedding, Hugging Face's llama the two halves of a head
+(i, i + Dh/2), so each head's query and key rows are reordered (the same order for both,
+which leaves every score unchanged). The source repeats keys and values to H heads
+before attention, so its cache holds H heads where transformers' holds Hkv.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LLAMA = str(ROOT / "examples" / "llama.ss")
+os.environ.setdefault("HF_HOME", tempfile.mkdtemp(prefix="hf-bench-home-"))
+
+import torch  # noqa: E402
+
+
+def halves_order(heads: int, head_dim: int) -> torch.Tensor:
+    """Row order taking neighbouring-pairs rotary weights to rotate-half ones."""
+    per_head = list(range(0, head_dim, 2)) + list(range(1, head_dim, 2))
+    return torch.tensor([h * head_dim + j for h in range(heads) for j in per_head])
+
+
+def reference_model(folder: str):
+    """transformers' LlamaForCausalLM with the folder's configuration and weights."""
+    from safetensors.torch import load_file
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from shapescript_export.model_export import load_model_source
+
+    src = load_model_source(LLAMA)
+    dims = src.namespace
+    H, Hkv, Dh, L = dims["H"], dims["Hkv"], dims["Dh"], dims["L"]
+    V, D, F, P = dims["V"], dims["D"], dims["F"], dims["P"]
+    config = LlamaConfig(vocab_size=V, hidden_size=D, intermediate_size=F,
+                         num_hidden_layers=L, num_attention_heads=H, num_key_value_heads=Hkv,
+                         head_dim=Dh, rms_norm_eps=1e-5, rope_theta=10000.0,
+                         max_position_embeddings=P, tie_word_embeddings=False,
+                         attention_bias=False, mlp_bias=False)
+    model = LlamaForCausalLM(config).eval()
+    w = load_file(os.path.join(folder, "model.safetensors"))
+    q_order, k_order = halves_order(H, Dh), halves_order(Hkv, Dh)
+    state = {"model.embed_tokens.weight": w["model.embed_tokens.weight"],
+             "lm_head.weight": w["lm_head.weight"], "model.norm.weight": w["model.norm"]}
+    for i in range(L):
+        p = f"model.layers.{i}."
+        state[p + "self_attn.q_proj.weight"] = w["model.wq"][i][q_order]
+        state[p + "self_attn.k_proj.weight"] = w["model.wk"][i][k_order]
+        state[p + "self_attn.v_proj.weight"] = w["model.wv"][i]
+        state[p + "self_attn.o_proj.weight"] = w["model.wo"][i]
+        state[p + "mlp.gate_proj.weight"] = w["model.w_gate"][i]
+        state[p + "mlp.up_proj.weight"] = w["model.w_up"][i]
+        state[p + "mlp.down_proj.weight"] = w["model.w_down"][i]
+        state[p + "input_layernorm.weight"] = w["model.attn_norm"][i]
+        state[p + "post_attention_layernorm.weight"] = w["model.mlp_norm"][i]
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    assert not unexpected and all("rotary" in k for k in missing), (missing, unexpected)
+    return model
+
+
+def timed(fn) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+
+    from transformers import AutoModelForCausalLM
+
+    import shapescript_hf
+
+    work = tempfile.mkdtemp(prefix="hf-bench-")
+    cold = timed(lambda: shapescript_hf.export_hf(LLAMA, os.path.join(work, "a"), seed=0))
+    warm = timed(lambda: shapescript_hf.export_hf(LLAMA, os.path.join(work, "b"), seed=0))
+    folder = os.path.join(work, "a")
+    ours = AutoModelForCausalLM.from_pretrained(folder, trust_remote_code=True,
+                                                attn_implementation="eager").eval()
+    ref = reference_model(folder)
+
+    g = torch.Generator().manual_seed(0)
+    prefill = torch.randint(0, ours.config.vocab_size, (4, 128), generator=g)
+    prompt = torch.randint(0, ours.config.vocab_size, (1, 16), generator=g)
+    with torch.no_grad():
+        a = ours(input_ids=prefill, use_cache=False).logits
+        b = ref(input_ids=prefill, use_cache=False).logits
+    same = (a - b).abs().max().item() / b.abs().max().item()
+
+    def generate(model):
+        return model.generate(prompt, max_new_tokens=64, min_new_tokens=64, do_sample=False,
+                              use_cache=True, pad_token_id=0)
+
+    tokens_same = generate(ours).tolist() == generate(ref).tolist()
+    pre = {"ours": [], "ref": []}
+    gen = {"ours": [], "ref": []}
+    with torch.no_grad():
+        for _ in range(3):  # warm up
+            ours(input_ids=prefill, use_cache=False)
+            ref(input_ids=prefill, use_cache=False)
+        for _ in range(args.rounds):
+            for name, model in (("ours", ours), ("ref", ref)):
+                pre[name].append(timed(lambda: model(input_ids=prefill, use_cache=False)))
+            for name, model in (("ours", ours), ("ref", ref)):
+                gen[name].append(64 / timed(lambda: generate(model)))
+    p_ours, p_ref = statistics.median(pre["ours"]), statistics.median(pre["ref"])
+    g_ours, g_ref = statistics.median(gen["ours"]), statistics.median(gen["ref"])
+    print(f"logits of the two models differ by {same:.2e} of their size; "
+          f"greedy tokens {'equal' if tokens_same else 'DIFFER'}")
+    print(f"prefill b=4 n=128: ours {p_ours * 1e3:.2f} ms, LlamaForCausalLM {p_ref * 1e3:.2f} ms, "
+          f"ratio {p_ours / p_ref:.3f} (target <= 1.05)")
+    print(f"cached greedy, 64 tokens: ours {g_ours:.0f} tokens/s, LlamaForCausalLM "
+          f"{g_ref:.0f} tokens/s, ratio {g_ours / g_ref:.3f} (target >= 0.9)")
+    print(f"export_hf of examples/llama.ss (written and verified): cold {cold:.2f} s, "
+          f"warm {warm:.2f} s")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
