@@ -104,3 +104,24 @@ def test_minimize_keeps_the_failure(monkeypatch):
     small = fuzzer.minimize(data, "m.ss", sig, budget=30)
     assert len(small) < len(data) and b">" in small
     assert fuzzer.run(small, "m.ss", []).signature() == sig
+
+
+@pytest.mark.slow
+def test_the_check_command_on_fuzzed_files(tmp_path):
+    """`shapescript check` on fuzzed files, bytes as they are: exit 0 or 1, never a
+    traceback."""
+    import os
+    import subprocess
+    import sys
+
+    files = []
+    for seed in range(40, 52):
+        f = tmp_path / f"fuzzed{seed}.ss"
+        f.write_bytes(fuzzer.program(seed).data)
+        files.append(str(f))
+    r = subprocess.run([sys.executable, "-m", "shapescript_cli", "check", *files],
+                       capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "NO_COLOR": "1"})
+    out = r.stdout + r.stderr
+    assert "Traceback" not in out, out[-3000:]
+    assert r.returncode in (0, 1), (r.returncode, out[-3000:])
