@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -53,10 +54,16 @@ def check_output(path: str, inputs: Sequence[str]) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise ExportFailed(f"cannot write {path}: its folder doesn't exist", 2)
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ExportFailed(f"cannot write {path}: its folder {folder} isn't writable", 2)
     if os.path.isdir(path):
         raise ExportFailed(f"cannot write {path}: it is a folder", 2)
+    # Try it: permissions, read-only mounts and root alike (os.access can't tell them).
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=folder)
+    except OSError as err:
+        raise ExportFailed(f"cannot write {path}: its folder {folder} isn't writable "
+                           f"({err.strerror or err})", 2) from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 class Pt2Target:
