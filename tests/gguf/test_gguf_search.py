@@ -9,6 +9,7 @@ import shapescript
 
 from gguf_helpers import model_path
 from shapescript_gguf import NoMatch, match_architecture
+from shapescript_gguf.search import MAX_PAIRINGS
 from shapescript_gguf.arch import ROPE_BASES, Variant, permute_qk, solve_dim
 
 LLAMA_FIELDS = {"token_embd": "embed", "attn_norm": "attn_norm", "attn_q": "wq",
@@ -201,3 +202,27 @@ def test_a_field_of_another_shape_is_refused_naming_the_tensor(tmp_path):
         "a different shape: no field left fits blk.N.ffn_norm.weight, [D] with D = 32, "
         "stacked along a leading axis of L = 2")
     assert e.value.computed == 0
+
+
+def test_matrices_multiplied_as_x_at_w_are_written_transposed():
+    m = match_architecture(model_path("gpt2_conv1d.ss"))
+    assert m.arch == "gpt2" and not m.tied and m.pairing["output"] == "lm_head"
+    assert m.transposed == {"attn_qkv", "attn_output", "ffn_up", "ffn_down"}
+    # c_proj is square: as it is, then transposed; the others fit only transposed
+    assert m.computed <= 3
+    assert m.tensor_names()["c_attn"] == "blk.N.attn_qkv.weight (transposed)"
+
+
+@pytest.mark.slow
+def test_a_search_that_finds_nothing_stops_and_says_where(tmp_path):
+    src = open(model_path("gpt2_conv1d.ss")).read().replace(
+        'approximate="tanh")', 'approximate="tanh") |> relu')
+    (tmp_path / "m.ss").write_text(src)
+    with pytest.raises(NoMatch) as e:
+        match_architecture(str(tmp_path / "m.ss"), arch="gpt2")
+    assert e.value.reasons["gpt2"].endswith(
+        f"(the search stopped after the {MAX_PAIRINGS} pairings closest to the read order)")
+    assert e.value.reasons["gpt2"].startswith(
+        "the closest pairing (the fields in the order the forward function reads them, "
+        "c_attn, c_proj, c_fc, mlp_proj transposed) gives logits that differ by ")
+    assert e.value.computed >= MAX_PAIRINGS

@@ -15,7 +15,9 @@ heads, head width and count of the attentions the source runs); ``D``, ``F``, ``
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -261,31 +263,33 @@ def solve_dim(expr: str, value: int, bound: dict[str, int]) -> dict[str, int] | 
     """Binds the one unknown of ``expr`` (a linear expression in the hyperparameters,
     ``"KV*hd"``) so that it equals ``value``: the new bindings, or None when it can't (a
     known expression that differs, or an unknown that would not be a whole number ≥ 1)."""
-    names = sorted({tok for tok in _tokens(expr) if tok.isidentifier()})
-    unknown = [n for n in names if n not in bound]
-    env: dict[str, Any] = dict(bound)
+    names = _names(expr)
+    return _solve(expr, value, tuple((n, bound[n]) for n in names if n in bound))
+
+
+@functools.lru_cache(maxsize=None)
+def _names(expr: str) -> tuple[str, ...]:
+    return tuple(sorted(set(re.findall(r"[A-Za-z_]\w*", expr))))
+
+
+@functools.lru_cache(maxsize=None)
+def _code(expr: str) -> Any:
+    return compile(expr, "<slot shape>", "eval")
+
+
+@functools.lru_cache(maxsize=65536)
+def _solve(expr: str, value: int, known: tuple[tuple[str, int], ...]) -> dict[str, int] | None:
+    env: dict[str, Any] = {"__builtins__": {}, **dict(known)}
+    unknown = [n for n in _names(expr) if n not in env]
+    code = _code(expr)
     if not unknown:
-        return {} if eval(expr, {"__builtins__": {}}, env) == value else None
+        return {} if eval(code, env) == value else None
     if len(unknown) > 1:  # the slot order binds all but one before each use
         return None
     u = unknown[0]
-    c = eval(expr, {"__builtins__": {}}, {**env, u: 0})
-    a = eval(expr, {"__builtins__": {}}, {**env, u: 1}) - c
+    c = eval(code, {**env, u: 0})
+    a = eval(code, {**env, u: 1}) - c
     if a == 0 or (value - c) % a:
         return None
     x = (value - c) // a
     return {u: x} if x >= 1 else None
-
-
-def _tokens(expr: str) -> list[str]:
-    out, cur = [], ""
-    for ch in expr:
-        if ch.isalnum() or ch == "_":
-            cur += ch
-        else:
-            if cur:
-                out.append(cur)
-            cur = ""
-    if cur:
-        out.append(cur)
-    return out

@@ -17,17 +17,23 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 
 from shapescript_gguf.arch import ARCHITECTURES, Architecture, Slot, Variant, solve_dim
 from shapescript_gguf.source import Observation, Source, load_source, observe, random_fields
 
-__all__ = ["Match", "NoMatch", "TOLERANCE", "match_architecture", "search"]
+__all__ = ["MAX_PAIRINGS", "Match", "NoMatch", "TOLERANCE", "match_architecture", "search"]
+
+# slot key → (field, transposed)
+_Pairing = dict[str, tuple[str, bool]]
 
 # Logits agree when the largest difference is at most this fraction of their largest size.
 TOLERANCE = 1e-8
+# Pairings computed per architecture at most: a refusal that would need every pairing of a
+# model with many fields of one shape says where it stopped.
+MAX_PAIRINGS = 1000
 # The tokens of the sequence both sides compute.
 _TOKENS = 8
 
@@ -38,6 +44,7 @@ class Match:
 
     arch: str
     pairing: dict[str, str]        # slot key → field name
+    transposed: frozenset[str]     # slot keys whose field is [in out], as `x @ w` takes it
     tied: bool                     # no output layer of its own: the embedding's
     variant: Variant
     hparams: dict[str, int]        # V D L H hd KV F (n_ctx for gpt2)
@@ -53,7 +60,8 @@ class Match:
         for slot in slots:
             f = self.pairing.get(slot.key)
             if f is not None:
-                out[f] = slot.gguf.replace("{}", "N") if slot.per_block else slot.gguf
+                name = slot.gguf.replace("{}", "N") if slot.per_block else slot.gguf
+                out[f] = name + (" (transposed)" if slot.key in self.transposed else "")
         return out
 
 
@@ -77,8 +85,8 @@ class _Attempt:
     match: Match | None = None
     reason: str = ""
     computed: int = 0
-    best: tuple[float, dict[str, str], bool, Variant, dict[str, int]] | None = None
-    extra: list[str] = field(default_factory=list)
+    best: tuple[float, _Pairing, bool, Variant, dict[str, int]] | None = None
+    stopped: bool = False          # MAX_PAIRINGS reached
 
 
 def _fmt(x: float) -> str:
@@ -86,36 +94,49 @@ def _fmt(x: float) -> str:
 
 
 def _field_fits(shape: tuple[int, ...], slot: Slot, layers: int,
-                bound: dict[str, int]) -> dict[str, int] | None:
-    """The bindings that make a field of ``shape`` fit ``slot`` (a per-block slot takes
-    the blocks stacked along a leading axis), or None."""
+                bound: dict[str, int]) -> Iterator[tuple[dict[str, int], bool]]:
+    """The ways a field of ``shape`` fits ``slot``: the bindings that make it fit, and
+    whether it is the tensor transposed (a matrix ``[in out]``, as ``x @ w`` takes it,
+    where llama.cpp's is ``[out in]``, as ``linear`` takes it). A per-block slot takes
+    the blocks stacked along a leading axis."""
     if slot.per_block:
         if len(shape) == len(slot.shape) + 1 and shape[0] == layers:
             shape = shape[1:]
         elif not (layers == 1 and len(shape) == len(slot.shape)):
-            return None
+            return
     elif len(shape) != len(slot.shape):
-        return None
-    new: dict[str, int] = {}
-    for expr, size in zip(slot.shape, shape):
-        got = solve_dim(expr, size, {**bound, **new})
-        if got is None:
-            return None
-        new.update(got)
-    return new
+        return
+    for transposed in (False, True) if len(shape) == 2 else (False,):
+        sizes = tuple(reversed(shape)) if transposed else shape
+        new: dict[str, int] = {}
+        for expr, size in zip(slot.shape, sizes):
+            got = solve_dim(expr, size, {**bound, **new})
+            if got is None:
+                break
+            new.update(got)
+        else:
+            yield new, transposed
 
 
 def _pairings(arch: Architecture, slots: tuple[Slot, ...], reads: list[str],
               shapes: dict[str, tuple[int, ...]], known: dict[str, int],
-              deepest: list) -> Iterator[tuple[dict[str, str], dict[str, int]]]:
-    """Every pairing of the fields with ``slots`` whose shapes fit, the fields in read
-    order first: depth first over the slots in the architecture's order, each taking the
-    earliest-read field that fits, then the others."""
-    layers = known["L"]
+              deepest: list) -> Iterator[tuple[_Pairing, dict[str, int]]]:
+    """Every pairing of the fields with ``slots`` whose shapes fit, closest to the fields
+    in read order first.
 
-    def walk(i: int, used: set[str], pairing: dict[str, str], bound: dict[str, int]):
+    The first is depth first over the slots in the architecture's order, each taking the
+    earliest-read field that fits, as it is rather than transposed. Then come the
+    pairings that differ from it in one tensor (another field, or the field transposed),
+    then in two, and so on: a wrong choice for an early tensor costs one computation,
+    not one for every pairing of the later tensors."""
+    layers = known["L"]
+    first: _Pairing | None = None
+
+    def walk(i: int, used: set[str], pairing: _Pairing, bound: dict[str, int],
+             budget: int) -> Iterator[tuple[_Pairing, dict[str, int]]]:
         if i == len(slots):
-            yield dict(pairing), dict(bound)
+            if first is None or budget == 0:  # exactly the deviations asked for
+                yield dict(pairing), dict(bound)
             return
         slot = slots[i]
         if i >= deepest[0]:
@@ -123,16 +144,23 @@ def _pairings(arch: Architecture, slots: tuple[Slot, ...], reads: list[str],
         for name in reads:
             if name in used:
                 continue
-            new = _field_fits(shapes[name], slot, layers, bound)
-            if new is None:
-                continue
-            pairing[slot.key] = name
-            used.add(name)
-            yield from walk(i + 1, used, pairing, {**bound, **new})
-            used.discard(name)
-            del pairing[slot.key]
+            for new, transposed in _field_fits(shapes[name], slot, layers, bound):
+                cost = 0 if first is None or first[slot.key] == (name, transposed) else 1
+                if cost > budget:
+                    continue
+                pairing[slot.key] = (name, transposed)
+                used.add(name)
+                yield from walk(i + 1, used, pairing, {**bound, **new}, budget - cost)
+                used.discard(name)
+                del pairing[slot.key]
 
-    yield from walk(0, set(), {}, dict(known))
+    found = next(walk(0, set(), {}, dict(known), len(slots)), None)
+    if found is None:
+        return
+    yield found
+    first = found[0]
+    for deviations in range(1, len(slots) + 1):
+        yield from walk(0, set(), {}, dict(known), deviations)
 
 
 def _constraints(arch: Architecture, hp: dict[str, int]) -> str | None:
@@ -147,15 +175,22 @@ def _constraints(arch: Architecture, hp: dict[str, int]) -> str | None:
     return None
 
 
-def _accessor(values: dict[str, torch.Tensor], pairing: dict[str, str], tied: bool):
+def _accessor(values: dict[str, torch.Tensor], pairing: _Pairing, tied: bool):
     def get(key: str, layer: int | None) -> torch.Tensor:
         if key == "output" and tied:
             key = "token_embd"
-        t = values[pairing[key]]
-        if layer is not None and t.dim() > len(_slot_rank[key]):
-            t = t[layer]
-        return t
+        name, transposed = pairing[key]
+        return slot_tensor(values[name], len(_slot_rank[key]), layer, transposed)
     return get
+
+
+def slot_tensor(value: torch.Tensor, rank: int, layer: int | None,
+                transposed: bool) -> torch.Tensor:
+    """A field's tensor for one slot: block ``layer`` of a stacked field, transposed
+    when the field is ``[in out]``."""
+    if layer is not None and value.dim() > rank:
+        value = value[layer]
+    return value.T if transposed else value
 
 
 _slot_rank: dict[str, tuple[str, ...]] = {}
@@ -171,13 +206,18 @@ def _difference(a: torch.Tensor, b: torch.Tensor) -> float:
     return (a - b).abs().max().item() / scale
 
 
-def _describe_pairing(arch: Architecture, pairing: dict[str, str], tied: bool,
+def _describe_pairing(arch: Architecture, pairing: _Pairing, tied: bool,
                       reads: list[str]) -> str:
-    paired = [pairing[s.key] for s in arch.slots if s.key in pairing]
+    paired = [pairing[s.key][0] for s in arch.slots if s.key in pairing]
+    flipped = [pairing[s.key][0] for s in arch.slots
+               if s.key in pairing and pairing[s.key][1]]
     if paired == reads:
         text = "the fields in the order the forward function reads them"
+        if flipped:
+            text += f", {', '.join(flipped)} transposed"
     else:
-        text = ", ".join(f"{pairing[s.key]}→{s.key}" for s in arch.slots if s.key in pairing)
+        text = ", ".join(f"{pairing[s.key][0]}{'ᵀ' if pairing[s.key][1] else ''}→{s.key}"
+                         for s in arch.slots if s.key in pairing)
     return text + (", the output layer tied to the embedding" if tied else "")
 
 
@@ -234,6 +274,9 @@ def _try(arch: Architecture, source: Source, obs: Observation,
         fitted = 0
         for pairing, hp in _pairings(arch, slots, reads, shapes, known, deepest):
             fitted += 1
+            if fitted > MAX_PAIRINGS:
+                attempt.stopped = True
+                break
             bad = _constraints(arch, hp)
             if bad is not None:
                 shape_failure = shape_failure or bad
@@ -249,8 +292,10 @@ def _try(arch: Architecture, source: Source, obs: Observation,
                     attempt.best = (diff, dict(pairing), tied, variant, dict(hp))
                     improved = True
                 if diff <= TOLERANCE:
-                    attempt.match = Match(arch.name, dict(pairing), tied, variant, dict(hp),
-                                          eps, diff, 0, 0.0)
+                    attempt.match = Match(
+                        arch.name, {k: f for k, (f, _) in pairing.items()},
+                        frozenset(k for k, (_, t) in pairing.items() if t), tied, variant,
+                        dict(hp), eps, diff, 0, 0.0)
                     return attempt
                 # The first token's logits don't depend on the variant (at position 0 a
                 # rotary turns nothing, and attention over one key gives its value,
@@ -277,6 +322,9 @@ def _try(arch: Architecture, source: Source, obs: Observation,
         attempt.reason = shape_failure or "no pairing of the fields fits the tensors' shapes"
         return attempt
     _diagnose(arch, attempt, values, obs, ids, pos, eps)
+    if attempt.stopped:
+        attempt.reason += (f" (the search stopped after the {MAX_PAIRINGS} pairings closest "
+                           "to the read order)")
     return attempt
 
 

@@ -19,7 +19,7 @@ import torch
 
 from shapescript_gguf.arch import ARCHITECTURES, permute_qk
 from shapescript_gguf.errors import CommandError
-from shapescript_gguf.search import Match
+from shapescript_gguf.search import Match, slot_tensor
 
 __all__ = ["Vocabulary", "placeholder_vocabulary", "read_tokenizer", "write_gguf"]
 
@@ -173,9 +173,7 @@ def write_gguf(path: str, match: Match, values: dict[str, torch.Tensor], *, dtyp
         value = values[field].detach().to("cpu")
         layers = range(hp["L"]) if slot.per_block else [None]
         for layer in layers:
-            t = value
-            if layer is not None and t.dim() > len(slot.shape):
-                t = t[layer]
+            t = slot_tensor(value, len(slot.shape), layer, slot.key in match.transposed)
             if match.variant.permute_qk and slot.key in ("attn_q", "attn_k"):
                 t = permute_qk(t, hp["H"] if slot.key == "attn_q" else hp["KV"])
             tensor_name = slot.gguf.format(layer) if layer is not None else slot.gguf
