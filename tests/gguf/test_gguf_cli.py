@@ -82,3 +82,18 @@ def test_export_reports_the_serving_rules_as_errors(tmp_path):
     assert r.returncode == 1
     assert r.stderr.startswith("error[E3302]: ")
     assert not (tmp_path / "m.gguf").exists()
+
+
+def test_check_gguf_reports_the_serving_rules_without_exporting(tmp_path):
+    r = _shapescript("check", "--gguf", model_path("examples/gpt2.ss"))
+    assert r.returncode == 0, r.stderr
+    src = open(model_path("llama_halves.ss")).read().replace(
+        "|> linear(m.output)", "|> linear(m.output) |> softmax(over=V)").replace(
+        "-> [b n V] Logit over V:", "-> [b n V]:")
+    (tmp_path / "m.ss").write_text(src)
+    r = _shapescript("check", "--gguf", str(tmp_path / "m.ss"))
+    assert r.returncode == 1
+    assert "error[E3302]" in r.stdout + r.stderr
+    # a plain check reports none of them
+    assert _shapescript("check", str(tmp_path / "m.ss")).returncode == 0
+    assert os.listdir(tmp_path) == ["m.ss"]
