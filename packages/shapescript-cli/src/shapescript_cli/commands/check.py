@@ -155,7 +155,7 @@ def _is_span(span: object) -> bool:
 def _require_readable(path: str) -> None:
     """Exit 2 unless ``path`` is a regular file the compiler can read (a FIFO, a device
     or a file over the size limit is refused before anything is read from it)."""
-    from shapescript.source import SourceDecodeError, read_source
+    from shapescript.api import SourceDecodeError, read_source
 
     if not os.path.exists(path):
         fail(f"no such file: {path}")

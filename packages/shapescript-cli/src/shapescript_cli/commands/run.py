@@ -131,10 +131,12 @@ def _require_source(script, path):
     """Exit 2 unless the script is a file that can be read (not a FIFO, which would hang,
     a device or a file over the size limit); a .ss file that isn't UTF-8 is reported by
     the compiler."""
-    from shapescript.source import read_source_bytes
+    from shapescript.api import SourceDecodeError, read_source
 
     try:
-        read_source_bytes(path)
+        read_source(path)
+    except SourceDecodeError:
+        pass  # a .ss file's diagnostic, reported when it is compiled; Python decides for .py
     except OSError as err:
         click.echo(f"error: cannot read {script}: {err.strerror or err}", err=True)
         sys.exit(2)
