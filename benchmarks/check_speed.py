@@ -84,7 +84,7 @@ fn forward{k}(m: Mixer{k}, img: Images{k} u8) -> [b C{k}] Logit over C{k}:
 fn loss{k}(m: Mixer{k}, img: Images{k} u8, y: [b] Index[C{k}]) -> [] NonNeg:
     return cross_entropy(forward{k}(m, img), y, over=C{k})
 
-fn stats{k}(x: [b n D{k}]) -> ([b D{k}], [b D{k}] NonNeg):
+fn stats{k}(x: [b n D{k}]) -> ([b D{k}], [b D{k}]):
     return mean(x, over=n), var(x, over=n)
 
 fn accuracy{k}(pred: [b] Index[C{k}], y: [b] Index[C{k}]) -> [C{k}]:

@@ -91,6 +91,18 @@ def test_a_shifted_cross_entropy_checks(ss):
     assert torch.allclose(m.shifted(logits, ids), torch.nn.functional.cross_entropy(logits[:3], ids[1:]))
 
 
+def test_a_generic_times_a_dim_of_1_keeps_its_label(ss):
+    # Found by the generator (seed 4835): with `C = 1` the size of `[n*C]` is the bare `n`,
+    # which bound `n` to the whole label `C*m`, so the call's result was labelled `C*C*m`.
+    m = ss("dim C = 1\n"
+           "fn top(x: [t n*C]) -> [n*C] = max(x, over=t)\n"
+           "fn main(x: [k m*C], y: [m*C]) -> [m*C]:\n"
+           "    z = (m*C) |> map(i => y[i])\n"
+           "    return minimum(top(x), z)\n")
+    x, y = torch.randn(2, 3), torch.randn(3)
+    assert torch.equal(m.main(x, y), torch.minimum(x.amax(0), y))
+
+
 def test_an_off_by_one_slice_is_a_size_error_not_a_rank_error(tmp_path):
     msgs = messages(tmp_path, "fn f(x: [n D]) -> [n - 1 D] = x[1..n] - x[0..n]\n")
     assert msgs == ["sizes not provably equal: the left operand's axis `n - 1` and the right's `n` "

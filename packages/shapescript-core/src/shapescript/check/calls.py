@@ -14,7 +14,7 @@ from itertools import count
 
 from shapescript.check.env import AxisParam, FnSig, ParamSig, SizeParam
 from shapescript.check.fail import Fail
-from shapescript.check.sizes import Size, solve_linear
+from shapescript.check.sizes import Size, exact_div, solve_linear
 from shapescript.check.types import (
     ERROR, Axis, Domain, ErrorType, HostType, ModelType, PyType, TensorType, TupleType,
     Type, is_float, is_int,
@@ -121,7 +121,7 @@ def bind_tensor_params(items: list[tuple[str, TensorType, TensorType, ast.Arg]],
         for p_, ax in pairs:
             v = p_.size.var_name
             if v is not None and v in generics and v not in b.sizes:
-                b.sizes[v] = (ax.size, ax.label)
+                b.sizes[v] = (ax.size, _solve_label(v, p_.label, ax.label, ax.label))
                 bound_by[v] = name
     # 2. linear forms
     for name, pairs, arg, _, _ in paired:
@@ -133,8 +133,7 @@ def bind_tensor_params(items: list[tuple[str, TensorType, TensorType, ast.Arg]],
             if sol is None:
                 raise Fail("E0401", f"argument `{name}`: `{ax.size}` is not of the form `{p_.size}`",
                            f"can't solve `{lin[0]}` exactly", span=arg.span)
-            lsol = solve_linear(p_.label, ax.label)
-            b.sizes[lin[0]] = (sol[1], lsol[1] if lsol is not None else sol[1])
+            b.sizes[lin[0]] = (sol[1], _solve_label(lin[0], p_.label, ax.label, sol[1]))
     # 3. compare every axis
     env = b.size_env()
     for name, pairs, arg, pt, at in paired:
@@ -156,6 +155,30 @@ def bind_tensor_params(items: list[tuple[str, TensorType, TensorType, ast.Arg]],
                            f"expected {_axis_text(Axis(want, p_.label))}",
                            f"this is `{at}`, the parameter is `{pt}`", span=arg.span,
                            help=("if the sizes are equal at run time, assert it with `as`"))
+
+
+def _solve_label(v: str, param_label: Size, label: Size, fallback: Size) -> Size:
+    """The caller's label for generic ``v``, from a parameter axis labelled
+    ``param_label`` and the argument's axis labelled ``label``.
+
+    Labels keep dims as symbols, so ``[n*C]`` is labelled ``C*n`` even where ``C = 1``
+    makes its size the bare ``n``: the argument's ``C*m`` then gives ``n`` the label ``m``,
+    not ``C*m`` (which would label the result ``[n*C]`` as ``C*C*m``).
+
+    >>> str(_solve_label("n", Size.var("C") * Size.var("n"), Size.var("C") * Size.var("m"), Size.var("m")))
+    'm'
+    """
+    if param_label == Size.var(v):
+        return label
+    lsol = solve_linear(param_label, label)
+    if lsol is not None and lsol[0] == v:
+        return lsol[1]
+    k = param_label.substitute({v: 1})
+    if k * Size.var(v) == param_label and not (k.is_const and k.const_value == 0):
+        q = exact_div(label, k)
+        if q is not None:
+            return q
+    return fallback
 
 
 def _axis_text(ax: Axis) -> str:
