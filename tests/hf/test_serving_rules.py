@@ -23,15 +23,15 @@ VARIANTS = {
     # a mean over positions, in a function the forward function passes n to
     "E3304": ("    return x + feed_forward(m, x, l)\n",
               "    return x + feed_forward(m, x, l) - mean(x, over=n)\n"),
-    "E3305": ("    x = x + attention(m, x, pos, l)\n", "    x = x + x\n"),
+    "E3305": ("    x = x + attention(m, x, c, s, l)\n", "    x = x + x\n"),
     "E3306": [("fn forward(m: Llama, ids: [b n] Index[V], pos: [b n] Index[P]) -> [b n V] Logit over V:",
                "fn forward(ids: [b n] Index[V], m: Llama, pos: [b n] Index[P]) -> [b n V] Logit over V:"),
               (LOSS, LOSS.replace("m, ids", "ids, m"))],
 }
 MORE_E3304 = {
     "another mask": (ATTENTION, "    y = scaled_dot_product_attention(q, k, v, attn_mask=causal[n n] and causal[n n])\n"),
-    "positions from n": ("        x = block(m, x, pos, l)\n",
-                         "        x = block(m, x, arange[n] + 0 * pos as [b n] Index[P], l)\n"),
+    "positions from n": ("    c, s = rotation(pos)\n",
+                         "    c, s = rotation(arange[n] + 0 * pos as [b n] Index[P])\n"),
     # (no attention is left for the engine either: E3305 too)
     "attention by hand": (ATTENTION, "    y = einsum(sigmoid(q @ rearrange(k, b H n Dh -> b H Dh n)), v: b H n m, b H m Dh -> b H n Dh)\n"),
 }

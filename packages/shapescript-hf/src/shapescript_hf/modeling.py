@@ -37,8 +37,12 @@ class Modeling:
 
 
 def _computes_in_f32(sig: Any) -> bool:
-    """Whether a function converts to, or makes, an explicit float dtype."""
-    for node in walk(sig.decl):
+    """Whether a function converts to, makes, or takes an explicit float dtype."""
+    for p in sig.decl.params:
+        if type(p.type).__name__ == "TensorTypeExpr" and p.type.dtype in FLOAT_DTYPES:
+            return True
+    body = sig.decl.body if isinstance(sig.decl.body, tuple) else (sig.decl.body,)
+    for node in (n for item in body for n in walk(item)):
         kind = type(node).__name__
         if kind == "Convert" and getattr(node.target, "dtype", None) in FLOAT_DTYPES:
             return True
