@@ -55,13 +55,29 @@ def split_chunks(lines: list[str]) -> list[tuple[int, int]]:
     ``(first, end)``, 0-based and end-exclusive. A chunk starts at a line that begins in
     column 1, outside brackets, with code; the comment lines right above it belong to
     it, blank lines to the chunk before. Lines before the first chunk join it."""
+    return _split(lines, 0, len(lines))[0]
+
+
+def _first_code(lines: list[str], lo: int, hi: int) -> int:
+    """The first line in ``lines[lo:hi]`` that starts in column 1 with code."""
+    for i in range(lo, hi):
+        c = lines[i][:1]
+        if c and c not in " \t\r\n\f\v#":
+            return i
+    return hi
+
+
+def _split(lines: list[str], lo: int, hi: int) -> tuple[list[tuple[int, int]], int]:
+    """``split_chunks`` of ``lines[lo:hi]`` (positions in ``lines``), and the bracket
+    depth after the last line."""
     starts: list[int] = []
     depth = 0
-    for i, line in enumerate(lines):
+    for i in range(lo, hi):
+        line = lines[i]
         c = line[:1]
         if depth == 0 and c and c not in " \t\r\n\f\v#":
             k = i
-            while k > 0 and lines[k - 1][:1] == "#" and (not starts or k - 1 > starts[-1]):
+            while k > lo and lines[k - 1][:1] == "#" and (not starts or k - 1 > starts[-1]):
                 k -= 1
             starts.append(k)
         if '"' not in line:
@@ -78,10 +94,10 @@ def split_chunks(lines: list[str]) -> list[tuple[int, int]]:
                 elif t in ")]}":
                     depth = max(0, depth - 1)
     if not starts:
-        return [(0, len(lines))] if lines else []
-    starts[0] = 0
-    return [(a, starts[j + 1] if j + 1 < len(starts) else len(lines))
-            for j, a in enumerate(starts)]
+        return ([(lo, hi)] if hi > lo else []), depth
+    starts[0] = lo
+    return [(a, starts[j + 1] if j + 1 < len(starts) else hi)
+            for j, a in enumerate(starts)], depth
 
 
 @dataclass
@@ -121,6 +137,9 @@ class _State:
     # The declarations the skeleton was made from, kept alive so that no new node can
     # take one's ``id`` and pass for it.
     decls: tuple[Any, ...] = ()
+    # Every body's types and resolutions, merged (kept up to date function by function).
+    types: dict[int, Any] = field(default_factory=dict)
+    res: dict[int, Any] = field(default_factory=dict)
 
 
 class IncrementalChecker:
@@ -186,28 +205,35 @@ class IncrementalChecker:
         dc = len(text) - len(self._text or "")
         old_suffix_line = len(old) - s + 1  # 1-based first line of the unchanged tail
 
-        offsets = [0]
-        for ln in lines:
-            offsets.append(offsets[-1] + len(ln))
         chunks: dict[tuple[int, int], _Chunk] = {}
         shifted: list[_Chunk] = []
-        for a, b in split_chunks(lines):
+        window = self._window(lines, p, s, dl)
+        if window is None:  # no earlier version to reuse: every chunk is new
+            lo, hi, bounds = 0, len(lines), split_chunks(lines)
+        else:
+            lo, hi, bounds = window
+        # Chunks outside the window: their lines are unchanged, so are their texts.
+        for (a, b), ch in self._chunks.items():
+            if window is None:
+                break
+            if b <= lo:
+                chunks[(a, b)] = ch
+            elif a >= hi - dl:
+                chunks[(a + dl, b + dl)] = ch
+                if dl:
+                    shifted.append(ch)
+                elif dc:
+                    ch.pending += dc
+                    ch.offset += dc
+        offset = sum(len(ln) for ln in lines[:lo]) if bounds else 0
+        pos = lo
+        for a, b in bounds:
+            offset += sum(len(ln) for ln in lines[pos:a])
+            pos = a
             ctext = "".join(lines[a:b])
-            ch = None
-            if b <= p:
-                ch = self._chunks.get((a, b))
-            elif a >= len(lines) - s:
-                ch = self._chunks.get((a - dl, b - dl))
-                if ch is not None and ch.text == ctext:
-                    if dl:
-                        shifted.append(ch)
-                    elif dc:
-                        ch.pending += dc
-                        ch.offset += dc
+            ch = self._chunks.get((a, b)) if b <= p else None
             if ch is None or ch.text != ctext:
-                if ch is not None and ch in shifted:
-                    shifted.remove(ch)
-                ch = self._parse_chunk(ctext, a, b, offsets[a])
+                ch = self._parse_chunk(ctext, a, b, offset)
             chunks[(a, b)] = ch
         if shifted:
             self._shift(shifted, dl, dc, old_suffix_line)
@@ -232,6 +258,37 @@ class IncrementalChecker:
             self.last = "full"
             return Program(None, {}, _sorted(parse_diags, self.path), {self.path: text})
         return self._check(module, skeleton, text, parse_diags)
+
+    def _window(self, lines: list[str], p: int, s: int,
+                dl: int) -> tuple[int, int, list[tuple[int, int]]] | None:
+        """The lines whose chunks must be found again after an edit that kept the first
+        ``p`` and last ``s`` lines: from the start of the chunk before the edit to the end
+        of the chunk after it, with their chunks. None: split the whole file (no earlier
+        version, or the edit leaves a bracket open, which can join chunks below)."""
+        if not self._chunks:
+            return None
+        old_n = len(self._lines)
+        first_changed = max(p - 1, 0)
+        last_kept = min(old_n - s, old_n - 1)  # the first line of the unchanged tail
+        lo, hi_old = None, None
+        for a, b in self._chunks:
+            if a <= first_changed < b:
+                lo = a
+            if a <= last_kept < b:
+                hi_old = b
+        if lo is None or hi_old is None or hi_old + dl < lo:
+            return None
+        hi = hi_old + dl
+        bounds, depth = _split(lines, lo, hi)
+        if depth or not bounds:
+            return None
+        # Code before the window's first declaration (the edit removed a declaration's
+        # first line) belongs to the chunk above: split the whole file instead.
+        for i in range(lo, _first_code(lines, lo, hi)):
+            text = lines[i].strip()
+            if text and not text.startswith("#"):
+                return None
+        return lo, hi, bounds
 
     def _parse_chunk(self, ctext: str, a: int, b: int, offset: int) -> _Chunk:
         module, diags = parse(ctext, self.path)
@@ -327,7 +384,10 @@ class IncrementalChecker:
             self._state = st
             self.last = "full"
 
-        cm = CheckedModule(env, text, list(env.diagnostics), models=env.models)
+        # The merged records are shared with the programs this checker returned before:
+        # only the latest program's are current.
+        cm = CheckedModule(env, text, list(env.diagnostics), types=st.types, res=st.res,
+                           models=env.models)
         checkers: dict[str, BodyChecker] = {}
         fresh: dict[str, _FnCache] = {}
         for name, sig in env.fns.items():
@@ -335,13 +395,18 @@ class IncrementalChecker:
                 continue
             fc = st.fns.get(name)
             if fc is None or fc.decl is not sig.decl:
+                if fc is not None:
+                    for k in fc.types:
+                        st.types.pop(k, None)
+                    for k in fc.res:
+                        st.res.pop(k, None)
                 sub = CheckedModule(env, text, [], models=env.models)
                 bc = BodyChecker(env, sig, sub)
                 result = bc.run()
                 fc = _FnCache(sig.decl, sub.types, sub.res, sub.diagnostics, result, bc)
+                st.types.update(fc.types)
+                st.res.update(fc.res)
             fresh[name] = fc
-            cm.types.update(fc.types)
-            cm.res.update(fc.res)
             cm.diagnostics.extend(fc.diagnostics)
             cm.fns[name] = fc.result
             checkers[name] = fc.checker
