@@ -33,8 +33,8 @@ import traceback
 
 import click
 
-from shapescript.plugins import COMMANDS as PLUGIN_GROUP
-from shapescript.plugins import entry_points as _plugin_entry_points
+from shapescript.api import COMMANDS as PLUGIN_GROUP
+from shapescript.api import entry_points as _plugin_entry_points
 
 from shapescript_cli.output import COLOR_KEY, debug_enabled
 
@@ -139,11 +139,11 @@ class ShapeScriptGroup(click.Group):
 
 
 def _report_crash(tb: str) -> None:
-    from shapescript.render import internal_error, render_full
+    from shapescript.api import internal_error_at, render_full
 
     note = ("this is a bug in ShapeScript, not in your program; please report it, "
             "with the command you ran")
-    click.echo(render_full([internal_error(note=note)], {}), err=True, nl=False)
+    click.echo(render_full([internal_error_at(note=note)], {}), err=True, nl=False)
     if debug_enabled():
         click.echo(tb, err=True, nl=False)
 

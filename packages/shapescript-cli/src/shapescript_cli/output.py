@@ -10,8 +10,8 @@ import sys
 from typing import NoReturn, TextIO
 
 import click
-from shapescript.term import debug_enabled
-from shapescript.term import use_color as _use_color
+from shapescript.api import debug_enabled
+from shapescript.api import use_color as _use_color
 
 __all__ = ["COLOR_KEY", "debug_enabled", "fail", "use_color"]
 

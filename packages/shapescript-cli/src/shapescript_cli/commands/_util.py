@@ -15,7 +15,7 @@ MODE_CHOICE = click.Choice(["always", "debug", "never"])
 
 def render(diagnostics: Sequence[Any], sources: Mapping[str, str], fallback: str = "") -> str:
     """The diagnostics for stderr, coloured when it is a terminal."""
-    from shapescript.render import render_full
+    from shapescript.api import render_full
 
     try:
         return render_full(list(diagnostics), dict(sources), color=use_color(sys.stderr))

@@ -15,7 +15,7 @@ import traceback
 
 import click
 
-from shapescript.files import atomic_write, same_file
+from shapescript.api import atomic_write, same_file
 
 from shapescript_cli.output import debug_enabled, fail
 
@@ -36,10 +36,10 @@ from ._util import MODE_CHOICE, render
               help="The program's device (cpu, cuda, cuda[0], mps); wins over the file's.")
 def command(file, output, standalone, checks, value_checks, devices):
     """Write the Python module FILE.ss compiles to."""
-    from shapescript import compiler
+    from shapescript import api as compiler
 
     if devices is not None:
-        from shapescript.vocab import device_parts
+        from shapescript.api import device_parts
         try:
             device_parts(devices)
         except ValueError as err:

@@ -17,7 +17,7 @@ from shapescript_cli.output import fail
 @click.option("--list", "list_codes", is_flag=True, help="List every code with its title.")
 def command(code: str | None, list_codes: bool) -> None:
     """Explain an error code (E0413, e0413 or 0413), or list them all."""
-    from shapescript.codes import CODES, explain, normalize_code
+    from shapescript.api import CODES, explain, normalize_code
 
     if list_codes:
         if code is not None:

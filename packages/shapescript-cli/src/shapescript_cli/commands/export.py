@@ -27,14 +27,14 @@ __all__ = ["build_command", "get_command", "installed_targets"]
 def installed_targets() -> dict[str, Any]:
     """The installed export targets by name (a target that fails to load is reported
     when it would run, not when listing)."""
-    from shapescript.plugins import EXPORT_TARGETS, entry_points
+    from shapescript.api import EXPORT_TARGETS, entry_points
 
     return dict(entry_points(EXPORT_TARGETS))
 
 
 def _missing_flags(installed: dict[str, Any]) -> dict[str, str]:
     """The flags of known targets that aren't installed → the extra to install."""
-    from shapescript.plugins import KNOWN_TARGETS
+    from shapescript.api import KNOWN_TARGETS
 
     return {k.flag: k.extra for k in KNOWN_TARGETS.values()
             if k.flag is not None and k.name not in installed}
@@ -61,7 +61,7 @@ class ExportCommand(click.Command):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         flag = _given_flag(args, self.missing)
         if flag is not None:
-            from shapescript.plugins import missing_hint
+            from shapescript.api import missing_hint
 
             fail(missing_hint(f"`{flag}`", self.missing[flag]))
         return super().parse_args(ctx, args)
@@ -110,7 +110,7 @@ def build_command() -> click.Command:
         else:
             default = [n for n, t in targets.items() if t.flag is None]
             if not default:
-                from shapescript.plugins import KNOWN_TARGETS, missing_hint
+                from shapescript.api import KNOWN_TARGETS, missing_hint
 
                 fail(missing_hint("shapescript export", KNOWN_TARGETS["pt2"].extra))
             name = default[0]
@@ -137,8 +137,8 @@ def _given(ctx: click.Context, name: str) -> bool:
 
 def _run(target: Any, file: str, fn: str | None, options: dict[str, Any]) -> int:
     """Runs the target, turning the errors it may raise into messages and exit codes."""
-    from shapescript.errors import ShapeScriptError
-    from shapescript.plugins import ExportFailed
+    from shapescript.api import ShapeScriptError
+    from shapescript.api import ExportFailed
 
     try:
         return int(target.run(file, fn, options) or 0)
@@ -156,7 +156,7 @@ def _run(target: Any, file: str, fn: str | None, options: dict[str, Any]) -> int
 
 
 def _report_diagnostics(err: Any) -> None:
-    from shapescript.render import render_full
+    from shapescript.api import render_full
 
     text = (render_full(err.diagnostics, err.sources, color=use_color(sys.stderr))
             if err.diagnostics else str(err))
