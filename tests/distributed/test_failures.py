@@ -93,3 +93,26 @@ def test_launcher_options_that_do_not_fit(tmp_path):
                         "hello.ss", cwd=tmp_path)
     assert r.returncode == 2
     assert "expected HOST:PORT" in r.stderr
+
+
+LONELY = textwrap.dedent('''
+    dim D = 2
+
+    model Line:
+        param w: [D D]
+
+    fn main():
+        m = Line.init(seed=0)
+        if rank() == 1:
+            save("line.safetensors", m)
+''')
+
+
+def test_a_collective_no_other_rank_reaches_times_out(tmp_path):
+    (tmp_path / "lonely.ss").write_text(LONELY)
+    r = run_shapescript("run", "--nproc-per-node", "2", "--timeout", "5", "lonely.ss",
+                        cwd=tmp_path)
+    assert r.returncode != 0
+    assert "error: rank 1 (local rank 1, pid " in r.stderr
+    assert "[rank1]: " in r.stderr
+    assert not (tmp_path / "line.safetensors").exists()

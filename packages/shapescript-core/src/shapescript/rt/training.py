@@ -82,11 +82,18 @@ def _rank0_flag(ok, what):
 
 
 def _broadcast_from_rank0(tensors):
-    """Every rank's ``tensors`` set, in place, to rank 0's."""
+    """Every rank's ``tensors`` set, in place, to rank 0's: one broadcast per dtype and
+    device (a collective costs far more than the copies in and out of one buffer)."""
     d = torch.distributed
+    groups = {}
+    for t in tensors:
+        groups.setdefault((t.dtype, t.device), []).append(t)
     with torch.no_grad():
-        for t in tensors:
-            d.broadcast(t.data if isinstance(t, torch.nn.Parameter) else t, src=0)
+        for same in groups.values():
+            buf = torch.cat([t.detach().reshape(-1) for t in same])
+            d.broadcast(buf, src=0)
+            for t, part in zip(same, torch.split(buf, [t.numel() for t in same])):
+                t.detach().copy_(part.view(t.shape))
 
 
 def _average(value, wrt, grads, world):
