@@ -31,35 +31,20 @@ def test_export_writes_the_llama_example(tmp_path):
     assert reader.fields["general.file_type"].contents() == int(gguf.LlamaFileType.MOSTLY_F16)
 
 
-@pytest.mark.parametrize("name,reason", [
-    ("gpt2_exact_gelu.ss", "  gpt2: the model computes GELU exactly (with erf), where "
-                           "llama.cpp's gpt2 uses the tanh approximation: "),
-    ("llama_layernorm.ss", "  llama: a different norm: the model normalizes with layer_norm, "
-                           "where llama.cpp's llama uses rms_norm"),
-    ("llama_extra_tensor.ss", "  llama: a different number of tensors: llama.cpp's llama has "
-                              "9 per block and 3 others"),
-])
-def test_export_refuses_with_exit_1_a_reason_per_architecture_and_no_file(tmp_path, name,
-                                                                          reason):
+def test_export_refuses_with_exit_1_a_reason_per_architecture_and_no_file(tmp_path):
+    # (the other refusals, through the target in-process: test_gguf_export.py)
+    name = "gpt2_exact_gelu.ss"
     out = tmp_path / "m.gguf"
     r = _shapescript("export", model_path(name), "--gguf", str(out))
     assert r.returncode == 1
     lines = r.stderr.splitlines()
     assert lines[0] == (f"error: {model_path(name)} can't be written as a GGUF file: no "
                         "architecture llama.cpp runs computes what it computes")
-    assert [line[:8] for line in lines[1:]] == ["  llama:", "  gpt2: "]
-    assert any(line.startswith(reason) for line in lines[1:])
-    assert "Traceback" not in r.stderr and r.stdout == ""
+    assert lines[1].startswith("  llama: a different norm: ")
+    assert lines[2].startswith("  gpt2: the model computes GELU exactly (with erf), where "
+                               "llama.cpp's gpt2 uses the tanh approximation: ")
+    assert len(lines) == 3 and r.stdout == ""
     assert os.listdir(tmp_path) == []
-
-
-def test_export_with_arch_tries_that_one_only(tmp_path):
-    r = _shapescript("export", model_path("llama_halves.ss"), "--gguf",
-                     str(tmp_path / "m.gguf"), "--arch", "gpt2")
-    assert r.returncode == 1
-    assert r.stderr.splitlines()[1:] == [
-        "  gpt2: a different norm: the model normalizes with rms_norm, where llama.cpp's "
-        "gpt2 uses layer_norm"]
 
 
 def test_export_command_errors_exit_2(tmp_path):
@@ -67,26 +52,10 @@ def test_export_command_errors_exit_2(tmp_path):
                      str(tmp_path / "m.gguf"), "--weights", str(tmp_path / "none.safetensors"))
     assert r.returncode == 2
     assert r.stderr.startswith("error: --weights ") and "no such file" in r.stderr
-    r = _shapescript("export", model_path("llama_halves.ss"), "--gguf",
-                     str(tmp_path / "m.gguf"), "--fn", "decode")
-    assert r.returncode == 2 and r.stderr.startswith("error: ")
     assert os.listdir(tmp_path) == []
 
 
-def test_export_reports_the_serving_rules_as_errors(tmp_path):
-    src = open(model_path("llama_halves.ss")).read().replace(
-        "|> linear(m.output)", "|> linear(m.output) |> softmax(over=V)").replace(
-        "-> [b n V] Logit over V:", "-> [b n V]:")
-    (tmp_path / "m.ss").write_text(src)
-    r = _shapescript("export", str(tmp_path / "m.ss"), "--gguf", str(tmp_path / "m.gguf"))
-    assert r.returncode == 1
-    assert r.stderr.startswith("error[E3302]: ")
-    assert not (tmp_path / "m.gguf").exists()
-
-
 def test_check_gguf_reports_the_serving_rules_without_exporting(tmp_path):
-    r = _shapescript("check", "--gguf", model_path("examples/gpt2.ss"))
-    assert r.returncode == 0, r.stderr
     src = open(model_path("llama_halves.ss")).read().replace(
         "|> linear(m.output)", "|> linear(m.output) |> softmax(over=V)").replace(
         "-> [b n V] Logit over V:", "-> [b n V]:")

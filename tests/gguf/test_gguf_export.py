@@ -266,3 +266,23 @@ def test_an_internal_error_is_one_diagnostic_with_exit_3(tmp_path, capsys, monke
     assert code == 3
     assert err.startswith("error[E0000]: internal error") and "Traceback" not in err
     assert os.listdir(tmp_path) == []
+
+
+def test_the_target_reports_the_serving_rules_as_errors(tmp_path, capsys):
+    src = open(model_path("llama_halves.ss")).read().replace(
+        "|> linear(m.output)", "|> linear(m.output) |> softmax(over=V)").replace(
+        "-> [b n V] Logit over V:", "-> [b n V]:")
+    (tmp_path / "m.ss").write_text(src)
+    code = TARGET.run(str(tmp_path / "m.ss"), None, {"gguf": str(tmp_path / "m.gguf")})
+    assert code == 1
+    assert capsys.readouterr().err.startswith("error[E3302]: ")
+    assert not (tmp_path / "m.gguf").exists()
+
+
+def test_the_target_with_arch_tries_that_one_only(tmp_path, capsys):
+    code = TARGET.run(model_path("llama_halves.ss"), None,
+                      {"gguf": str(tmp_path / "m.gguf"), "arch": "gpt2"})
+    assert code == 1
+    assert capsys.readouterr().err.splitlines()[1:] == [
+        "  gpt2: a different norm: the model normalizes with rms_norm, where llama.cpp's "
+        "gpt2 uses layer_norm"]
