@@ -75,11 +75,19 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
                      f"it ({plan.unservable_reason()})")
     model = make_weights(source, weights=weights, seed=seed)
     args = example_inputs(source)
-    want = source.run(model, *args)
-    calls = count_attentions(source, model, args)
+    try:
+        want = source.run(model, *args)
+        calls = count_attentions(source, model, args)
+    except Exception as err:  # the program's own run-time error, on example arguments
+        shapes = ", ".join(str(tuple(a.shape)) for a in args)
+        raise HFExportError(f"`{source.fn}` fails on example arguments of shapes {shapes}: "
+                            f"{type(err).__name__}: {err}") from err
     config = _config(plan, calls, dtype, max_len)
     tensors = _tensors(plan, model, dtype)
-    modeling = modeling_source(plan)
+    try:
+        modeling = modeling_source(plan)
+    except ValueError as err:  # what the modeling file can't hold yet
+        raise HFExportError(str(err)) from None
 
     def fill(folder: str) -> None:
         from safetensors.torch import save_file
