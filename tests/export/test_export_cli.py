@@ -74,9 +74,11 @@ def test_missing_file_and_bad_options_exit_2(tmp_path):
 
 
 def test_without_the_extra_export_says_which_to_install(monkeypatch, tmp_path):
+    import shapescript.api
     import shapescript.plugins
 
     monkeypatch.setattr(shapescript.plugins, "entry_points", lambda group: {})
+    monkeypatch.setattr(shapescript.api, "entry_points", lambda group: {}, raising=False)
     src = tmp_path / "model.ss"
     src.write_text("export fn f(x: [n]) -> [n] = x\n")
     r = CliRunner().invoke(cli_main.main, ["export", str(src)], prog_name="shapescript")

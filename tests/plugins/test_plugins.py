@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 import shapescript
+import shapescript.api
 import shapescript.plugins
 from shapescript_cli.main import main
 
@@ -60,6 +61,7 @@ def _only(monkeypatch, **groups: list[str]) -> None:
         return {n: ep for n, ep in real(group).items() if n in keep}
 
     monkeypatch.setattr(shapescript.plugins, "entry_points", limited)
+    monkeypatch.setattr(shapescript.api, "entry_points", limited, raising=False)
 
 
 @pytest.mark.parametrize("flag,extra", [("--hf", "hf"), ("--gguf", "gguf")])
