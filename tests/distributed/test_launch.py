@@ -123,3 +123,45 @@ def test_bad_endpoints(endpoint):
     with pytest.raises(click.BadParameter):
         _launch.parse_endpoint(endpoint)
     assert _launch.parse_endpoint("[::1]:29500") == ("::1", 29500)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_two_machines_meet_at_the_endpoint(tmp_path):
+    """Two "machines" (two launches, one process each) on this one, at 127.0.0.1."""
+    import subprocess
+    import sys
+
+    from dist_helpers import HANG_GUARD_S, child_env
+
+    (tmp_path / "hello.ss").write_text(HELLO)
+    port = _free_port()
+    cmd = [sys.executable, "-m", "shapescript_cli", "run", "--nproc-per-node", "1",
+           "--nnodes", "2", "--rdzv-endpoint", f"127.0.0.1:{port}", "--all-ranks"]
+    other = subprocess.Popen(cmd + ["--node-rank", "1", "hello.ss"], cwd=tmp_path,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=child_env())
+    r = run_shapescript(*cmd[3:], "--node-rank", "0", "hello.ss", cwd=tmp_path)
+    out, err = other.communicate(timeout=HANG_GUARD_S)
+    assert r.returncode == 0, r.stderr
+    assert other.returncode == 0, err
+    assert r.stdout.splitlines() == ["[rank0]: rank 0 of 2"]
+    assert out.splitlines() == ["[rank1]: rank 1 of 2"]
+
+
+def test_a_machine_that_never_comes(tmp_path):
+    (tmp_path / "hello.ss").write_text(HELLO)
+    port = _free_port()
+    r = run_shapescript("run", "--nproc-per-node", "1", "--nnodes", "2", "--node-rank", "0",
+                        "--rdzv-endpoint", f"127.0.0.1:{port}", "--timeout", "3", "hello.ss",
+                        cwd=tmp_path)
+    assert r.returncode == 1
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"error: the ranks could not meet at 127.0.0.1:{port}: ")
+    assert "1/2 clients joined" in last
