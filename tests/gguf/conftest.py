@@ -15,7 +15,6 @@ def source_logits():
     """``source_logits(path, model, ids)``: the compiled forward function's logits
     ``[n, V]`` for one sequence at positions 0 … n-1, in the model's dtype."""
     import torch
-
     from shapescript_gguf.source import load_source
 
     loaded: dict[str, object] = {}
@@ -37,7 +36,6 @@ def make_model():
     matrix multiplied by ``scale`` (so that its logits are far from uniform and greedy
     decoding has clear winners)."""
     import torch
-
     from shapescript_gguf.source import load_source
 
     def make(path: str, seed: int = 0, scale: float = 1.0):

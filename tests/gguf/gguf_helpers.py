@@ -14,3 +14,8 @@ def model_path(name: str) -> str:
     if name.startswith("examples/"):
         return str(ROOT / name)
     return str(MODELS / name)
+
+
+def model_source(name: str) -> str:
+    """The text of a model (see ``model_path``), to change in a test."""
+    return Path(model_path(name)).read_text(encoding="utf-8")

@@ -8,15 +8,14 @@ import sys
 
 import gguf
 import pytest
-
-from gguf_helpers import model_path
+from gguf_helpers import model_path, model_source
 
 pytestmark = pytest.mark.slow
 
 
 def _shapescript(*args: str, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "shapescript_cli", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=300,
+                          capture_output=True, text=True, timeout=300, check=False,
                           env={**os.environ, "GGML_NO_BACKTRACE": "1"})
 
 
@@ -56,7 +55,7 @@ def test_export_command_errors_exit_2(tmp_path):
 
 
 def test_check_gguf_reports_the_serving_rules_without_exporting(tmp_path):
-    src = open(model_path("llama_halves.ss")).read().replace(
+    src = model_source("llama_halves.ss").replace(
         "|> linear(m.output)", "|> linear(m.output) |> softmax(over=V)").replace(
         "-> [b n V] Logit over V:", "-> [b n V]:")
     (tmp_path / "m.ss").write_text(src)

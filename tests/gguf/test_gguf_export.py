@@ -7,10 +7,9 @@ import os
 import gguf
 import numpy as np
 import pytest
-import torch
-
 import shapescript
-from gguf_helpers import model_path
+import torch
+from gguf_helpers import model_path, model_source
 from shapescript_gguf import export_gguf
 from shapescript_gguf.arch import permute_qk
 from shapescript_gguf.errors import CommandError
@@ -24,9 +23,7 @@ def _read(path) -> tuple[dict, dict]:
     for name, f in r.fields.items():
         if not f.types:
             continue
-        if f.types[0] == gguf.GGUFValueType.STRING:
-            fields[name] = f.contents()
-        elif f.types[0] != gguf.GGUFValueType.ARRAY:
+        if f.types[0] == gguf.GGUFValueType.STRING or f.types[0] != gguf.GGUFValueType.ARRAY:
             fields[name] = f.contents()
     return fields, {t.name: t for t in r.tensors}
 
@@ -236,7 +233,7 @@ def test_the_check_profile_reports_the_serving_rules_as_errors(tmp_path):
     from shapescript_gguf.target import PROFILE
 
     assert PROFILE.diagnostics(api.check_file(model_path("examples/llama.ss")), None) == []
-    src = open(model_path("llama_halves.ss")).read().replace(
+    src = model_source("llama_halves.ss").replace(
         "|> linear(m.output)", "|> linear(m.output) |> softmax(over=V)").replace(
         "-> [b n V] Logit over V:", "-> [b n V]:")
     (tmp_path / "m.ss").write_text(src)
@@ -269,7 +266,7 @@ def test_an_internal_error_is_one_diagnostic_with_exit_3(tmp_path, capsys, monke
 
 
 def test_the_target_reports_the_serving_rules_as_errors(tmp_path, capsys):
-    src = open(model_path("llama_halves.ss")).read().replace(
+    src = model_source("llama_halves.ss").replace(
         "|> linear(m.output)", "|> linear(m.output) |> softmax(over=V)").replace(
         "-> [b n V] Logit over V:", "-> [b n V]:")
     (tmp_path / "m.ss").write_text(src)
@@ -284,5 +281,5 @@ def test_the_target_with_arch_tries_that_one_only(tmp_path, capsys):
                       {"gguf": str(tmp_path / "m.gguf"), "arch": "gpt2"})
     assert code == 1
     assert capsys.readouterr().err.splitlines()[1:] == [
-        "  gpt2: a different norm: the model normalizes with rms_norm, where llama.cpp's "
-        "gpt2 uses layer_norm"]
+        ("  gpt2: a different norm: the model normalizes with rms_norm, where llama.cpp's "
+         "gpt2 uses layer_norm")]

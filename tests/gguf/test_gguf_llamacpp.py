@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
-from torch.overrides import TorchFunctionMode
-
 import shapescript
-from gguf_helpers import model_path
+import torch
+from gguf_helpers import model_path, model_source
 from shapescript_gguf import export_gguf
+from torch.overrides import TorchFunctionMode
 
 pytestmark = pytest.mark.slow
 
@@ -158,7 +157,7 @@ def test_a_tokenizer_round_trips_text_through_llama_cpp(tmp_path, llama_cpp_mode
     folder = tmp_path / "tokenizer"
     folder.mkdir()
     tok.save(str(folder / "tokenizer.json"))
-    src = open(model_path("llama_halves.ss")).read().replace("dim V = 64", "dim V = 320")
+    src = model_source("llama_halves.ss").replace("dim V = 64", "dim V = 320")
     (tmp_path / "big.ss").write_text(src)
     out = tmp_path / "t.gguf"
     export_gguf(str(tmp_path / "big.ss"), str(out), tokenizer=str(folder))

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import pytest
-import torch
-
 import shapescript
-
-from gguf_helpers import model_path
+import torch
+from gguf_helpers import model_path, model_source
 from shapescript_gguf import NoMatch, match_architecture
-from shapescript_gguf.search import MAX_PAIRINGS
 from shapescript_gguf.arch import ROPE_BASES, Variant, permute_qk, solve_dim
+from shapescript_gguf.search import MAX_PAIRINGS
 
 LLAMA_FIELDS = {"token_embd": "embed", "attn_norm": "attn_norm", "attn_q": "wq",
                 "attn_k": "wk", "attn_v": "wv", "attn_output": "wo", "ffn_norm": "mlp_norm",
@@ -76,8 +74,8 @@ def test_exact_gelu_is_refused_with_the_closest_pairings_difference():
         "reads them, the output layer tied to the embedding) gives logits that differ by ")
     path = model_path("gpt2_exact_gelu.ss")
     assert str(e.value).splitlines()[:2] == [
-        f"{path} can't be written as a GGUF file: no architecture llama.cpp runs computes "
-        "what it computes",
+        (f"{path} can't be written as a GGUF file: no architecture llama.cpp runs computes "
+         "what it computes"),
         "  llama: " + reasons["llama"]]
 
 
@@ -104,7 +102,7 @@ def test_an_extra_tensor_is_refused_with_the_count():
 
 
 def test_norms_with_different_eps_are_refused(tmp_path):
-    src = open(model_path("llama_halves.ss")).read()
+    src = model_source("llama_halves.ss")
     src = src.replace("weight=m.norm, eps=1e-6", "weight=m.norm, eps=1e-5")
     (tmp_path / "m.ss").write_text(src)
     with pytest.raises(NoMatch) as e:
@@ -114,7 +112,7 @@ def test_norms_with_different_eps_are_refused(tmp_path):
 
 
 def test_a_norm_without_eps_is_refused(tmp_path):
-    src = open(model_path("llama_halves.ss")).read()
+    src = model_source("llama_halves.ss")
     src = src.replace("weight=m.norm, eps=1e-6", "weight=m.norm")
     (tmp_path / "m.ss").write_text(src)
     with pytest.raises(NoMatch, match="an rms_norm call has no eps written in it"):
@@ -122,7 +120,7 @@ def test_a_norm_without_eps_is_refused(tmp_path):
 
 
 def test_an_unknown_rotary_base_is_refused_with_the_closest_difference(tmp_path):
-    src = open(model_path("llama_halves.ss")).read()
+    src = model_source("llama_halves.ss")
     src = src.replace("13.122363377404328", "8.0")  # base e^8 ≈ 2981, not a common one
     (tmp_path / "m.ss").write_text(src)
     with pytest.raises(NoMatch) as e:
@@ -137,7 +135,7 @@ def test_the_serving_rules_are_errors(tmp_path):
     (tmp_path / "m.ss").write_text("dim D = 4\nfn forward(x: [n D]) -> [n D] = x\n")
     with pytest.raises(shapescript.ShapeScriptError, match=r"error\[E3306\]"):
         match_architecture(str(tmp_path / "m.ss"))
-    src = open(model_path("llama_halves.ss")).read().replace(
+    src = model_source("llama_halves.ss").replace(
         "|> linear(m.output)", "|> linear(m.output) |> softmax(over=V)").replace(
         "-> [b n V] Logit over V:", "-> [b n V]:")
     (tmp_path / "m.ss").write_text(src)
@@ -179,7 +177,7 @@ def test_variant_descriptions():
 
 
 def test_a_gelu_gate_is_refused_and_explained(tmp_path):
-    src = open(model_path("llama_halves.ss")).read().replace("silu(", "gelu(")
+    src = model_source("llama_halves.ss").replace("silu(", "gelu(")
     (tmp_path / "m.ss").write_text(src)
     with pytest.raises(NoMatch) as e:
         match_architecture(str(tmp_path / "m.ss"), arch="llama")
@@ -192,7 +190,7 @@ def test_a_gelu_gate_is_refused_and_explained(tmp_path):
 
 def test_a_field_of_another_shape_is_refused_naming_the_tensor(tmp_path):
     # one attention norm shared by every block: [D], where llama.cpp has one per block
-    src = open(model_path("llama_halves.ss")).read().replace(
+    src = model_source("llama_halves.ss").replace(
         "param attn_norm: [L D] = ones", "param attn_norm: [D] = ones").replace(
         "weight=m.attn_norm[l]", "weight=m.attn_norm")
     (tmp_path / "m.ss").write_text(src)
@@ -215,7 +213,7 @@ def test_matrices_multiplied_as_x_at_w_are_written_transposed():
 
 @pytest.mark.slow
 def test_a_search_that_finds_nothing_stops_and_says_where(tmp_path):
-    src = open(model_path("gpt2_conv1d.ss")).read().replace(
+    src = model_source("gpt2_conv1d.ss").replace(
         'approximate="tanh")', 'approximate="tanh") |> relu')
     (tmp_path / "m.ss").write_text(src)
     with pytest.raises(NoMatch) as e:

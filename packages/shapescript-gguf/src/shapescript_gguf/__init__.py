@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["export_gguf", "match_architecture", "Match", "NoMatch"]
+__all__ = ["Match", "NoMatch", "export_gguf", "match_architecture"]
 
 _HOMES = {
     "export_gguf": "shapescript_gguf.api",

@@ -10,7 +10,7 @@ from shapescript_gguf.search import Match, search
 from shapescript_gguf.source import Source, load_source
 from shapescript_gguf.writer import placeholder_vocabulary, read_tokenizer, write_gguf
 
-__all__ = ["export_gguf", "DEFAULT_CONTEXT"]
+__all__ = ["DEFAULT_CONTEXT", "export_gguf"]
 
 # llama's context length when neither --max-len nor the positions' Index[P] gives one.
 DEFAULT_CONTEXT = 4096

@@ -25,7 +25,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-__all__ = ["ARCHITECTURES", "Architecture", "Slot", "Variant", "ROPE_BASES", "permute_qk"]
+__all__ = ["ARCHITECTURES", "ROPE_BASES", "Architecture", "Slot", "Variant", "permute_qk"]
 
 
 @dataclass(frozen=True)
@@ -82,9 +82,9 @@ class Architecture:
     slots: tuple[Slot, ...]
     variants: Callable[[], list[Variant]]
     logits: Callable[..., torch.Tensor]
-    describe: str                  # one line: what llama.cpp computes
-    # Diagnosis: other activations whose agreement explains a refusal.
-    diagnoses: tuple[tuple[Variant, str], ...] = field(default=())
+    # Diagnosis: other activations (``Variant.activation``) whose agreement explains a
+    # refusal, with the explanation.
+    diagnoses: tuple[tuple[str, str], ...] = field(default=())
 
     def slot(self, key: str) -> Slot:
         return next(s for s in self.slots if s.key == key)
@@ -236,25 +236,18 @@ _GPT2_SLOTS = (
 )
 
 
+_GELU_GATE = ("the feed-forward layer's gate uses GELU where llama.cpp's llama uses SiLU "
+              "(SwiGLU)")
+
 ARCHITECTURES: dict[str, Architecture] = {
     "llama": Architecture(
         "llama", "rms_norm", _LLAMA_SLOTS, _llama_variants, _llama_logits,
-        "rms_norm, rotary position embeddings on neighbouring features, causal attention "
-        "with grouped key and value heads, and a SwiGLU feed-forward layer",
-        diagnoses=((Variant(rope_base=10000.0, activation="gelu"),
-                    "the feed-forward layer's gate uses GELU where llama.cpp's llama uses "
-                    "SiLU (SwiGLU)"),
-                   (Variant(rope_base=10000.0, activation="gelu_tanh"),
-                    "the feed-forward layer's gate uses GELU where llama.cpp's llama uses "
-                    "SiLU (SwiGLU)")),
+        diagnoses=(("gelu", _GELU_GATE), ("gelu_tanh", _GELU_GATE)),
     ),
     "gpt2": Architecture(
         "gpt2", "layer_norm", _GPT2_SLOTS, lambda: [Variant()], _gpt2_logits,
-        "layer_norm with biases, learned position embeddings, a fused query, key and value "
-        "projection with biases, and GELU with tanh",
-        diagnoses=((Variant(activation="gelu"),
-                    "the model computes GELU exactly (with erf), where llama.cpp's gpt2 uses "
-                    "the tanh approximation"),),
+        diagnoses=(("gelu", ("the model computes GELU exactly (with erf), where llama.cpp's "
+                             "gpt2 uses the tanh approximation")),),
     ),
 }
 
@@ -267,12 +260,12 @@ def solve_dim(expr: str, value: int, bound: dict[str, int]) -> dict[str, int] | 
     return _solve(expr, value, tuple((n, bound[n]) for n in names if n in bound))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _names(expr: str) -> tuple[str, ...]:
     return tuple(sorted(set(re.findall(r"[A-Za-z_]\w*", expr))))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _code(expr: str) -> Any:
     return compile(expr, "<slot shape>", "eval")
 

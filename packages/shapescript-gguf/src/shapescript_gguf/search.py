@@ -24,7 +24,7 @@ import torch
 from shapescript_gguf.arch import ARCHITECTURES, Architecture, Slot, Variant, solve_dim
 from shapescript_gguf.source import Observation, Source, load_source, observe, random_fields
 
-__all__ = ["MAX_PAIRINGS", "Match", "NoMatch", "TOLERANCE", "match_architecture", "search"]
+__all__ = ["MAX_PAIRINGS", "TOLERANCE", "Match", "NoMatch", "match_architecture", "search"]
 
 # slot key → (field, transposed)
 _Pairing = dict[str, tuple[str, bool]]
@@ -71,8 +71,8 @@ class NoMatch(ValueError):
     def __init__(self, path: str, reasons: dict[str, str], computed: int) -> None:
         self.reasons = reasons
         self.computed = computed
-        lines = [f"{path} can't be written as a GGUF file: no architecture llama.cpp runs "
-                 "computes what it computes"]
+        lines = [(f"{path} can't be written as a GGUF file: no architecture llama.cpp runs "
+                  "computes what it computes")]
         for arch, why in reasons.items():
             lines.append(f"  {arch}: {why}")
         super().__init__("\n".join(lines))
@@ -221,6 +221,14 @@ def _describe_pairing(arch: Architecture, pairing: _Pairing, tied: bool,
     return text + (", the output layer tied to the embedding" if tied else "")
 
 
+def _closest(arch: Architecture, pairing: _Pairing, tied: bool, reads: list[str],
+             variant: Variant, diff: float) -> str:
+    detail = variant.describe()
+    return (f"the closest pairing ({_describe_pairing(arch, pairing, tied, reads)}"
+            f"{'; ' + detail if detail else ''}) gives logits that differ by {_fmt(diff)} "
+            "of their size")
+
+
 def _norm_reason(arch: Architecture, obs: Observation) -> tuple[str | None, float | None]:
     """The reason the source's norms rule the architecture out, else its one eps."""
     kinds = sorted({k for k, _ in obs.norms})
@@ -334,28 +342,23 @@ def _diagnose(arch: Architecture, attempt: _Attempt, values: dict[str, torch.Ten
     explains it when one of the architecture's diagnoses agrees (True then)."""
     assert attempt.best is not None
     diff, pairing, tied, variant, hp = attempt.best
-    detail = variant.describe()
-    attempt.reason = (f"the closest pairing ({_describe_pairing(arch, pairing, tied, obs.reads)}"
-                      f"{'; ' + detail if detail else ''}) gives logits that differ by "
-                      f"{_fmt(diff)} of their size")
+    attempt.reason = _closest(arch, pairing, tied, obs.reads, variant, diff)
     get = _accessor(values, pairing, tied)
-    for alt, meaning in arch.diagnoses:
+    for activation, meaning in arch.diagnoses:
         for v in arch.variants():
             attempt.computed += 1
             with torch.no_grad():
                 ref = arch.logits(get, ids, pos, hp, eps,
-                                  Variant(v.rope_base, v.permute_qk, alt.activation))
+                                  Variant(v.rope_base, v.permute_qk, activation))
             if _difference(obs.logits, ref) <= TOLERANCE:
                 # The source is this variant with the other activation: report the
                 # difference of this variant as llama.cpp computes it.
                 attempt.computed += 1
                 with torch.no_grad():
                     ref = arch.logits(get, ids, pos, hp, eps, v)
-                detail = v.describe()
-                attempt.reason = (
-                    f"{meaning}: the closest pairing ({_describe_pairing(arch, pairing, tied, obs.reads)}"
-                    f"{'; ' + detail if detail else ''}) gives logits that differ by "
-                    f"{_fmt(_difference(obs.logits, ref))} of their size")
+                closest = _closest(arch, pairing, tied, obs.reads, v,
+                                   _difference(obs.logits, ref))
+                attempt.reason = f"{meaning}: {closest}"
                 return True
             if _difference(obs.logits[:1], ref[:1]) > TOLERANCE:
                 break  # the first token's logits depend on no variant (see _try)

@@ -139,7 +139,7 @@ class _Watch(TorchFunctionMode):
         self.attentions: list[tuple[int, int, int, int]] = []
         self.norms: list[tuple[str, float | None]] = []
 
-    def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+    def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = {k: _f64(v) for k, v in (kwargs or {}).items()}
         args = tuple(_f64(a) for a in args)
         if func in _TO_F64:

@@ -16,7 +16,7 @@ from typing import Any
 
 from shapescript_gguf.errors import CommandError
 
-__all__ = ["TARGET", "PROFILE", "GgufTarget", "GgufProfile"]
+__all__ = ["PROFILE", "TARGET", "GgufProfile", "GgufTarget"]
 
 
 def _echo(text: str) -> None:
@@ -83,7 +83,8 @@ class GgufTarget:
         except ValueError as err:
             _echo(f"error: {err}")
             return 1
-        except Exception as err:  # a bug: one diagnostic (the traceback with SHAPESCRIPT_DEBUG=1)
+        # A bug: one diagnostic (its traceback with SHAPESCRIPT_DEBUG=1), exit 3.
+        except Exception as err:  # noqa: BLE001
             _echo(api.render_diagnostics([api.internal_error(file, err)], {}))
             return 3
         print(f"wrote {output} ({arch})")
