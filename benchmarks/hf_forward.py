@@ -88,7 +88,7 @@ def timed(fn) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--rounds", type=int, default=25)
     args = parser.parse_args()
     torch.set_num_threads(1)
 
@@ -130,12 +130,15 @@ def main() -> None:
                 gen[name].append(64 / timed(lambda: generate(model)))
     p_ours, p_ref = statistics.median(pre["ours"]), statistics.median(pre["ref"])
     g_ours, g_ref = statistics.median(gen["ours"]), statistics.median(gen["ref"])
+    # The best of each too: on a busy machine the medians carry its load.
+    p_best = min(pre["ours"]) / min(pre["ref"])
+    g_best = max(gen["ours"]) / max(gen["ref"])
     print(f"logits of the two models differ by {same:.2e} of their size; "
           f"greedy tokens {'equal' if tokens_same else 'DIFFER'}")
     print(f"prefill b=4 n=128: ours {p_ours * 1e3:.2f} ms, LlamaForCausalLM {p_ref * 1e3:.2f} ms, "
-          f"ratio {p_ours / p_ref:.3f} (target <= 1.05)")
+          f"ratio {p_ours / p_ref:.3f}, best {p_best:.3f} (target <= 1.05)")
     print(f"cached greedy, 64 tokens: ours {g_ours:.0f} tokens/s, LlamaForCausalLM "
-          f"{g_ref:.0f} tokens/s, ratio {g_ours / g_ref:.3f} (target >= 0.9)")
+          f"{g_ref:.0f} tokens/s, ratio {g_ours / g_ref:.3f}, best {g_best:.3f} (target >= 0.9)")
     print(f"export_hf of examples/llama.ss (written and verified): cold {cold:.2f} s, "
           f"warm {warm:.2f} s")
     sys.stdout.flush()
