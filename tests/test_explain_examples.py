@@ -24,6 +24,15 @@ def check(tmp_path, code: str, src: str):
         (tmp_path / name).write_text(text, encoding="utf-8")
     path = tmp_path / f"{code.lower()}.ss"
     path.write_text(src, encoding="utf-8")
+    if code.startswith("E33"):
+        # The serving rules, which `check --vllm` and the serving exports add.
+        from shapescript.api import serving_diagnostics
+        from shapescript.compiler import check_program
+
+        program = check_program(src, str(path))
+        if not program.ok:
+            return program.diagnostics
+        return serving_diagnostics(program, "forward")
     return check_source(src, str(path))
 
 
