@@ -1,7 +1,8 @@
 """The GGUF export: how long the search takes, and how fast llama.cpp runs the files.
 
 For each model (the examples, and the test models that exercise the search: rotary on
-halves, fields read in another order, and the refusals):
+halves, fields read in another order, matrices multiplied as ``x @ w``, and the
+refusals):
 
 - search: ``match_architecture`` (check, compile, one observed run of the source, then
   pairings × variants computed in f64 until one agrees), in a fresh process and warm
@@ -9,7 +10,7 @@ halves, fields read in another order, and the refusals):
   30 s each.
 - llama.cpp (through llama-cpp-python, CPU, f32 weights and cache): prompt processing
   (one ``eval`` of a 64-token prompt) and generation (one token per ``eval``, 48 tokens,
-  with llama.cpp's cache) in tokens per second: medians of ``--llama-rounds`` rounds after
+  with llama.cpp's cache; half the model's context each when that is shorter) in tokens per second: medians of ``--llama-rounds`` rounds after
   one warm-up round (the models are small, so one call takes about a millisecond and a
   busy machine's pauses show; the median keeps them out).
 
@@ -35,6 +36,7 @@ MODELS = [
     ("examples/gpt2.ss", True),
     ("tests/gguf/models/llama_halves.ss", True),
     ("tests/gguf/models/llama_reordered.ss", True),
+    ("tests/gguf/models/gpt2_conv1d.ss", True),
     ("tests/gguf/models/gpt2_exact_gelu.ss", False),
     ("tests/gguf/models/llama_layernorm.ss", False),
     ("tests/gguf/models/llama_extra_tensor.ss", False),
@@ -74,11 +76,13 @@ _TIMING = """
 import os, statistics, sys, time
 import llama_cpp
 import numpy as np
-path, rounds, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+path, rounds, threads, ctx = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+# within the context the model was made for (gpt2's position table has that many rows)
+n_prompt, n_gen = min(64, ctx // 2), min(48, ctx // 2 - 1)
 llm = llama_cpp.Llama(model_path=path, n_ctx=256, n_batch=128, type_k=0, type_v=0,
                       n_threads=threads, verbose=False)
 vocab = llm.n_vocab()
-prompt = [(7 * i + 3) % vocab for i in range(64)]
+prompt = [(7 * i + 3) % vocab for i in range(n_prompt)]
 pp, tg = [], []
 for _ in range(rounds + 1):
     llm.reset()
@@ -86,9 +90,9 @@ for _ in range(rounds + 1):
     llm.eval(prompt)
     pp.append(len(prompt) / (time.perf_counter() - t))
     t = time.perf_counter()
-    for _ in range(48):
+    for _ in range(n_gen):
         llm.eval([int(np.argmax(llm.scores[llm.n_tokens - 1]))])
-    tg.append(48 / (time.perf_counter() - t))
+    tg.append(n_gen / (time.perf_counter() - t))
 print(statistics.median(pp[1:]), statistics.median(tg[1:]), max(pp[1:]), max(tg[1:]))
 """
 
@@ -96,12 +100,16 @@ print(statistics.median(pp[1:]), statistics.median(tg[1:]), max(pp[1:]), max(tg[
 def _llama_cpp(path: str, rounds: int, threads: int) -> list[float]:
     """Export ``path`` (f32), then time llama.cpp on it in a process of its own, without
     torch (whose OpenMP threads would compete with llama.cpp's)."""
+    import gguf
+
     from shapescript_gguf import export_gguf
 
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "m.gguf")
-        export_gguf(path, out)
-        r = subprocess.run([sys.executable, "-c", _TIMING, out, str(rounds), str(threads)],
+        arch = export_gguf(path, out)
+        ctx = gguf.GGUFReader(out).fields[f"{arch}.context_length"].contents()
+        r = subprocess.run([sys.executable, "-c", _TIMING, out, str(rounds), str(threads),
+                            str(ctx)],
                            capture_output=True, text=True, check=True)
     return [float(x) for x in r.stdout.split()]
 
