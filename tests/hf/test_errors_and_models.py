@@ -129,3 +129,11 @@ def test_a_classifier_exports_for_automodel(tmp_path, capsys):
     with torch.no_grad():
         assert torch.allclose(model(x), src.run(m, x), atol=1e-6)
         assert torch.allclose(model(x=x, scale=3.0), src.run(m, x, 3.0), atol=1e-6)
+
+
+def test_max_len_beyond_the_positions_type(tmp_path, capsys):
+    out = tmp_path / "out"
+    rc, cap = run(LLAMA, out, capsys, max_len=1000)
+    assert rc == 2
+    assert cap.err == "error: --max-len 1000 is more than the 128 positions `pos: [b n] Index[128]` allows\n"
+    no_trace(out, tmp_path)

@@ -29,11 +29,11 @@ def test_export_hf_writes_a_folder_from_a_checkpoint(tmp_path):
     api.save_checkpoint(str(ckpt), make_weights(src, seed=9))
     out = tmp_path / "llama_hf"
     r = shapescript("export", LLAMA, "--hf", str(out), "--weights", str(ckpt),
-                    "--max-len", "256", "--vllm")
+                    "--max-len", "64", "--vllm")
     assert r.returncode == 0, r.stderr
     assert r.stdout == f"wrote {out}\n" and r.stderr == ""
     config = json.load(open(out / "config.json"))
-    assert config["max_position_embeddings"] == 256
+    assert config["max_position_embeddings"] == 64
     assert config["shapescript"]["vllm"] is True
 
 

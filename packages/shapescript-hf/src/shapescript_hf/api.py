@@ -67,6 +67,10 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
         _tokenizer_files(tokenizer)  # a bad folder is an error before anything runs
     source = load_model_source(path, fn)
     plan = make_plan(source)
+    bound = plan.form.positions
+    if max_len is not None and bound is not None and max_len > bound:
+        raise ModelExportError(f"--max-len {max_len} is more than the {bound} positions "
+                               f"`{plan.form.pos}: [b n] Index[{bound}]` allows")
     if vllm and plan.notes:
         errors = api.serving_diagnostics(source.program, source.fn, as_errors=True)
         raise api.shapescript_error(errors, source.program.sources)
