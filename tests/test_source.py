@@ -155,9 +155,12 @@ def test_commands_refuse_special_files_with_exit_2(fifo, command):
         assert "Traceback" not in out
 
 
-def test_check_refuses_a_directory(tmp_path):
+def test_check_of_a_directory_without_ss_files_is_exit_2(tmp_path):
+    # A directory is walked for .ss files (tests/cli/test_check_project.py); none is a
+    # mistake of the command, not a clean check.
+    (tmp_path / "notes.txt").write_text("x")
     r = cli("check", str(tmp_path))
-    assert r.exit_code == 2 and "is a directory" in r.output
+    assert r.exit_code == 2 and "no .ss files to check" in r.output
 
 
 def test_check_with_a_profile_reports_it_too(latin1):
@@ -169,3 +172,20 @@ def test_check_with_a_profile_reports_it_too(latin1):
 
     diags, sources, tracebacks = check_files([str(latin1)], [Profile()])
     assert [d.code for d in diags] == ["E0101"] and not tracebacks
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_every_line_ending_renders_the_line(newline):
+    from shapescript.render import render
+
+    src = newline.join(["dim D = 4", "fn f(x: [n]) -> [n]:", "    y = x", "    return z", ""])
+    diags = check_file_text(src)
+    assert [(d.code, d.line, d.column) for d in diags] == [("E0201", 4, 12)]
+    text = render(diags, {"le.ss": src}, "full")
+    assert "4 |     return z\n" in text and "^ not found" in text
+
+
+def check_file_text(src: str):
+    from shapescript.compiler import check_source
+
+    return check_source(src, "le.ss")

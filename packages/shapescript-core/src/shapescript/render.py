@@ -23,6 +23,7 @@ Nothing here imports torch.
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -196,7 +197,7 @@ def _render_one(d: Diagnostic, sources: Mapping[str, str], paint: "_Painter") ->
             continue
         src_lines = split.get(lb.file)
         if src_lines is None:
-            src_lines = split[lb.file] = text.split("\n")
+            src_lines = split[lb.file] = _LINE_BREAK.split(text)
         if not 1 <= lb.line <= len(src_lines):
             continue
         firsts.setdefault(lb.file, lb)
@@ -251,6 +252,9 @@ def _render_one(d: Diagnostic, sources: Mapping[str, str], paint: "_Painter") ->
             lines.extend((indent + more).rstrip() for more in body[1:])
     return [line.rstrip() for line in lines]
 
+
+# Lines end as the lexer ends them (LF, CRLF or a lone CR), so line numbers agree.
+_LINE_BREAK = re.compile(r"\r\n|\n|\r")
 
 # A source line longer than this is shown as a window around its labels, so that one
 # diagnostic in a minified or generated file doesn't print megabytes.
