@@ -51,6 +51,13 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
             "Run a Python script with the import hook, or a .ss file's main."),
 }
 
+# Commands that run programs, so need the core's runtime extra (torch and friends); a
+# light install (`pip install shapescript-core shapescript-cli`) checks and builds
+# without it, and these say what to install instead of failing on an import.
+RUNTIME_COMMANDS = frozenset({"run"})
+RUNTIME_MODULES = ("torch", "einops", "safetensors", "numpy")
+RUNTIME_HINT = "pip install 'shapescript-core[runtime]'"
+
 EXTRAS: dict[str, tuple[str, str]] = {
     # name: (extra that provides it, one-line help)
     "lsp": ("lsp", "The language server, for editors."),
@@ -88,6 +95,11 @@ class ShapeScriptGroup(click.Group):
             return self.commands[cmd_name]
         if cmd_name in LAZY_COMMANDS:
             module = LAZY_COMMANDS[cmd_name][0]
+            if cmd_name in RUNTIME_COMMANDS:
+                missing = [m for m in RUNTIME_MODULES if not _module_exists(m)]
+                if missing:
+                    return _stub(cmd_name, f"shapescript {cmd_name} needs {missing[0]}: "
+                                           f"{RUNTIME_HINT}", 2, LAZY_COMMANDS[cmd_name][1])
             if _module_exists(module):
                 # A module builds its command with `get_command()` when it depends on
                 # what is installed (export's targets), else it is `command`.
@@ -133,6 +145,15 @@ class ShapeScriptGroup(click.Group):
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             ctx.exit(1)
+        except ModuleNotFoundError as exc:
+            # The runtime of a light install is missing: what to install, not a crash.
+            if (exc.name or "").split(".")[0] not in RUNTIME_MODULES:
+                _report_crash(traceback.format_exc())
+                ctx.exit(3)
+            what = (f"shapescript {ctx.invoked_subcommand}" if ctx.invoked_subcommand
+                    else "this command")
+            click.echo(f"error: {what} needs {exc.name}: {RUNTIME_HINT}", err=True)
+            ctx.exit(2)
         except Exception:
             _report_crash(traceback.format_exc())
             ctx.exit(3)

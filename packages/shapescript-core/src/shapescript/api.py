@@ -44,9 +44,13 @@ __all__ = [
     "check_source", "read_source_bytes", "render_full", "internal_error_at", "CODES",
     "explain", "normalize_code", "device_parts", "install", "import_file",
     "EXPORT_TARGETS", "CHECK_PROFILES", "COMMANDS", "entry_points", "load_entry_point",
+    # the check command's stdin
+    "decode_source", "MAX_SOURCE_BYTES",
 ]
 
 _HOMES: dict[str, str] = {
+    "decode_source": "shapescript.source",
+    "MAX_SOURCE_BYTES": "shapescript.source",
     "check_source": "shapescript.compiler",
     "read_source_bytes": "shapescript.source",
     "render_full": "shapescript.render",

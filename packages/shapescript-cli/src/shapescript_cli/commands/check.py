@@ -1,8 +1,24 @@
-"""``shapescript check FILE…``: every diagnostic of each file, and an exit code.
+"""``shapescript check [PATH…]``: every diagnostic of each file, and an exit code.
 
-Exit codes: 0 clean or warnings only, 1 errors, 2 a missing or unreadable file, 3 an
-internal error. Diagnostics go to stdout in the chosen format; a clean check prints
-nothing (``[]`` with ``--format json``).
+It works as linters do (``docs/check.md``):
+
+* PATHs are files or directories; a directory is walked for ``.ss`` files, skipping what
+  ``.gitignore`` ignores and the ``exclude`` patterns (``shapescript_cli.walk``). ``-``
+  reads one program from stdin, named by ``--stdin-filename`` (which also places its
+  imports). Without a PATH, the configuration's ``paths`` are checked.
+* The settings come from the nearest ``shapescript.toml`` or ``pyproject.toml`` with a
+  ``[tool.shapescript]`` table (``shapescript_cli.config``), or ``--config FILE``:
+  ``select``/``ignore`` (codes or prefixes, also ``--select``/``--ignore``, which win)
+  and ``per-file-ignores``. E0000 (an internal error) is never hidden.
+* ``--format``: ``full`` (rustc's layout), ``concise`` (one line each), ``json`` (one
+  array), ``github`` (Actions annotations), ``sarif`` (SARIF 2.1.0). Diagnostics go to
+  stdout; the summary line ("Found 3 errors in 2 files (5 checked).") goes to stderr, so
+  stdout stays exactly the chosen format. It is printed when more than one file was
+  checked and something was found (``--quiet`` drops it); a clean check prints nothing.
+  ``--statistics`` prints how many of each code instead of the diagnostics.
+
+Exit codes: 0 clean or warnings only, 1 errors, 2 an error of the command (a missing or
+unreadable file, no files found, a bad configuration), 3 an internal error.
 
 ``--vllm`` and ``--gguf`` (with ``--fn``, by default ``forward``) add the serving rules
 of an engine: they are check profiles, plugins found through the
@@ -17,18 +33,23 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 import traceback
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from shapescript_cli.output import debug_enabled, fail, use_color
+from shapescript_cli.output import COLOR_KEY, debug_enabled, fail, use_color
 
 if TYPE_CHECKING:
     from shapescript.diagnostics import Diagnostic
 
-FORMATS = ("full", "concise", "json")
+    from shapescript_cli.config import Config
+
+FORMATS = ("full", "concise", "json", "github", "sarif")
+STDIN = "-"
 
 
 class _CheckCommand(click.Command):
@@ -43,7 +64,7 @@ class _CheckCommand(click.Command):
             if arg == "--":
                 break
             if arg in self.missing:
-                from shapescript.plugins import missing_hint
+                from shapescript.api import missing_hint
 
                 fail(missing_hint(f"`{arg}`", self.missing[arg]))
         return super().parse_args(ctx, args)
@@ -51,14 +72,36 @@ class _CheckCommand(click.Command):
 
 def get_command() -> click.Command:
     """``check`` with a flag for each installed check profile."""
-    from shapescript.plugins import CHECK_PROFILES, KNOWN_PROFILES, entry_points
+    from shapescript.api import CHECK_PROFILES, KNOWN_PROFILES, entry_points
 
     eps = entry_points(CHECK_PROFILES)
     params: list[click.Parameter] = [
-        click.Argument(["files"], nargs=-1, required=True, metavar="FILE..."),
+        click.Argument(["paths"], nargs=-1, metavar="[PATH]...",
+                       type=click.Path(allow_dash=True)),
         click.Option(["--format", "fmt"], type=click.Choice(FORMATS), default="full",
                      show_default=True,
-                     help="full: rustc's layout; concise: one line each; json: one array."),
+                     help="full: rustc's layout; concise: one line each; json: one array; "
+                          "github: Actions annotations; sarif: SARIF 2.1.0."),
+        click.Option(["--select"], multiple=True, metavar="CODES",
+                     help="Report only these codes or prefixes (E0413,E04); wins over "
+                          "the configuration's."),
+        click.Option(["--ignore"], multiple=True, metavar="CODES",
+                     help="Never report these codes or prefixes; wins over the "
+                          "configuration's."),
+        click.Option(["--config", "config_file"], type=click.Path(dir_okay=False),
+                     default=None, metavar="FILE",
+                     help="The settings file (default: the nearest shapescript.toml or "
+                          "pyproject.toml with [tool.shapescript])."),
+        click.Option(["--stdin-filename"], default=None, metavar="PATH",
+                     help="The name of the program read from `-` (its imports are "
+                          "found beside it)."),
+        click.Option(["--statistics"], is_flag=True,
+                     help="How many of each code, instead of the diagnostics."),
+        click.Option(["--color"], type=click.Choice(["auto", "always", "never"]),
+                     default=None,
+                     help="Colour diagnostics (default: the shapescript --color setting)."),
+        click.Option(["-q", "--quiet"], is_flag=True,
+                     help="No summary line on stderr."),
     ]
     for name, ep in eps.items():
         params.append(click.Option([f"--{name}", f"profile_{name}"], is_flag=True,
@@ -70,8 +113,12 @@ def get_command() -> click.Command:
     missing = {k.flag: k.extra for k in KNOWN_PROFILES.values()
                if k.flag is not None and k.name not in eps}
 
-    def callback(files: tuple[str, ...], fmt: str, fn: str | None = None,
-                 **flags: bool) -> None:
+    def callback(paths: tuple[str, ...], fmt: str, select: tuple[str, ...],
+                 ignore: tuple[str, ...], config_file: str | None,
+                 stdin_filename: str | None, statistics: bool, color: str | None,
+                 quiet: bool, fn: str | None = None, **flags: bool) -> None:
+        if color is not None:
+            click.get_current_context().find_root().meta[COLOR_KEY] = color
         chosen = [name for name in eps if flags.get(f"profile_{name}")]
         profiles = []
         for name in chosen:
@@ -80,48 +127,196 @@ def get_command() -> click.Command:
             except Exception as exc:  # a broken installation
                 fail(f"the check profile {name} could not be loaded from "
                      f"{eps[name].value}: {type(exc).__name__}: {exc}", 3)
-        run_check(files, fmt, profiles, fn)
+        config = _load_config(config_file, select, ignore)
+        if not paths:
+            if not config.paths:
+                fail("give the files or directories to check, or set `paths` in "
+                     "[tool.shapescript] (pyproject.toml or shapescript.toml)")
+            paths = tuple(str(config.root / p) if not os.path.isabs(p) else p
+                          for p in config.paths)
+        run_check(paths, fmt, profiles, fn, config=config, stdin_filename=stdin_filename,
+                  statistics=statistics, quiet=quiet)
 
     return _CheckCommand("check", params=params, callback=callback, missing=missing,
-                         help="Check .ss files and report their diagnostics.")
+                         help="Check .ss files and directories and report their "
+                              "diagnostics (- reads stdin).")
 
 
-def run_check(files: tuple[str, ...], fmt: str, profiles: Sequence[Any] = (),
-              fn: str | None = None) -> None:
-    """Check ``files`` (with the check ``profiles``' rules), print, and exit."""
-    from shapescript.render import render
+def _load_config(config_file: str | None, select: tuple[str, ...],
+                 ignore: tuple[str, ...]) -> Config:
+    """The settings, with the command line's codes over the file's; exit 2 if bad."""
+    import dataclasses
 
-    for path in files:
-        _require_readable(path)
-    diags, sources, tracebacks = check_files(files, profiles, fn)
-    color = fmt != "json" and use_color()
-    click.echo(render(diags, sources, fmt, color), nl=False, color=color)
+    from shapescript_cli.config import ConfigError, load_config, parse_codes
+
+    try:
+        config = load_config(config_file)
+        if select:
+            config = dataclasses.replace(config, select=parse_codes(select, "--select"))
+        if ignore:
+            config = dataclasses.replace(config, ignore=parse_codes(ignore, "--ignore"))
+    except ConfigError as err:
+        fail(str(err))
+    return config
+
+
+def run_check(files: Sequence[str], fmt: str, profiles: Sequence[Any] = (),
+              fn: str | None = None, *, config: Config | None = None,
+              stdin_filename: str | None = None, statistics: bool = False,
+              quiet: bool = False) -> None:
+    """Check ``files`` (directories walked; ``-`` is stdin) with the check ``profiles``'
+    rules, filter by the configuration's codes, print, and exit."""
+    from shapescript_cli.config import Config
+    from shapescript_cli.walk import collect
+
+    if config is None:
+        config = Config(root=Path.cwd())
+    if files.count(STDIN) > 1:
+        fail("`-` (stdin) can be given once")
+    if stdin_filename is not None and STDIN not in files:
+        fail("--stdin-filename names the program read from `-`; give `-` too")
+    targets = collect(files, config)
+    for path in targets:
+        if path != STDIN:
+            _require_readable(path)
+    if not targets:
+        fail(f"no .ss files to check in {', '.join(files)}")
+    stdin = None
+    if STDIN in targets:
+        stdin = _read_stdin(stdin_filename or "<stdin>")
+    diags, sources, tracebacks = check_files(targets, profiles, fn, stdin=stdin)
+    diags = filter_diagnostics(diags, config)
+    _print(diags, sources, fmt, statistics)
     if tracebacks and debug_enabled():
         for tb in tracebacks:
             click.echo(tb, err=True, nl=False)
+    # One file checked is reported exactly as the compiler renders it (the book's
+    # terminal shows nothing after the footer); a project gets its totals.
+    if not quiet and diags and len(targets) > 1:
+        from shapescript_cli.formats import summary
+
+        click.echo(summary(diags, len(targets)), err=True)
     raise click.exceptions.Exit(exit_code(diags))
 
 
+def _print(diags: list[Diagnostic], sources: dict[str, str], fmt: str,
+           statistics: bool) -> None:
+    from shapescript_cli import formats
+
+    if statistics:
+        click.echo(formats.render_statistics(diags, fmt), nl=False)
+        return
+    if fmt in ("full", "concise"):
+        from shapescript.api import render_diagnostics
+
+        color = use_color()
+        click.echo(render_diagnostics(diags, sources, color=color, fmt=fmt), nl=False,
+                   color=color)
+    elif fmt == "json":
+        click.echo(formats.render_json(diags), nl=False)
+    elif fmt == "github":
+        click.echo(formats.render_github(diags), nl=False)
+    else:
+        click.echo(formats.render_sarif(diags, version=_version()), nl=False)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("shapescript-core")
+    except PackageNotFoundError:
+        return "0"
+
+
+def filter_diagnostics(diags: Sequence[Diagnostic], config: Config) -> list[Diagnostic]:
+    """``diags`` less those the settings hide: not selected, ignored, or ignored for
+    their file. An internal error (E0000) is always kept."""
+    from shapescript_cli.config import code_matches
+
+    per_file = None
+    if config.per_file_ignores:
+        import pathspec
+
+        per_file = [(pathspec.GitIgnoreSpec.from_lines([pattern]), codes)
+                    for pattern, codes in config.per_file_ignores.items()]
+    kept = []
+    for d in diags:
+        if d.code != "E0000":
+            if config.select and not code_matches(d.code, config.select):
+                continue
+            if config.ignore and code_matches(d.code, config.ignore):
+                continue
+            if per_file and d.file and _ignored_for_file(d, per_file, config.root):
+                continue
+        kept.append(d)
+    return kept
+
+
+def _ignored_for_file(d: Diagnostic, per_file: list[tuple[Any, Sequence[str]]],
+                      root: Path) -> bool:
+    from shapescript_cli.config import code_matches
+
+    absolute = Path(os.path.abspath(d.file))
+    try:
+        rel = absolute.relative_to(root).as_posix()
+    except ValueError:
+        rel = absolute.name
+    return any(spec.match_file(rel) and code_matches(d.code, codes)
+               for spec, codes in per_file)
+
+
+def _read_stdin(name: str) -> tuple[str, str | Diagnostic]:
+    """(the program's name, its text or the E0101 of its first byte that isn't UTF-8);
+    exit 2 when stdin is over the size limit or can't be read."""
+    from shapescript.api import MAX_SOURCE_BYTES, SourceDecodeError, decode_source
+
+    try:
+        data = sys.stdin.buffer.read(MAX_SOURCE_BYTES + 1)
+    except OSError as exc:
+        fail(f"cannot read stdin: {exc.strerror or exc}")
+    if len(data) > MAX_SOURCE_BYTES:
+        fail(f"stdin is larger than {MAX_SOURCE_BYTES // (1024 * 1024)} MiB")
+    try:
+        return name, decode_source(data, name)
+    except SourceDecodeError as err:
+        return name, err.diagnostic
+
+
 def check_files(paths: Sequence[str], profiles: Sequence[Any] = (), fn: str | None = None,
+                *, stdin: tuple[str, Any] | None = None,
                 ) -> tuple[list[Diagnostic], dict[str, str], list[str]]:
     """Check each file with ``shapescript.compiler.check_file``, in order, and with each
     of the check ``profiles`` (for the function ``fn``) where the file checks clean.
+    ``-`` is the program in ``stdin``: (its name, its text or its decoding diagnostic).
 
     Returns the diagnostics (each file's as the compiler sorted them), the source texts
     by path, and the tracebacks of the internal failures, each of which became one
     E0000 diagnostic: at the failure's ``span`` when the exception carries one, else at
     the start of the file.
     """
-    from shapescript.render import internal_error
+    from shapescript.api import internal_error_at
 
     diags: list[Diagnostic] = []
     sources: dict[str, str] = {}
     tracebacks: list[str] = []
     for path in paths:
+        name = stdin[0] if path == STDIN and stdin is not None else path
         try:
             # Looked up in sys.modules at each call (tests put a stand-in there).
             compiler = importlib.import_module("shapescript.compiler")
-            if profiles:
+            if path == STDIN and stdin is not None:
+                text = stdin[1]
+                if not isinstance(text, str):  # not UTF-8: its E0101
+                    diags.append(text)
+                    continue
+                program = compiler.check_program(text, name)
+                found, texts = list(program.diagnostics), dict(program.sources)
+                texts.setdefault(name, text)
+                if program.ok:
+                    for profile in profiles:
+                        found += profile.diagnostics(program, fn)
+            elif profiles:
                 # check_path: a file that isn't UTF-8 is its diagnostic, not an exception
                 program = compiler.check_path(path)
                 found, texts = list(program.diagnostics), program.sources
@@ -132,8 +327,8 @@ def check_files(paths: Sequence[str], profiles: Sequence[Any] = (), fn: str | No
                 found, texts = compiler.check_file(path)
         except Exception as exc:  # any failure in the compiler is a bug in it
             span = getattr(exc, "span", None)
-            where = ((span.file, span.line, span.col) if _is_span(span) else (path, 1, 1))
-            diags.append(internal_error(*where))
+            where = ((span.file, span.line, span.col) if _is_span(span) else (name, 1, 1))
+            diags.append(internal_error_at(*where))
             tracebacks.append(traceback.format_exc())
             continue
         diags.extend(found)

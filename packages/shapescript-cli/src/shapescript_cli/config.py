@@ -1,0 +1,195 @@
+"""``[tool.shapescript]``: the check command's settings, found as linters find theirs.
+
+The nearest ``shapescript.toml`` or ``pyproject.toml`` with a ``[tool.shapescript]``
+table, looking upward from the current folder, is the project's configuration; in one
+folder ``shapescript.toml`` wins. In ``shapescript.toml`` the keys sit at the top level
+(or under ``[tool.shapescript]``, as in ``pyproject.toml``)::
+
+    [tool.shapescript]
+    paths = ["src", "models"]          # what `shapescript check` checks with no PATH
+    exclude = ["generated/", "*_old.ss"]  # gitignore-style, from the config's folder
+    respect-gitignore = true           # skip what .gitignore ignores (the default)
+    select = ["E04"]                   # report only these codes (or code prefixes)
+    ignore = ["E0105"]                 # never report these
+    checks = "always"                  # the runtime checks' defaults for build and run
+    value-checks = "debug"
+
+    [tool.shapescript.per-file-ignores]
+    "tests/**" = ["E0413"]
+
+A key this module doesn't know, or a value of the wrong type, is an error of the command
+(exit 2) naming the file and the key: a typo must not silently turn a check off.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Config", "ConfigError", "CONFIG_FILES", "code_matches", "find_config",
+           "load_config", "parse_codes"]
+
+CONFIG_FILES = ("shapescript.toml", "pyproject.toml")
+MODES = ("always", "debug", "never")
+# A code (E0413) or a prefix of codes (E04, E); `ALL` selects every code.
+_CODE_RE = re.compile(r"E\d{0,4}")
+
+
+class ConfigError(ValueError):
+    """A configuration file that can't be used: its message names the file and key."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """The settings of one project (the defaults when ``path`` is None)."""
+
+    root: Path
+    path: Path | None = None
+    paths: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    checks: str | None = None
+    value_checks: str | None = None
+
+
+def find_config(start: str | os.PathLike[str] = ".") -> Path | None:
+    """The nearest configuration file from ``start`` upward, or None."""
+    here = Path(start).resolve()
+    if not here.is_dir():
+        here = here.parent
+    for folder in (here, *here.parents):
+        for name in CONFIG_FILES:
+            candidate = folder / name
+            if candidate.is_file() and _table(candidate, _read(candidate)) is not None:
+                return candidate
+    return None
+
+
+def load_config(path: str | os.PathLike[str] | None = None,
+                start: str | os.PathLike[str] = ".") -> Config:
+    """The configuration in ``path``, else the nearest one from ``start``, else the
+    defaults (rooted at ``start``). ``ConfigError`` when it is malformed."""
+    if path is None:
+        found = find_config(start)
+        if found is None:
+            return Config(root=Path(start).resolve())
+        path = found
+    path = Path(path).resolve()
+    if not path.is_file():
+        raise ConfigError(f"no such configuration file: {path}")
+    table = _table(path, _read(path))
+    if table is None:
+        raise ConfigError(f"{path}: no [tool.shapescript] table")
+    return _parse(path, table)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path}: not valid TOML: {err}") from None
+    except OSError as err:
+        raise ConfigError(f"cannot read {path}: {err.strerror or err}") from None
+
+
+def _table(path: Path, data: dict[str, Any]) -> dict[str, Any] | None:
+    tool = data.get("tool")
+    table = tool.get("shapescript") if isinstance(tool, dict) else None
+    if table is None and path.name == "shapescript.toml":
+        table = {k: v for k, v in data.items() if k != "tool"}
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.shapescript] must be a table")
+    return table
+
+
+_KEYS = {"paths", "exclude", "extend-exclude", "respect-gitignore", "select", "ignore",
+         "per-file-ignores", "checks", "value-checks"}
+
+
+def _parse(path: Path, table: dict[str, Any]) -> Config:
+    def where(key: str) -> str:
+        return f"{path}: `{key}`"
+
+    unknown = sorted(set(table) - _KEYS)
+    if unknown:
+        raise ConfigError(f"{path}: unknown key `{unknown[0]}` in the shapescript settings "
+                          f"(known: {', '.join(sorted(_KEYS))})")
+
+    def strings(key: str) -> tuple[str, ...]:
+        value = table.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where(key)} must be a list of strings")
+        return tuple(value)
+
+    def mode(key: str) -> str | None:
+        value = table.get(key)
+        if value is not None and value not in MODES:
+            raise ConfigError(f"{where(key)} must be one of {', '.join(MODES)}")
+        return value
+
+    respect = table.get("respect-gitignore", True)
+    if not isinstance(respect, bool):
+        raise ConfigError(f"{where('respect-gitignore')} must be true or false")
+    per_file_raw = table.get("per-file-ignores", {})
+    if not isinstance(per_file_raw, dict):
+        raise ConfigError(f"{where('per-file-ignores')} must be a table of patterns")
+    per_file: dict[str, tuple[str, ...]] = {}
+    for pattern, codes in per_file_raw.items():
+        if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+            raise ConfigError(f"{where('per-file-ignores')}: `{pattern}` must be a list "
+                              f"of codes")
+        per_file[pattern] = _codes(codes, f"{where('per-file-ignores')}: `{pattern}`")
+    return Config(
+        root=path.parent,
+        path=path,
+        paths=strings("paths"),
+        exclude=strings("exclude"),
+        extend_exclude=strings("extend-exclude"),
+        respect_gitignore=respect,
+        select=_codes(strings("select"), where("select")),
+        ignore=_codes(strings("ignore"), where("ignore")),
+        per_file_ignores=per_file,
+        checks=mode("checks"),
+        value_checks=mode("value-checks"),
+    )
+
+
+def parse_codes(text: Sequence[str], where: str) -> tuple[str, ...]:
+    """Codes from the command line (``--select E0401,E0413``; repeatable)."""
+    items = [c.strip() for chunk in text for c in chunk.split(",") if c.strip()]
+    return _codes(items, where)
+
+
+def _codes(items: Sequence[str], where: str) -> tuple[str, ...]:
+    from shapescript.api import CODES
+
+    out = []
+    for item in items:
+        code = item.strip().upper()
+        if code == "ALL":
+            out.append("E")
+            continue
+        if not _CODE_RE.fullmatch(code):
+            raise ConfigError(f"{where}: `{item}` is not a code (E0413) or a prefix of "
+                              f"codes (E04)")
+        if len(code) == 5 and code not in CODES:
+            raise ConfigError(f"{where}: no such error code: {item}")
+        if not any(c.startswith(code) for c in CODES):
+            raise ConfigError(f"{where}: no error code starts with {item}")
+        out.append(code)
+    return tuple(out)
+
+
+def code_matches(code: str, patterns: Sequence[str]) -> bool:
+    """Whether ``code`` is one of ``patterns`` or starts with one of them."""
+    return any(code.startswith(p) for p in patterns)
