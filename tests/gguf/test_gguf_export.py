@@ -283,3 +283,16 @@ def test_the_target_with_arch_tries_that_one_only(tmp_path, capsys):
     assert capsys.readouterr().err.splitlines()[1:] == [
         ("  gpt2: a different norm: the model normalizes with rms_norm, where llama.cpp's "
          "gpt2 uses layer_norm")]
+
+
+def test_the_output_must_be_a_new_file_in_a_folder_that_exists(tmp_path):
+    src = tmp_path / "m.ss"
+    src.write_text(model_source("llama_halves.ss"))
+    with pytest.raises(CommandError, match="is the source file"):
+        export_gguf(str(src), str(src))
+    assert src.read_text() == model_source("llama_halves.ss")
+    with pytest.raises(CommandError, match="no such folder"):
+        export_gguf(str(src), str(tmp_path / "none" / "m.gguf"))
+    with pytest.raises(CommandError, match="is a folder"):
+        export_gguf(str(src), str(tmp_path))
+    assert os.listdir(tmp_path) == ["m.ss"]

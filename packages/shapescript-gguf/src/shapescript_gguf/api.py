@@ -31,6 +31,20 @@ def _check_options(arch: str | None, dtype: str, tokenizer: str | None,
         raise CommandError(f"max_len must be a whole number ≥ 1, not {max_len!r}")
 
 
+def _check_output(path: str, output: str) -> None:
+    """The output must be a file that can be made, and not the source."""
+    from shapescript import api
+
+    output = os.fspath(output)
+    folder = os.path.dirname(os.path.abspath(output))
+    if os.path.isdir(output):
+        raise CommandError(f"--gguf {output}: is a folder")
+    if not os.path.isdir(folder):
+        raise CommandError(f"--gguf {output}: no such folder {folder}")
+    if api.same_file(path, output):
+        raise CommandError(f"--gguf {output}: is the source file; choose another path")
+
+
 def _weights(source: Source, weights: str | None, seed: int) -> Any:
     """The model whose weights are written: from the checkpoint, or new from the seed
     (the model exporters' shared ``make_weights``)."""
@@ -85,6 +99,8 @@ def export_gguf(path: str, output: str, *, fn: str = "forward", arch: str | None
     """
     _check_options(arch, dtype, tokenizer, max_len)
     from shapescript import api
+
+    _check_output(path, output)
 
     source = load_source(path, fn)
     match = search(source, arch)
