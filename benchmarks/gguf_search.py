@@ -101,7 +101,6 @@ def _llama_cpp(path: str, rounds: int, threads: int) -> list[float]:
     """Export ``path`` (f32), then time llama.cpp on it in a process of its own, without
     torch (whose OpenMP threads would compete with llama.cpp's)."""
     import gguf
-
     from shapescript_gguf import export_gguf
 
     with tempfile.TemporaryDirectory() as tmp:
