@@ -28,6 +28,7 @@ from shapescript.check.types import (
     TensorType,
     TupleType,
     Type,
+    label_hits,
 )
 from shapescript.syntax import ast
 from shapescript.vocab import HOST_DTYPE
@@ -86,8 +87,7 @@ def _dotted(v: ast.Expr) -> bool:
 
 
 def find_axis(t: TensorType, label: str, node: ast.Expr) -> int:
-    lab = Size.var(label)
-    hits = [i for i, ax in enumerate(t.axes) if not ax.variadic and ax.label == lab]
+    hits = label_hits(t.axes, label)
     if not hits:
         if t.has_variadic:
             raise Fail("E0409", f"`{label}` isn't an axis outside `...` of `{t}`", "needs the rank of `...`",

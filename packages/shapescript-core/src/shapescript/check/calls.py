@@ -142,7 +142,9 @@ def bind_tensor_params(items: list[tuple[str, TensorType, TensorType, ast.Arg]],
             if want.free_vars() - set(env) and any(not v.startswith("?") for v in want.free_vars()):
                 # Unbound (only possible in externs' existential sizes): nothing to check.
                 pass
-            if want != ax.size and not _unbound_existential(want, env):
+            # (an unknown of the callee's own signature takes any size; one of the
+            # caller's, bound to a generic, is a size like any other)
+            if want != ax.size and not _unbound_existential(p_.size, env):
                 v = p_.size.var_name
                 if v is not None and v in generics:
                     first = Axis(*b.sizes[v])
@@ -150,11 +152,13 @@ def bind_tensor_params(items: list[tuple[str, TensorType, TensorType, ast.Arg]],
                                f"{_axis_text(first)} in argument `{bound_by.get(v, 'an earlier argument')}` but "
                                f"{_axis_text(ax)} in `{name}`",
                                f"axis {i} of `{name}` is {_axis_text(ax)}", span=arg.span,
-                               help="the sizes of one generic axis must agree across the arguments")
+                               help=_same_name_help(first.size, ax.size)
+                               or "the sizes of one generic axis must agree across the arguments")
                 raise Fail("E0401", f"argument `{name}`: axis {i} is {_axis_text(ax)}, "
                            f"expected {_axis_text(Axis(want, p_.label))}",
                            f"this is `{at}`, the parameter is `{pt}`", span=arg.span,
-                           help=("if the sizes are equal at run time, assert it with `as`"))
+                           help=_same_name_help(want, ax.size)
+                           or "if the sizes are equal at run time, assert it with `as`")
 
 
 def _solve_label(v: str, param_label: Size, label: Size, fallback: Size) -> Size:
@@ -185,6 +189,14 @@ def _axis_text(ax: Axis) -> str:
     """An axis for a message: its label, and its size when that reads differently."""
     label, size = str(ax.label), str(ax.size)
     return f"`{label}`" if label == size else f"`{label}` ({size})"
+
+
+def _same_name_help(a: Size, b: Size) -> str | None:
+    """For two unknowns written alike (`?s`) that are different sizes."""
+    if a != b and str(a) == str(b) and any(v.startswith("?") for v in a.free_vars() | b.free_vars()):
+        return (f"these are two unknowns both written `{a}`: a variable a loop changes gets "
+                f"a new one each iteration, shared only with the others the loop changes alike")
+    return None
 
 
 def _unbound_existential(want: Size, env: dict[str, Size]) -> bool:

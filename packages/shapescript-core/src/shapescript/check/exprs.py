@@ -70,6 +70,7 @@ from shapescript.check.types import (
     Type,
     is_float,
     is_int,
+    label_hits,
 )
 from shapescript.syntax import ast
 from shapescript.vocab import HOST_DTYPE
@@ -762,8 +763,7 @@ class ExprMixin:
         positions = []
         for n in names:
             text = label_of(n)
-            label = Size.var(text)
-            hits = [i for i, ax in enumerate(t.axes) if not ax.variadic and ax.label == label]
+            hits = label_hits(t.axes, text)
             if not hits:
                 raise Fail("E1001", f"`{t}` has no axis labelled `{text}`", "no such axis",
                            span=n.span, help="axes: " + " ".join(str(ax) for ax in t.axes))

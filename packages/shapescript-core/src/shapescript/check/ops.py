@@ -30,6 +30,7 @@ from shapescript.check.types import (
     TensorType,
     TupleType,
     Type,
+    label_hits,
 )
 from shapescript.syntax import ast
 from shapescript.vocab import HOST_DTYPE
@@ -397,8 +398,7 @@ def concat(t: TupleType, lab: str, node: Any, arg: Any) -> tuple[TensorType, int
         raise Fail("E0408", "`concat` takes a tuple of tensors", f"this is `{t}`", span=arg.span)
     first = items[0]
     assert isinstance(first, TensorType)
-    label = Size.var(lab)
-    hits = [i for i, ax in enumerate(first.axes) if ax.label == label]
+    hits = label_hits(first.axes, lab)
     if len(hits) != 1:
         if not hits:
             raise Fail("E0403", f"`{first}` has no axis labelled `{lab}`", "unknown axis label",

@@ -763,7 +763,9 @@ def solve_linear(expr: Size, value: Size | int) -> tuple[str, Size] | None:
 
 
 def _src_atom(name: str) -> str:
-    return name
+    # An unknown is numbered where it is made (`?k#5`) so that two never meet; a message
+    # shows it as written.
+    return name.partition("#")[0]
 
 
 def _fmt_floor(f: _Floor, atom: Callable[[str], str], div: str) -> str:

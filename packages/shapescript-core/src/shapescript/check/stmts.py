@@ -13,8 +13,9 @@ from shapescript.check.env import (CONSTRUCTORS, RESERVED_TYPE_NAMES, is_generat
                                     reserved_name_error)
 from shapescript.check.fail import Fail
 from shapescript.check.scope import Scope, Var
+from shapescript.check.sizes import Size
 from shapescript.check.types import (
-    BOOL, ERROR, INT, PY, ErrorType, HostOnlyType, HostType, ModelType, NothingType, PyType,
+    Axis, BOOL, ERROR, INT, PY, ErrorType, HostOnlyType, HostType, ModelType, NothingType, PyType,
     TensorType, TupleType, Type,
 )
 from shapescript.diagnostics import Diagnostic
@@ -51,6 +52,9 @@ class StmtMixin:
     """Statement checking; mixed into ``BodyChecker``."""
 
     scope: Scope
+    # In a loop body: the tensors declared with unknowns that it assigns, with the type
+    # each has at the start of an iteration.
+    carried: dict[str, TensorType] | None = None
 
     def block(self, stmts: tuple[ast.Stmt, ...]) -> bool:
         """Check a block; True when it returns on every path."""
@@ -94,14 +98,30 @@ class StmtMixin:
         self.check_local_name(name, span)
         old = self.scope.get(name)
         if old is not None and self.loop_vars is not None and name in self.loop_vars:
+            carried = (self.carried or {}).get(name)
+            if carried is not None and isinstance(t, TensorType):
+                # A tensor declared with unknowns (`out: [b ?s]`) may change those sizes;
+                # the rest of the body sees the new ones.
+                self.check_regrow(name, carried, t, span)
+                self.scope.bind(name, Var(t, span, old.kind))
+                return
             host_changes = (isinstance(old.type, HostType) and isinstance(t, HostType)
                             and old.type.name != t.name)
             if host_changes or not same_shape(old.type, t) or not ops.domain_fits(t, old.type):
                 raise Fail("E0803", f"the loop changes the type of `{name}`",
                            f"`{name}` was `{old.type}` before the loop, this is `{t}`", span=span,
-                           help="a variable keeps its type through a loop; use a new name")
+                           help=_loop_help(name, old.type, t))
             t = old.type
         self.scope.bind(name, Var(t, span, old.kind if old else "local"))
+
+    def check_regrow(self, name: str, old: TensorType, t: TensorType, span: Span) -> None:
+        """A loop's new value for a tensor declared with unknowns: the same type but
+        for the unknown axes, which take any size (one unknown, one size)."""
+        why = _regrow_problem(old, t)
+        if why is not None:
+            raise Fail("E0803", f"the loop changes the type of `{name}`",
+                       f"`{name}` is `{old}`, this is `{t}`: {why}", span=span,
+                       help="only the axes written with `?` may change size in a loop")
 
     def s_Assign(self, s: ast.Assign) -> bool:
         self.assigned_type: Type = ERROR
@@ -292,6 +312,10 @@ class StmtMixin:
                     result.vars.pop(name, None)
                 continue
             t = vs[0].type  # type: ignore[union-attr]
+            grown = self.merge_grown(name, [v.type for v in vs])  # type: ignore[union-attr]
+            if grown is not None:
+                result.vars[name] = Var(grown, vs[0].span, vs[0].kind)  # type: ignore[union-attr]
+                continue
             for v in vs[1:]:
                 assert v is not None
                 if not same_shape(t, v.type):
@@ -345,6 +369,25 @@ class StmtMixin:
                     not any(ev[0] == "E1704" for ev in self.events[n_events:]):
                 # (a loop over `batches(…)` is one site: the call's)
                 self.host_only(s, "a `for` loop over anything but a range")
+        # Tensors declared with unknowns that the body assigns may change size: in the
+        # body their unknowns are new ones, not shared with any value from before the
+        # loop, and after it newer ones again.
+        # Variables sharing an unknown share its new one, so long as the body changes
+        # them alike (checked at its end).
+        assigned = _assigned_names(s.body)
+        growing = {n: v for n, v in before.vars.items() if n in assigned
+                   and isinstance(v.type, TensorType) and _unknown_axes(v.type)}
+        unknowns = sorted(set().union(*(_unknown_axes(v.type) for v in growing.values())))  # type: ignore[arg-type]
+        at_entry = {u: Size.var(f"{_shown(u)}#{self.next_id()}") for u in unknowns}
+        at_exit = {u: Size.var(f"{_shown(u)}#{self.next_id()}") for u in unknowns}
+        carried: dict[str, TensorType] = {}
+        exit_: dict[str, Var] = {}
+        for name, v in growing.items():
+            carried[name] = _renamed(v.type, at_entry)  # type: ignore[arg-type]
+            exit_[name] = Var(_renamed(v.type, at_exit), v.span, v.kind)  # type: ignore[arg-type]
+            body_scope.vars[name] = Var(carried[name], v.span, v.kind)
+        saved_carried = self.carried
+        self.carried = {**(saved_carried or {}), **carried}
         self.scope = body_scope
         saved_loop = self.loop_vars
         self.loop_vars = set(before.vars) | (saved_loop or set())
@@ -354,12 +397,18 @@ class StmtMixin:
             self.scope.bind(name, Var(t, sp, "loop"))
         self.block(s.body)
         self.loop_vars = saved_loop
+        self.carried = saved_carried
+        if carried:
+            try:
+                self.check_alike(carried, s)
+            except Fail as f:
+                self.fail(f, s)
         after = before.copy()
         for name, v in self.scope.vars.items():
             if name not in before.vars:
                 after.dead[name] = v.span
             else:
-                after.vars[name] = before.vars[name]
+                after.vars[name] = exit_.get(name) or before.vars[name]
         for d, sp in self.scope.dead.items():
             if d not in before.vars:
                 after.dead[d] = sp
@@ -375,6 +424,56 @@ class StmtMixin:
         self.host_only(s, "`with Train:`")
         return self.block(s.body)
 
+    def merge_grown(self, name: str, types: list[Type]) -> TensorType | None:
+        """Where branches of an ``if`` in a loop change a growing variable differently,
+        its unknown axes get a new unknown after the ``if`` (None: nothing to merge)."""
+        carried = (self.carried or {}).get(name)
+        if carried is None or not all(isinstance(t, TensorType) for t in types):
+            return None
+        first = types[0]
+        assert isinstance(first, TensorType)
+        if all(same_shape(first, t) for t in types[1:]):
+            return None
+        if any(_regrow_problem(carried, t) is not None for t in types):  # type: ignore[arg-type]
+            return None  # reported as the branches' difference
+        axes = []
+        fresh: dict[str, Size] = {}
+        for k, a in enumerate(carried.axes):
+            sizes = {t.axes[k].size for t in types}  # type: ignore[union-attr]
+            if len(sizes) == 1:
+                axes.append(types[0].axes[k])  # type: ignore[union-attr]
+                continue
+            u = a.size.var_name or "?"
+            new = fresh.setdefault(u, Size.var(f"{_shown(u)}#{self.next_id()}"))
+            axes.append(Axis(new, new))
+        domain = first.domain
+        for t in types[1:]:
+            domain = ops.join_domain(domain, t.domain)  # type: ignore[union-attr]
+        return TensorType(tuple(axes), first.dtype, domain)
+
+    def check_alike(self, carried: dict[str, TensorType], s: ast.For) -> None:
+        """At the end of a loop body, the variables that shared an unknown at its start
+        have equal sizes for it again (else the next iteration would take them as equal)."""
+        seen: dict[str, tuple[str, Size]] = {}
+        for name, entry in carried.items():
+            v = self.scope.get(name)
+            now = v.type if v is not None else entry
+            if not isinstance(now, TensorType) or len(now.axes) != len(entry.axes):
+                continue  # reported where it was assigned
+            for a, b in zip(entry.axes, now.axes):
+                u = None if a.variadic else a.size.var_name
+                if u is None or not u.startswith("?"):
+                    continue
+                if u not in seen:
+                    seen[u] = (name, b.size)
+                elif seen[u][1] != b.size:
+                    other, size = seen[u]
+                    raise Fail("E0803", f"the loop changes `{other}` and `{name}` differently",
+                               f"both start an iteration with `{_shown(u)}`, and end it with "
+                               f"`{size}` and `{b.size}`", span=self.word_span(s.span, "for"),
+                               help=f"change both alike, or declare them with unknowns of their "
+                                    f"own (`{_shown(u)}` and another)")
+
     def word_span(self, span: Span, word: str) -> Span:
         """The span of the first ``word`` on ``span``'s first line (else ``span``)."""
         k = self.source.find(word, span.start)
@@ -383,6 +482,73 @@ class StmtMixin:
             return span
         col = span.col + (k - span.start)
         return Span(span.file, span.line, col, span.line, col + len(word), k, k + len(word))
+
+
+def _unknown_axes(t: TensorType) -> set[str]:
+    """The unknowns (``?s``) that are whole axes of ``t``."""
+    out = set()
+    for a in t.axes:
+        u = None if a.variadic else a.size.var_name
+        if u is not None and u.startswith("?"):
+            out.add(u)
+    return out
+
+
+def _regrow_problem(old: TensorType, t: TensorType) -> str | None:
+    """Why ``t`` can't be a new value of a variable of type ``old`` in a loop (None: it can)."""
+    if len(old.axes) != len(t.axes) or old.has_variadic or t.has_variadic:
+        return "another rank"
+    if old.dtype != t.dtype:
+        return "another dtype"
+    grown: dict[str, Size] = {}
+    for a, b in zip(old.axes, t.axes):
+        u = a.size.var_name
+        if u is not None and u.startswith("?"):
+            prev = grown.setdefault(u, b.size)
+            if prev != b.size:
+                return f"the axes of `{_shown(u)}` differ ({prev} and {b.size})"
+        elif a.size != b.size or a.label != b.label:
+            return f"the axis `{a}` isn't one of its unknowns"
+    if not ops.domain_fits(t, old):
+        return "a wider domain"
+    return None
+
+
+def _renamed(t: TensorType, new: dict[str, Size]) -> TensorType:
+    return TensorType(tuple(Axis(a.size.substitute(new), a.label.substitute(new), a.variadic)
+                            for a in t.axes), t.dtype, t.domain)
+
+
+def _shown(u: str) -> str:
+    return u.split("#")[0]
+
+
+def _loop_help(name: str, old: Type, t: Type) -> str:
+    if isinstance(old, TensorType) and isinstance(t, TensorType) and old.dtype == t.dtype \
+            and len(old.axes) == len(t.axes) and not old.has_variadic:
+        changed = [a for a, b in zip(old.axes, t.axes) if a.size != b.size]
+        if changed and all(a.label.var_name for a in changed):
+            shape = " ".join(f"?{a.label}" if a in changed else str(a) for a in old.axes)
+            return (f"a variable keeps its type through a loop; to let an axis change size, "
+                    f"declare the variable with an unknown for it before the loop: "
+                    f"`{name}: [{shape}] … = …`")
+    return "a variable keeps its type through a loop; use a new name"
+
+
+def _assigned_names(stmts: tuple[ast.Stmt, ...]) -> set[str]:
+    """The names a block assigns, nested blocks included."""
+    out: set[str] = set()
+    for s in stmts:
+        if isinstance(s, ast.Assign):
+            out |= {t.id for t in s.targets if isinstance(t, ast.Name)}
+        elif isinstance(s, ast.If):
+            for br in s.branches:
+                out |= _assigned_names(br.body)
+            if s.orelse is not None:
+                out |= _assigned_names(s.orelse)
+        elif isinstance(s, (ast.For, ast.With)):
+            out |= _assigned_names(s.body)
+    return out
 
 
 __all__ = ["StmtMixin", "same_shape", "merge_types", "INT", "BOOL"]

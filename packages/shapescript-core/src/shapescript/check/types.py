@@ -57,6 +57,26 @@ class Axis:
         return "..." if self.variadic else str(self.label)
 
 
+def label_hits(axes: tuple[Axis, ...], text: str) -> list[int]:
+    """The positions of the axes an axis name written in ``over=`` (or the like) finds.
+
+    A name finds the axes labelled by it; failing those, the axes whose size is the
+    unknown ``?text`` of an annotation or a signature, so that ``over=s`` names the
+    growing axis of ``out: [b ?s]``.
+    """
+    lab = Size.var(text)
+    hits = [i for i, ax in enumerate(axes) if not ax.variadic and ax.label == lab]
+    if hits or text.startswith("?"):
+        return hits
+    want = "?" + text
+    out = []
+    for i, ax in enumerate(axes):
+        name = None if ax.variadic else ax.label.var_name
+        if name is not None and (name == want or name.startswith(want + "#")):
+            out.append(i)
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class TensorType:
     axes: tuple[Axis, ...]
