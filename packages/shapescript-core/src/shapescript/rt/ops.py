@@ -174,8 +174,11 @@ def picked(x, index, where):
     >>> picked(torch.arange(3), (-1,), "m.ss:1:1").item()
     2
     """
+    shape = x.shape
     for k, i in enumerate(index):
-        n = x.shape[k]
+        n = shape[k]
+        if type(i) is int and type(n) is int and -n <= i < n:
+            continue                  # the usual case, without building the messages
         _holds(-n <= i, f"{where}: index {i} is out of bounds for axis {k}, of size {n}")
         _holds(i < n, f"{where}: index {i} is out of bounds for axis {k}, of size {n}")
     return x[index]

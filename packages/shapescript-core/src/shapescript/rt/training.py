@@ -149,8 +149,9 @@ class Grads:
 
     def __init__(self, model, values):
         self._ss_model = model
-        self._ss_names = tuple(n for n, _ in model._ss_fields())
-        self._ss_values = dict(values)
+        # ``values`` holds every field, in declaration order (``value_and_grad``'s).
+        self._ss_values = values = dict(values)
+        self._ss_names = tuple(values)
 
     def __getattr__(self, name):
         if name.startswith("_ss_"):
@@ -191,8 +192,11 @@ def value_and_grad(f, m, *args, **kwargs):
     (each rank having its shard of the global batch): the global batch's."""
     _need_model(m, "value_and_grad")
     fields = m._ss_fields()
-    with torch.enable_grad():
+    if torch.is_grad_enabled():
         value = f(m, *args, **kwargs)
+    else:
+        with torch.enable_grad():
+            value = f(m, *args, **kwargs)
     if not isinstance(value, torch.Tensor) or value.dim() != 0:
         raise TypeError("value_and_grad: the function must return a [] tensor, not "
                         + (f"shape {tuple(value.shape)}" if isinstance(value, torch.Tensor)
