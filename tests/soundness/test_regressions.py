@@ -246,6 +246,18 @@ def test_a_host_int_index_out_of_range_is_a_shape_error(ss):
         m.ix(torch.ones(2, 3), -3)
 
 
+def test_an_index_by_a_loop_within_the_axis_has_no_check(tmp_path, ss):
+    # The spotter's layers, `for l in 0..L: … tw1[l]`: proven, so the body has no check.
+    src = ("dim L = 2\nfn f(w: [L n], x: [n]) -> [n]:\n    acc = x\n    for l in 0..L:\n"
+           "        acc = acc + w[l]\n    return acc\n"
+           "fn g(w: [L n]) -> [L n] = L |> map(i => w[i] * 2.0)\n")
+    assert "picked" not in python_of(tmp_path, src)
+    m = ss("dim L = 2\nfn f(w: [L n], x: [n]) -> [n]:\n    acc = x\n    for l in 0..3:\n"
+           "        acc = acc + w[l]\n    return acc\n")
+    with pytest.raises(ShapeError, match=r"^m.ss:5:21: index 2 is out of bounds for axis 0, of size 2$"):
+        m.f(torch.zeros(2, 3), torch.zeros(3))
+
+
 # -- 7. std and var of one element are NaN -----------------------------------------------------------
 def test_std_over_an_axis_that_may_be_1_is_not_nonneg(tmp_path, ss):
     assert codes(tmp_path, "fn sd(x: [b n]) -> [b] NonNeg = std(x, over=n)\n") == ["E0701"]

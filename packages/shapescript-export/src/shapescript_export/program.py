@@ -61,7 +61,7 @@ def step_helpers_source() -> str:
 
 
 def _step(traced: TracedModule, sig: FnSig, env_path: str) -> list[str]:
-    shapes = signature_shapes(sig, env_path)
+    shapes = signature_shapes(sig, env_path, traced.max_sizes)
     fn = traced.fn
     base = os.path.basename(traced.path)
     lines = [
@@ -81,8 +81,9 @@ def _step(traced: TracedModule, sig: FnSig, env_path: str) -> list[str]:
     lines.append(f"    def forward(_ss_self{''.join(', ' + n for n in names)}):")
     lines.append(f"        return _ss_entry({', '.join(traced.params)})")
     mins = {shapes.names[v]: m for v, m in shapes.mins.items()}
+    maxes = {shapes.names[v]: m for v, m in shapes.maxes.items()}
     lines += ["", "", "def _ss_dynamic_shapes():",
-              f"    _d = _ss_ex_dims({mins!r})", "    return {"]
+              f"    _d = _ss_ex_dims({mins!r}, {maxes!r})", "    return {"]
     for p in shapes.params:
         entries = []
         for k, ax in enumerate(p.axes):

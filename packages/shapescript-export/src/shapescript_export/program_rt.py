@@ -30,10 +30,12 @@ _SS_EX_DTYPES = {k: getattr(_ss_torch, v) for k, v in _SS_EX_TORCH_NAMES.items()
 _SS_EX_DTYPES.update({k: _SS_EX_DTYPES[v] for k, v in _SS_EX_CLASSES.items()})
 
 
-def _ss_ex_dims(mins):
-    """One ``torch.export.Dim`` per generic axis: ``{name: Dim(name, min=m)}``."""
+def _ss_ex_dims(mins, maxes=None):
+    """One ``torch.export.Dim`` per generic axis: ``{name: Dim(name, min=m, max=M)}``,
+    ``M`` where the body's checks bound the axis (a slice of a static axis), else none."""
     from torch.export import Dim
-    return {name: Dim(name, min=m) for name, m in mins.items()}
+    maxes = maxes or {}
+    return {name: Dim(name, min=m, max=maxes.get(name)) for name, m in mins.items()}
 
 
 def _ss_ex_example(shape, dtype, domain, device, gen):

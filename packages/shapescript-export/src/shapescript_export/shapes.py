@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import ceil
 from typing import Any
 
@@ -42,6 +42,7 @@ class SignatureShapes:
     mins: dict[str, int]             # each generic's least value
     examples: dict[str, int]         # each generic's example size
     names: dict[str, str]            # each generic's Dim name (``?k`` is ``k``)
+    maxes: dict[str, int] = field(default_factory=dict)  # bounds from the body's checks
 
 
 def _axis_kind(s: Size) -> tuple:
@@ -56,8 +57,10 @@ def _axis_kind(s: Size) -> tuple:
     return ("auto", s)
 
 
-def signature_shapes(sig: FnSig, env_path: str) -> SignatureShapes:
-    """The dynamic shapes and example sizes of ``sig``'s tensor parameters."""
+def signature_shapes(sig: FnSig, env_path: str,
+                     max_sizes: dict[str, int] | None = None) -> SignatureShapes:
+    """The dynamic shapes and example sizes of ``sig``'s tensor parameters;
+    ``max_sizes`` bounds generics from above (the body's run-time checks)."""
     base = os.path.basename(env_path)
     raw: list[tuple[str, TensorType, Any]] = []
     for p, dp in zip(sig.params, sig.decl.params):
@@ -86,7 +89,8 @@ def signature_shapes(sig: FnSig, env_path: str) -> SignatureShapes:
                     if not a.variadic and a.size.is_const}
     for v in order:
         mins.setdefault(v, 1)
-    examples = _example_sizes(list(order), mins, statics, sized)
+    maxes = {v: m for v, m in (max_sizes or {}).items() if v in order}
+    examples = _example_sizes(list(order), mins, statics, sized, maxes)
     names: dict[str, str] = {}
     for v in order:
         stem = re.sub(r"\W", "_", v.lstrip("?").split("#")[0]) or "d"
@@ -102,22 +106,25 @@ def signature_shapes(sig: FnSig, env_path: str) -> SignatureShapes:
         dtype = vocab.DTYPE_CLASSES.get(t.dtype, t.dtype)
         params.append(ParamShape(name, axes, ex, dtype, domain_of(t),
                                  f"{base}:{dp.span.line}:{dp.span.col}"))
-    return SignatureShapes(params, mins, examples, names)
+    return SignatureShapes(params, mins, examples, names, maxes)
 
 
 def _example_sizes(names: list[str], mins: dict[str, int], statics: set[int],
-                   sized: list[Size]) -> dict[str, int]:
+                   sized: list[Size], maxes: dict[str, int] | None = None) -> dict[str, int]:
     """An example size per generic, each at least 2 and its least value, such that every
     non-static size of the signature differs from every static one and from every other
     size that isn't provably equal to it, so torch can't mistake one axis for another."""
     env: dict[str, int] = {}
     for v in names:
         cand = max(2, mins.get(v, 1))
+        top = (maxes or {}).get(v)
         for _ in range(10_000):
             env[v] = cand
-            if _distinct(env, statics, sized):
+            if _distinct(env, statics, sized) or (top is not None and cand >= top):
                 break
             cand += 1
+        if top is not None and env[v] > top:  # a bound below 2: the example keeps to it
+            env[v] = max(top, mins.get(v, 1))
     return env
 
 

@@ -41,6 +41,9 @@ class BodyChecker(ExprMixin, BuiltinMixin, TrainingMixin, StmtMixin):
         self.res = cm.res
         self.scope = Scope()
         self.used_generics: set[str] = set()
+        self.max_sizes: dict[str, int] = {}  # generic → its bound from run-time checks
+        # Each `map`'s lambda: (its span, its parameter, the count), for indices by it.
+        self.map_params: list[tuple[Any, str, Any]] = []
         self.callees: list[FnSig] = []
         self.events: list[tuple[str, Span, str, str]] = []
         self.map_sites: list[tuple[ast.Call, Any]] = []
@@ -131,7 +134,7 @@ class BodyChecker(ExprMixin, BuiltinMixin, TrainingMixin, StmtMixin):
                     self.expect_fits(t, sig.ret, decl.body, "the return type")
                 except Fail as f:
                     self.fail(f, decl.body)
-        return FnResult(sig, uses_generics=set(self.used_generics))
+        return FnResult(sig, uses_generics=set(self.used_generics), max_sizes=dict(self.max_sizes))
 
 
 def check_model_inits(cm: CheckedModule, env: ModuleEnv) -> None:

@@ -420,6 +420,7 @@ class BuiltinMixin:
             raise Fail("E0503", "`map` takes a lambda of one parameter", "not a lambda",
                        span=pos[1].span, help="write `C |> map(c => …)`")
         label = self.label_of_size_expr(pos[0].value, count)
+        self.map_params.append((lam.span, lam.params[0], count))
         saved = self.scope
         self.scope = saved.copy()
         self.check_local_name(lam.params[0], self.word_span(lam.span, lam.params[0]))

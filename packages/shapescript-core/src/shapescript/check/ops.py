@@ -441,12 +441,14 @@ def pattern(name: str, pat: ast.Pattern, inputs: list[TensorType],
 
 
 # -- indexing ------------------------------------------------------------------------------------
-def slice_bounds(lo: Size, hi: Size, axis: Axis, r: Any) -> bool:
+def slice_bounds(lo: Size, hi: Size, axis: Axis, r: Any, ck: Any = None) -> bool:
     """Whether ``x[lo..hi]`` needs a run-time check: E0406 when a bound is provably out
     of ``0 <= lo <= hi <= size``, ``False`` when all three are proven, else ``True``.
 
     Generics are at least 1 here, as everywhere in the prover; the run-time check covers
     what that can't (an axis of 0 rows, a generic the types don't relate to the axis).
+    An end ``a*g + c`` checked against a static axis of ``N`` bounds ``g`` by
+    ``(N - c) / a``, recorded in ``ck.max_sizes`` for exported programs' dynamic dims.
     """
     n = axis.size
     facts = ((Size.const(0), lo), (lo, hi), (hi, n))
@@ -454,7 +456,36 @@ def slice_bounds(lo: Size, hi: Size, axis: Axis, r: Any) -> bool:
         if (a - b).provably_pos():
             raise Fail("E0406", f"the slice {lo}..{hi} is out of bounds for an axis of {n}",
                        "out of bounds", span=r.span)
-    return not all((b - a).provably_nonneg() for a, b in facts)
+    proven = all((b - a).provably_nonneg() for a, b in facts)
+    lin = hi.linear()
+    if not proven and ck is not None and n.is_const and lin is not None and lin[1] > 0 \
+            and not lin[0].startswith("?"):
+        g, a, c = lin
+        bound = (n.const_value - c) // a  # type: ignore[operator]
+        ck.max_sizes[g] = min(bound, ck.max_sizes.get(g, bound))
+    return not proven
+
+
+def index_range(ck: Any, i: ast.Expr) -> Size | None:
+    """The end ``b`` of the range ``0 <= i < b`` a host index walks, when it is the
+    variable of the innermost enclosing ``for i in a..b`` (``a >= 0``) or ``map``."""
+    if not isinstance(i, ast.Name):
+        return None
+    var = ck.scope.get(i.id)
+    if var is None or var.kind != "loop":
+        return None
+    best: tuple[int, Size | None] | None = None
+    for s in ck.range_loops:
+        if s.targets == (i.id,) and s.span.start <= i.span.start < s.span.end:
+            lo, hi = ck.expr_size(s.iter.lo), ck.expr_size(s.iter.hi)
+            ok = lo is not None and hi is not None and lo.provably_nonneg()
+            if best is None or s.span.start > best[0]:
+                best = (s.span.start, hi if ok else None)
+    for span, name, count in getattr(ck, "map_params", ()):
+        if name == i.id and span.start <= i.span.start < span.end:
+            if best is None or span.start > best[0]:
+                best = (span.start, count)
+    return None if best is None else best[1]
 
 
 def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
@@ -471,7 +502,7 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
         if lo is not None and hi is not None:
             size = hi - lo
             lab = ck.label_of_size_expr(r.hi, hi) - ck.label_of_size_expr(r.lo, lo)
-            check = slice_bounds(lo, hi, base.axes[0], r)
+            check = slice_bounds(lo, hi, base.axes[0], r, ck)
             ax = Axis(size, lab)
         else:
             for x in (r.lo, r.hi):
@@ -511,8 +542,13 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
             v = t.value if isinstance(t, HostType) else None
             if v is None or not n.is_const:
                 # A host int, or an axis whose size isn't known here: checked at run time,
-                # unless the prover (generics >= 1) has the literal within the axis.
-                within = v is not None and (n - (v + 1) if v >= 0 else n + v).provably_nonneg()
+                # unless the prover (generics >= 1) has the literal, or the range a loop or
+                # `map` walks, within the axis.
+                if v is not None:
+                    within = (n - (v + 1) if v >= 0 else n + v).provably_nonneg()
+                else:
+                    top = index_range(ck, i)
+                    within = top is not None and (n - top).provably_nonneg()
                 check = check or not within
             elif not -n.const_value <= v < n.const_value:  # type: ignore[operator]
                 raise Fail("E0406", f"index {v} is out of bounds for an axis of {n}", "out of bounds",

@@ -111,6 +111,9 @@ class FnResult:
     generic_sources: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
     uses_generics: set[str] = field(default_factory=set)
     reaches_export: tuple[str, ...] = ()
+    # Generic → the largest value the body's run-time checks let it take (`w[0..n]` on
+    # an axis of 4 needs `n <= 4`): an exported program's dynamic dim is bounded so.
+    max_sizes: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -241,6 +241,8 @@ class TracedModule:
     device: str
     params: list[str]
     line_table: dict[int, tuple[int, int]] = field(default_factory=dict)
+    # Generic → its largest value allowed by the body's checks (a slice of a static axis)
+    max_sizes: dict[str, int] = field(default_factory=dict)
 
 
 class TracedModuleGen(ModuleGen):
@@ -488,4 +490,6 @@ def generate_traced(program: Any, fn: str, *, checks: str = "always",
                           devices=devices, path=path or cm.env.path)
     source = gen.run()
     params = [pyname(p.name) for p in sig.params if isinstance(p.type, TensorType)]
-    return TracedModule(source, fn, gen.path, gen.device, params, gen.line_table())
+    fr = cm.fns.get(fn)
+    return TracedModule(source, fn, gen.path, gen.device, params, gen.line_table(),
+                        dict(fr.max_sizes) if fr is not None else {})
