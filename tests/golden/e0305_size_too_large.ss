@@ -1,4 +1,4 @@
-## A size that would be 2**64, and a product of sums that expands past 1,000 terms: each
+## A size that would be 2**64, and a product of sums that expands past 128 terms: each
 ## is reported once, where it arises, and the sizes that depend on it stay silent.
 
 dim D0 = 65536

@@ -73,7 +73,7 @@ from shapescript.check.types import (
     label_hits,
 )
 from shapescript.syntax import ast
-from shapescript.vocab import HOST_DTYPE
+from shapescript.vocab import DTYPE_CLASSES, DTYPES, HOST_DTYPE
 
 TORCH_PREFIXES = ("torch", "math", "shapescript.rt")
 
@@ -439,6 +439,8 @@ class ExprMixin:
                 raise Fail("E0409", f"`{e.name}[...]` needs a known rank", "`...`")
             self.used_generics |= ax.size.free_vars() & (self.sig.generics if self.sig else set())
         fill_t = self.expr(e.fill) if e.fill is not None else None
+        if e.dtype is not None and e.dtype not in DTYPES and e.dtype not in DTYPE_CLASSES:
+            raise Fail.reported()  # `ones[n]xyz`: E0101 from the parser; nothing follows
         t = ops.constructor(e.name, axes, e.dtype, fill_t, e)
         return t
 

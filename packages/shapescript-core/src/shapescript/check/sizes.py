@@ -38,8 +38,9 @@ __all__ = ["Size", "SizeTooLarge", "solve_linear", "exact_div"]
 # A product whose normal form has more terms than this, or a coefficient beyond what a
 # tensor's size can be (int64), is refused: left alone, a chain of squares
 # (`dim D1 = D0*D0`, `dim D2 = D1*D1` …) or a product of long sums grows exponentially
-# and the checker would never finish.
-MAX_TERMS = 1000
+# and the checker would never finish; and every term of a size is spelled out in the
+# run-time checks generated for it, so even a few hundred make a module slow to compile.
+MAX_TERMS = 128
 MAX_COEFFICIENT = 2**63
 
 

@@ -1,0 +1,1 @@
+fn e(x:[D])->n=x+ones[D]a
