@@ -294,3 +294,31 @@ async def test_syntax_error_mid_way_still_checks_the_rest(client: LanguageClient
     h = await client.text_document_hover_async(lsp.HoverParams(
         lsp.TextDocumentIdentifier(uri), lsp.Position(0, 5)))
     assert h is None or h.contents
+
+
+async def test_imported_modules_definition_and_a_saved_change(client: LanguageClient,
+                                                               tmp_path: Path):
+    layers = "dim D = 8\n\n## A block.\nfn block(x: [b D]) -> [b D] = x * 2.0\n"
+    main = "import layers\nfrom layers import block\n\nfn f(x: [b layers.D]) -> [b layers.D] = block(x)\n"
+    luri = await _open(client, tmp_path / "layers.ss", layers)
+    muri = await _open(client, tmp_path / "main.ss", main)
+    assert not client.diagnostics[muri]
+    (loc,) = await client.text_document_definition_async(lsp.DefinitionParams(
+        lsp.TextDocumentIdentifier(muri), _pos(main, "block(x)")))
+    assert loc.uri == luri and loc.range.start == _pos(layers, "block(x: [b D])")
+    h = await client.text_document_hover_async(lsp.HoverParams(
+        lsp.TextDocumentIdentifier(muri), _pos(main, "block(x)")))
+    assert "A block." in h.contents.value
+    # layers.ss changes and is saved: main.ss is checked again against it.
+    changed = layers.replace("-> [b D] = x * 2.0", "-> [b] = sum(x, over=D)")
+    (tmp_path / "layers.ss").write_text(changed)
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(uri=luri, version=2),
+        [lsp.TextDocumentContentChangeWholeDocument(text=changed)]))
+    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    client.text_document_did_save(lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier(luri)))
+    for _ in range(2):  # layers.ss, then main.ss
+        await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert not client.diagnostics[luri]
+    (d,) = client.diagnostics[muri]
+    assert d.code.startswith("E04") and "[b layers.D]" in d.message, d

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import traceback
 from typing import Any, Callable
 
@@ -45,6 +46,25 @@ class ShapeScriptServer(LanguageServer):
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
             uri=uri, version=text_doc.version, diagnostics=analysis.diagnostics(doc)))
 
+    def refresh_importers(self, paths: set[str]) -> None:
+        """Checks afresh every open file that imports one of ``paths`` (changed on disk)."""
+        for uri in _importers_of(self.documents, paths):
+            self.documents[uri].checker = None
+            self.refresh(uri)
+
+
+def _importers_of(documents: dict[str, Document], paths: set[str]) -> list[str]:
+    wanted = {os.path.abspath(p) for p in paths}
+    out = []
+    for uri, doc in documents.items():
+        program = doc.program
+        if program is None:
+            continue
+        here = os.path.abspath(doc.path)
+        if any(os.path.abspath(p) in wanted for p in program.modules if os.path.abspath(p) != here):
+            out.append(uri)
+    return out
+
 
 def _guard(default: Any = None) -> Callable:
     """Answers ``default`` (and logs) when a handler fails, instead of an error reply."""
@@ -77,10 +97,18 @@ def build() -> ShapeScriptServer:
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     @_guard()
     def did_save(ls: ShapeScriptServer, params: lsp.DidSaveTextDocumentParams) -> None:
-        # A save may follow edits to the files this one imports: check afresh.
+        # A save may follow edits to the files this one imports: check afresh; and the
+        # open files that import this one see its new contents.
         doc = ls.document(params.text_document.uri)
         doc.checker = None
         ls.refresh(params.text_document.uri)
+        ls.refresh_importers({doc.path})
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    @_guard()
+    def did_change_watched_files(ls: ShapeScriptServer,
+                                 params: lsp.DidChangeWatchedFilesParams) -> None:
+        ls.refresh_importers({analysis.uri_to_path(c.uri) for c in params.changes})
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     @_guard()

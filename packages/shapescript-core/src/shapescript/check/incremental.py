@@ -368,10 +368,10 @@ class IncrementalChecker:
                             ps.default = prm.default
             self.last = "incremental"
         else:
-            from shapescript.compiler import _Compilation, prelude_env
+            from shapescript.compiler import prelude_env
 
             self._settle()
-            comp = _Compilation(self.search)
+            comp = _caching_compilation(self.search)
             comp.program.sources[self.path] = text
             key = os.path.abspath(self.path)
             comp.loading.add(key)
@@ -422,6 +422,72 @@ class IncrementalChecker:
         sources[self.path] = text
         diags = parse_diags + st.load_diagnostics + cm.diagnostics
         return Program(cm, modules, _sorted(diags, self.path), sources)
+
+
+# -- imported modules, checked once while their files don't change ----------------------
+
+
+@dataclass
+class _Imported:
+    env: ModuleEnv
+    files: dict[str, tuple[int, int]]  # path → (mtime_ns, size) when it was checked
+    modules: dict[str, CheckedModule]
+    sources: dict[str, str]
+    diagnostics: list[Diagnostic]
+
+    def fresh(self) -> bool:
+        for path, stamp in self.files.items():
+            try:
+                st = os.stat(path)
+            except OSError:
+                return False
+            if (st.st_mtime_ns, st.st_size) != stamp:
+                return False
+        return True
+
+
+# By absolute path: every IncrementalChecker of the process shares them (an editor with
+# several files open that import one module checks it once).
+_IMPORTED: dict[str, _Imported] = {}
+
+
+def _caching_compilation(search: list[str] | None) -> Any:
+    """The compiler's loader, keeping each imported module's check (with the modules
+    it imports) until one of their files changes on disk."""
+    from shapescript.compiler import _Compilation
+
+    class _Caching(_Compilation):
+        def load(self, name: str, importer: str, span: Span) -> ModuleEnv | None:
+            path = self.find(name, importer)
+            key = os.path.abspath(path) if path is not None else None
+            entry = _IMPORTED.get(key) if key is not None else None
+            if entry is not None and entry.fresh() and key not in self.loading:
+                for p, cm in entry.modules.items():
+                    self.program.modules.setdefault(p, cm)
+                self.program.sources.update(entry.sources)
+                self.program.diagnostics.extend(entry.diagnostics)
+                return entry.env
+            before = set(self.program.modules)
+            n_diags = len(self.program.diagnostics)
+            env = super().load(name, importer, span)
+            if env is not None and key is not None:
+                modules = {p: cm for p, cm in self.program.modules.items() if p not in before}
+                files = {}
+                for p in modules:
+                    try:
+                        st = os.stat(p)
+                    except OSError:
+                        return env
+                    files[os.path.abspath(p)] = (st.st_mtime_ns, st.st_size)
+                if modules:
+                    # The module's own diagnostics (and its imports'), not the importer's.
+                    diags = [d for d in self.program.diagnostics[n_diags:] if d.file in modules]
+                    _IMPORTED[key] = _Imported(env, files, modules,
+                                               {p: self.program.sources[p] for p in modules
+                                                if p in self.program.sources}, diags)
+            return env
+
+    return _Caching(search)
 
 
 # -- moving spans --------------------------------------------------------------------
