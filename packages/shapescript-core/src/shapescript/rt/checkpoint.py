@@ -248,10 +248,115 @@ def _tuple_text(shape):
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
-def load(path, model_class, device=None):
+class Key:
+    """Where ``load(…, keys=…)`` finds a field in a file of other names.
+
+    ``name`` is the tensor's name in the file. A ``{…}`` placeholder in it (``"h.{l}.w"``)
+    makes the field a stack along its first axis: the tensors for 0, 1, … up to that
+    axis's size. ``transpose=True`` swaps each tensor's last two axes first (GPT-2's
+    ``Conv1D`` weights are ``[in out]`` where ``linear`` takes ``[out in]``).
+
+    >>> Key("transformer.h.{l}.attn.c_attn.weight", transpose=True)
+    Key('transformer.h.{l}.attn.c_attn.weight', transpose=True)
+    """
+
+    __slots__ = ("name", "transpose")
+
+    def __init__(self, name, transpose=False):
+        if not isinstance(name, str):
+            raise TypeError(f"Key needs a tensor name, not {name!r}")
+        self.name = name
+        self.transpose = bool(transpose)
+
+    def __repr__(self):
+        return f"Key({self.name!r}" + (", transpose=True)" if self.transpose else ")")
+
+    def read(self, get, leading):
+        """The tensor this key names, through ``get(name)``; ``leading`` is the size
+        of the field's first axis (for a stack)."""
+        import string
+
+        fields = [f for _, f, _, _ in string.Formatter().parse(self.name) if f is not None]
+        if not fields:
+            t = get(self.name)
+            return t.transpose(-1, -2) if self.transpose else t
+        if len(set(fields)) != 1 or not fields[0].isidentifier():
+            raise ValueError(f"{self!r}: a key stacks over one `{{name}}` placeholder")
+        if leading is None:
+            raise ValueError(f"{self!r}: a stack needs a field with a first axis")
+        parts = [get(self.name.format(**{fields[0]: i})) for i in range(leading)]
+        if self.transpose:
+            parts = [t.transpose(-1, -2) for t in parts]
+        return torch.stack(parts)
+
+
+def _load_keys(path, model_class, keys, device):
+    """``load`` with ``keys``: every field from the tensors its key names."""
+    from safetensors import safe_open
+
+    name = model_class.__name__
+    shown = os.fspath(path)
+    specs = tuple(model_class._ss_field_specs)
+    declared = {s.name for s in specs}
+    unknown = [k for k in keys if k not in declared]
+    if unknown:
+        raise ValueError(f"keys: {name} has no field{'s' if len(unknown) > 1 else ''} "
+                         + ", ".join(unknown))
+    device = call_device() if device is None else torch.device(device)
+    tensors = {}
+    try:
+        fh_ctx = safe_open(os.fspath(path), framework="pt", device="cpu")
+    except OSError:
+        raise
+    except Exception as err:
+        raise ValueError(f"{shown}: not a safetensors file ({err})") from None
+    with fh_ctx as fh:
+        held = set(fh.keys())
+
+        def get(key):
+            if key not in held:
+                raise ShapeError(f"{who}: {shown} has no tensor {key!r}")
+            return fh.get_tensor(key)
+
+        for spec in specs:
+            who = f"{spec.where}: {name}.{spec.name}"
+            how = keys.get(spec.name, spec.name)
+            want = tuple(spec.axes)
+            if isinstance(how, str):
+                how = Key(how)
+            if isinstance(how, Key):
+                t = how.read(get, want[0] if want else None)
+            elif callable(how):
+                t = how(get)
+            else:
+                raise TypeError(f"keys[{spec.name!r}] is a tensor name, a Key or a function, "
+                                f"not {how!r}")
+            if not isinstance(t, torch.Tensor):
+                raise TypeError(f"{who}: keys[{spec.name!r}] gave {type(t).__name__}, not a tensor")
+            if tuple(t.shape) != want:
+                raise ShapeError(f"{who}: expected {spec.written} = {_tuple_text(want)}, got shape "
+                                 f"{_tuple_text(tuple(t.shape))} from {how!r} in {shown}")
+            dt = spec.dtype
+            if isinstance(dt, torch.dtype) and t.dtype != dt:
+                if not (t.dtype.is_floating_point and dt.is_floating_point):
+                    raise ShapeError(f"{who}: expected dtype {dtype_name(dt)}, got "
+                                     f"{dtype_name(t.dtype)} from {how!r} in {shown}")
+                t = t.to(dt)  # a float checkpoint read at the declared float dtype
+            tensors[spec.name] = t.contiguous().to(device) if device.type != "cpu" else t.contiguous()
+    return model_class._ss_from_tensors(tensors)
+
+
+def load(path, model_class, device=None, keys=None):
     """The first model of type ``model_class`` in the checkpoint ``path``, its fields'
     shapes and dtypes checked against the class's declaration, on ``device`` (default:
     the program's device, else the CPU).
+
+    With ``keys``, ``path`` is any safetensors file (a Hugging Face ``model.safetensors``,
+    say), and ``keys`` maps a field to where it is: a tensor name, a ``Key`` (a stack
+    over a ``{l}`` placeholder, a transpose), or a function ``get -> tensor`` for
+    anything else (``get(name)`` reads a tensor). A field not in ``keys`` is read under
+    its own name. Every field's shape is checked as above; a float tensor is converted
+    to the field's float dtype.
 
     Raises ``ValueError`` when ``path`` isn't a checkpoint or holds no such model, and
     ``ShapeError`` naming ``Model.field`` when a field is missing, extra, or of another
@@ -259,6 +364,8 @@ def load(path, model_class, device=None):
     """
     if not _is_model_class(model_class):
         raise TypeError(f"load needs a ShapeScript model class, not {model_class!r}")
+    if keys is not None:
+        return _load_keys(path, model_class, dict(keys), device)
     name = model_class.__name__
     models = describe(path)
     entry = next((m for m in models if m["type"] == name), None)
@@ -302,4 +409,4 @@ def load(path, model_class, device=None):
     return model_class._ss_from_tensors(tensors)
 
 
-__all__ = ["save", "load", "describe"]
+__all__ = ["save", "load", "describe", "Key"]
