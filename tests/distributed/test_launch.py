@@ -165,3 +165,22 @@ def test_a_machine_that_never_comes(tmp_path):
     last = r.stderr.strip().splitlines()[-1]
     assert last.startswith(f"error: the ranks could not meet at 127.0.0.1:{port}: ")
     assert "1/2 clients joined" in last
+
+
+SCRIPT = textwrap.dedent('''
+    import sys
+    from shapescript import rt
+    from shapescript.rt import distributed
+
+    distributed.start()                 # a Python script starts its own group
+    sys.stdout.write(f"py rank {rt.rank()} of {rt.world_size()}\\n")
+    rt.report(0, x=1.0)                 # rank 0's alone
+    distributed.stop()
+''')
+
+
+def test_a_python_script_starts_its_own_group(tmp_path):
+    (tmp_path / "script.py").write_text(SCRIPT)
+    r = run_shapescript("run", "--nproc-per-node", "2", "script.py", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert sorted(r.stdout.splitlines()) == ["py rank 0 of 2", "py rank 1 of 2", "step 0: x 1"]

@@ -40,7 +40,7 @@ from ._util import MODE_CHOICE, print_shapescript_error
 @click.option("--rdzv-endpoint", default=None, metavar="HOST:PORT",
               help="Where the machines meet: machine 0's address and a free port.")
 @click.option("--all-ranks", is_flag=True, default=False,
-              help="Every rank prints and reports, its lines prefixed [rank R] "
+              help="Every rank prints and reports, its lines prefixed [rankR]: "
                    "(default: rank 0 alone).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
               metavar="SECONDS",
