@@ -6,8 +6,7 @@ Nothing here changes a tree or a checker record; it only finds things:
 * ``nodes_at(root, line, col)`` is the chain of nodes that contain a position, from the
   outermost declaration to the innermost node (a name, a number, an axis of a type …);
 * ``prelude_file(path)`` turns the names the prelude is checked under (``<prelude.ss>``,
-  ``<nn.ss>``) into the files on disk, so "go to definition" can open them;
-* ``prelude_env()`` is the environment every file sees (``prelude.ss`` and ``nn.ss``).
+  ``<nn.ss>``) into the files on disk, so "go to definition" can open them.
 
 The syntax tree's node classes are reachable as ``syntax`` (``shapescript.api.syntax``),
 so a plugin can tell a ``Name`` from a ``Call`` without importing the parser.
@@ -23,7 +22,7 @@ from shapescript.source import Span
 from shapescript.syntax import ast as syntax
 
 __all__ = ["syntax", "walk", "children", "nodes_at", "span_contains", "prelude_file",
-           "prelude_env", "PRELUDE_FILES"]
+           "PRELUDE_FILES"]
 
 PRELUDE_FILES = ("prelude.ss", "nn.ss")
 
@@ -96,19 +95,14 @@ def nodes_at(root: Any, line: int, col: int) -> list[Any]:
         candidates = list(children(best))
 
 
+# Where the prelude's files lie (the compiler reads them from the same folder).
+PRELUDE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "prelude")
+
+
 def prelude_file(path: str) -> str | None:
     """The file on disk behind a prelude module's name (``<nn.ss>`` → ``…/prelude/nn.ss``),
     or None when ``path`` is no prelude module."""
     if path.startswith("<") and path.endswith(">") and path[1:-1] in PRELUDE_FILES:
-        from shapescript.compiler import PRELUDE_DIR
-
-        return os.path.join(str(PRELUDE_DIR), path[1:-1])
+        return os.path.join(PRELUDE_DIR, path[1:-1])
     return None
-
-
-def prelude_env() -> Any:
-    """The ``ModuleEnv`` of ``nn.ss``, whose ``prelude`` is ``prelude.ss``'s: the names
-    every file sees without importing them (checked once per process)."""
-    from shapescript.compiler import prelude_env as _env
-
-    return _env()
