@@ -27,12 +27,12 @@ import importlib
 import inspect
 
 # In dependency order; ``model`` and ``training`` (written separately) when present.
-_HELPER_MODULES = ("vocab", "errors", "specs", "device", "domains", "checkgen", "checks", "ops",
+_HELPER_MODULES = ("vocab", "files", "errors", "specs", "device", "domains", "checkgen", "checks", "ops",
                    "config", "model", "training", "report", "checkpoint")
 _ERROR_CLASSES = ("ShapeError", "DeviceError", "DomainError")
 # Helper modules that live beside the runtime rather than in it: torch-free, so the
 # compiler uses them too. Their names are inlined like the runtime's own.
-_OUTSIDE_RT = ("vocab", "errors")
+_OUTSIDE_RT = ("vocab", "files", "errors")
 
 
 class _Def:
@@ -179,6 +179,7 @@ class _Renamer(ast.NodeTransformer):
     def visit_arg(self, node):
         if node.arg in self.mapping:
             raise RuntimeError(f"a parameter named {node.arg} shadows a runtime helper")
+        self.generic_visit(node)  # its annotation names helpers too
         return node
 
 
