@@ -413,7 +413,9 @@ class _Checker:
             assert self.ell is not None
             return list(self.ell)
         if term.kind == "name":
-            return [Axis(*self.out_name(term, input_names))]
+            size, label = self.out_name(term, input_names)
+            alias = term.name if term.literal is None and Size.var(term.name) != label else None
+            return [Axis(size, label, False, alias)]
         size, label = ONE, ONE
         for m in term.items:
             if m.kind == "ell":

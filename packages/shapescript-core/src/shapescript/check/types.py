@@ -52,6 +52,9 @@ class Axis:
     size: Size
     label: Size
     variadic: bool = False
+    # The name a pattern's output wrote for this axis (`v` in `b n v -> n b v`), which
+    # `over=` finds too; not part of the type.
+    alias: str | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         return "..." if self.variadic else str(self.label)
@@ -62,19 +65,22 @@ def label_hits(axes: tuple[Axis, ...], text: str) -> list[int]:
 
     A name finds the axes labelled by it; failing those, the axes whose size is the
     unknown ``?text`` of an annotation or a signature, so that ``over=s`` names the
-    growing axis of ``out: [b ?s]``.
+    growing axis of ``out: [b ?s]``; failing those, the axes a pattern's output named
+    so (``v`` after ``rearrange(x, b n v -> n b v)``).
     """
     lab = Size.var(text)
     hits = [i for i, ax in enumerate(axes) if not ax.variadic and ax.label == lab]
     if hits or text.startswith("?"):
         return hits
     want = "?" + text
-    out = []
     for i, ax in enumerate(axes):
         name = None if ax.variadic else ax.label.var_name
         if name is not None and (name == want or name.startswith(want + "#")):
-            out.append(i)
-    return out
+            hits.append(i)
+    if hits:
+        return hits
+    # The name a pattern wrote for an axis labelled otherwise (`v` for an axis `V`).
+    return [i for i, ax in enumerate(axes) if ax.alias == text]
 
 
 @dataclass(frozen=True, slots=True)
