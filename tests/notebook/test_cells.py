@@ -62,6 +62,10 @@ def test_spotter_in_a_notebook(tmp_path: Path):
         # A notebook variable in an export fn is E1701.
         ("code", "scale = 2.0"),
         ("code", "%%shapescript\nexport fn scaled(x: [b D]) -> [b D] = x * scale"),
+        # A model is a class; the earlier cells' dims keep their types here.
+        ("code", "%%shapescript\nmodel Head:\n    param w: [D C] = normal(std=0.02)\n\n"
+                 "fn score(m: Head, x: [b D]) -> [b C] = x @ m.w"),
+        ("code", "print(type(Head).__name__, score(Head.init(seed=0), torch.ones(5, 32)).shape)"),
     ], tmp_path)
     cells = nb.cells
     assert not [o for o in cells[0].outputs + cells[1].outputs + cells[2].outputs], \
@@ -78,10 +82,12 @@ def test_spotter_in_a_notebook(tmp_path: Path):
     assert "error[E0401]" in text and " --> cell" in text and "2 |     return x" in text
     assert "For more information about E0401, run `shapescript explain E0401`." in text
     html = shown.data["text/html"]
-    assert html.startswith("<pre") and "E0401" in html and "&lt;" not in text
+    assert html.startswith("<pre") and "E0401" in html
     assert _text(cells[9]).strip() == "False False"
     (shown,) = [o for o in cells[11].outputs if o.output_type == "display_data"]
     assert "error[E1701]" in shown.data["text/plain"]
+    assert not cells[12].outputs, _text(cells[12])
+    assert _text(cells[13]).strip() == "type torch.Size([5, 4])"
 
 
 def test_missing_extra_names_the_install(monkeypatch: pytest.MonkeyPatch):
