@@ -137,3 +137,15 @@ def test_max_len_beyond_the_positions_type(tmp_path, capsys):
     assert rc == 2
     assert cap.err == "error: --max-len 1000 is more than the 128 positions `pos: [b n] Index[128]` allows\n"
     no_trace(out, tmp_path)
+
+
+def test_a_forward_an_export_cant_hold_is_e17xx(tmp_path, capsys):
+    text = open(LLAMA, encoding="utf-8").read().replace(
+        "    x = embedding(ids, m.embed)\n", "    x = embedding(ids, m.embed)\n    print(x)\n", 1)
+    path = tmp_path / "llama.ss"
+    path.write_text(text)
+    out = tmp_path / "out"
+    rc, cap = run(str(path), out, capsys)
+    assert rc == 1 and "error[E1704]: `print` has no torch-only lowering" in cap.err
+    assert "E1705" not in cap.err   # the model, taken first, is no parameter problem
+    no_trace(out, tmp_path)

@@ -72,7 +72,8 @@ def load_model_source(path: str, fn: str | None = "forward", *, option: str = "-
     """Check and compile ``path``, and find the model the function ``fn`` takes first.
 
     Raises ``OSError`` for a file that can't be read, ``ShapeScriptError`` for a program
-    with errors or a function that doesn't take a model first (E3306), and
+    with errors, a function that doesn't take a model first (E3306) or that an export
+    can't hold (E17xx: Python, host-only operations), and
     ``ModelExportError`` for a function that doesn't exist."""
     from shapescript import api
 
@@ -89,6 +90,11 @@ def load_model_source(path: str, fn: str | None = "forward", *, option: str = "-
     if type(model_type).__name__ != "ModelType":
         diags = [d for d in api.serving_diagnostics(program, name) if d.code == "E3306"]
         raise api.shapescript_error(diags, program.sources)
+    # Checked as an exported function is, but that the model may be passed around and
+    # its fields read.
+    extra = [d for d in api.export_diagnostics(env, name, model_first=True) if d.is_error]
+    if extra:
+        raise api.shapescript_error(extra, program.sources)
     info = None
     for module in program.modules.values():
         if module.env.path == model_type.module:

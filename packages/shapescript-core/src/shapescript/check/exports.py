@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from shapescript.check.env import AxisParam, FnSig, ModuleEnv, SizeParam
 from shapescript.check.result import CheckedModule
-from shapescript.check.types import HostType, TensorType
+from shapescript.check.types import HostType, ModelType, TensorType
 from shapescript.diagnostics import Diagnostic
 
 
@@ -50,8 +50,10 @@ def param_problem(sig: FnSig) -> list[Diagnostic]:
     return out
 
 
-def site_diagnostics(roots: list[FnSig], fn_data: dict[int, Any]) -> list[Diagnostic]:
-    """The E17xx sites reachable from ``roots``, each once, naming its exporters."""
+def site_diagnostics(roots: list[FnSig], fn_data: dict[int, Any],
+                     allowed: set[tuple[Any, ...]] | None = None) -> list[Diagnostic]:
+    """The E17xx sites reachable from ``roots``, each once, naming its exporters
+    (but for the sites whose ``(code, file, start, end)`` is in ``allowed``)."""
     reached: dict[tuple[Any, ...], tuple[tuple[str, Any, str, str], list[str]]] = {}
     for root in roots:
         seen: set[int] = set()
@@ -67,6 +69,8 @@ def site_diagnostics(roots: list[FnSig], fn_data: dict[int, Any]) -> list[Diagno
             events, callees = data
             for ev in events:
                 code, span = ev[0], ev[1]
+                if allowed and (code, span.file, span.start, span.end) in allowed:
+                    continue
                 key = (code, span.file, span.start, span.end, span.line, span.col)
                 if key not in reached:
                     reached[key] = (ev, [])
@@ -131,15 +135,43 @@ def check_exports(cm: CheckedModule, env: ModuleEnv, checkers: dict[str, ExportE
     cm.diagnostics.extend(site_diagnostics(roots, data))
 
 
-def export_diagnostics(env: ModuleEnv, fn: str) -> list[Diagnostic]:
-    """The E17xx errors of exporting ``fn`` (marked ``export fn`` or not)."""
+def export_diagnostics(env: ModuleEnv, fn: str, *, model_first: bool = False) -> list[Diagnostic]:
+    """The E17xx errors of exporting ``fn`` (marked ``export fn`` or not).
+
+    ``model_first``: the export of a model (``--hf``, ``--gguf``, ``.pt2`` with
+    ``--weights``), whose function takes the model first; the model may be passed around
+    and its fields read, so neither its parameter (E1705) nor a model parameter of a
+    function it calls (E1704) is an error."""
     sig = env.fns.get(fn)
     if sig is None or sig.is_extern:
         return []
-    if sig.export:
+    if sig.export and not model_first:
         return []  # already reported by ``check_exports``
     data = env.fn_data
-    return param_problem(sig) + site_diagnostics([sig], data)
+    problems = param_problem(sig)
+    allowed: set[tuple[Any, ...]] = set()
+    if model_first and sig.params and isinstance(sig.params[0].type, ModelType):
+        first = sig.params[0].span
+        problems = [d for d in problems if (d.line, d.column) != (first.line, first.col)]
+        for other in _reached(sig, data):
+            for p in other.params:
+                if isinstance(p.type, ModelType):
+                    allowed.add(("E1704", p.span.file, p.span.start, p.span.end))
+    return problems + site_diagnostics([sig], data, allowed)
+
+
+def _reached(root: FnSig, fn_data: dict[int, Any]) -> list[FnSig]:
+    out, seen, stack = [], set(), [root]
+    while stack:
+        sig = stack.pop()
+        if id(sig) in seen:
+            continue
+        seen.add(id(sig))
+        out.append(sig)
+        entry = fn_data.get(id(sig))
+        if entry is not None:
+            stack.extend(entry[1])
+    return out
 
 
 def _all_imported(env: ModuleEnv) -> list[ModuleEnv]:
