@@ -27,3 +27,14 @@ fn f(x: [b n], steps: int) -> [b ?t]:
 """)
     x = torch.randn(2, 3)
     assert torch.equal(m.f(x, 2), torch.cat([x, x, x], 1))
+
+
+def test_an_index_bound_is_shown_as_written_and_as_its_value(ss):
+    import shapescript
+
+    m = ss("""
+dim P = 8
+fn f(i: [n] i64) -> [n] Index[P] = i as [n] Index[P]
+""", value_checks="always")
+    with pytest.raises(shapescript.DomainError, match=r"expected Index\[P\] = Index\[8\]"):
+        m.f(torch.tensor([1, 9]))

@@ -190,7 +190,7 @@ def _widen_help(have: Domain, want: Domain) -> str:
     if have.kind == "Signed" and want.kind == "Unit":
         return "convert it with `to Unit` ((x + 1) / 2)"
     if have.kind == "Int" and want.kind == "Index":
-        return f"assert the bound with `as … Index[{want.index}]`, checked at run time"
+        return f"assert the bound with `as … {want}`, checked at run time"
     if want.kind in ("Prob", "LogProb") and have.kind in ("Logit", "Real"):
         fn = "softmax" if want.kind == "Prob" else "log_softmax"
         return f"use `{fn}(…, over={want.over})`, or assert it with `as … {want}`, checked at run time"
@@ -217,7 +217,8 @@ def check_fits(t: TensorType, want: TensorType, what: str, node: Any) -> None:
         f.span = f.span or node.span
         raise
     if not ok:
-        raise Fail("E0701", f"the domain is too wide: {what} is `{want.domain}`, this is `{t.domain}`",
+        raise Fail("E0701", f"the domain is too wide: {what} is `{want.domain.with_values()}`, "
+                   f"this is `{t.domain.with_values()}`",
                    f"this is `{t}`", span=node.span, help=_widen_help(t.domain, want.domain))
 
 

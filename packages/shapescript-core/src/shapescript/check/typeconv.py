@@ -269,8 +269,8 @@ class TypeBuilder:
             if d.index is None:
                 self.error("E0201", "`Index` needs a bound: `Index[C]`", d.span)
                 return None
-            size, _ = self.size(d.index)
-            return Domain("Index", index=size)
+            size, label = self.size(d.index)
+            return Domain("Index", index=size, index_label=label)
         if d.name in ("Logit", "LogProb", "Prob"):
             if d.over is None:
                 self.error("E0705", f"`{d.name}` needs a class axis: `{d.name} over C`", d.span,

@@ -27,13 +27,24 @@ class Domain:
     kind: str
     over: Size | None = None
     index: Size | None = None
+    # The bound as the source writes it (`P` where `index` is 128), for messages only.
+    index_label: Size | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         if self.kind == "Index":
-            return f"Index[{self.index}]"
+            return f"Index[{self.index_label if self.index_label is not None else self.index}]"
         if self.over is not None:
             return f"{self.kind} over {self.over}"
         return self.kind
+
+    def with_values(self) -> str:
+        """As written, then with the bound's value where that reads differently:
+        ``Index[P] = Index[128]``."""
+        shown = str(self)
+        if self.kind != "Index" or self.index_label is None:
+            return shown
+        value = f"Index[{self.index}]"
+        return shown if shown == value else f"{shown} = {value}"
 
 
 REAL = Domain("Real")

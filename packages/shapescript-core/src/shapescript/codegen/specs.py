@@ -13,7 +13,7 @@ from typing import Any
 from shapescript.check.env import AxisParam, FnSig, SizeParam
 from shapescript.check.result import AssertRes, CheckedModule
 from shapescript.check.sizes import Size
-from shapescript.check.types import HostType, ModelType, TensorType, TupleType, Type
+from shapescript.check.types import Domain, HostType, ModelType, TensorType, TupleType, Type
 from shapescript.syntax import ast
 
 HOST_PY = {"int": "int", "float": "float", "bool": "bool", "str": "str"}
@@ -98,7 +98,7 @@ class SpecBuilder:
                 idx = repr(s.var_name)
             else:
                 idx = f"lambda _e: {s.to_python(lambda n: f'_e[{n!r}]')}"
-            return f"_ss_rt.DomainSpec('Index', index={idx}, text={('Index[' + str(s) + ']')!r})"
+            return f"_ss_rt.DomainSpec('Index', index={idx}, text={index_text(d)!r})"
         return repr(d.kind)
 
     def param_spec(self, sig: FnSig, i: int) -> str | None:
@@ -184,3 +184,9 @@ def _py(name: str) -> str:
     from shapescript.codegen.exprs import pyname
 
     return pyname(name)
+
+
+def index_text(d: Domain) -> str:
+    """``Index[P]`` as the source writes it, with the bound's value where it reads
+    differently: ``Index[P] = Index[128]``."""
+    return d.with_values()
