@@ -224,3 +224,21 @@ def test_a_search_that_finds_nothing_stops_and_says_where(tmp_path):
         "the closest pairing (the fields in the order the forward function reads them, "
         "c_attn, c_proj, c_fc, mlp_proj transposed) gives logits that differ by ")
     assert e.value.computed >= MAX_PAIRINGS
+
+
+def test_the_watch_records_norms_however_called_and_runs_in_f64():
+    from shapescript_gguf.source import _Watch
+
+    x = torch.randn(2, 4)
+    w = torch.ones(4)
+    watch = _Watch()
+    with watch:
+        torch.nn.functional.rms_norm(x, (4,), w, 1e-6)
+        torch.rms_norm(x, (4,), w, eps=1e-6)
+        torch.nn.functional.layer_norm(x, (4,), w, None, 1e-5)
+        torch.layer_norm(x, (4,))
+        angle = torch.arange(3).to(torch.float32)
+        half = x.half()
+    assert watch.norms == [("rms_norm", 1e-6), ("rms_norm", 1e-6), ("layer_norm", 1e-5),
+                           ("layer_norm", 1e-5)]
+    assert angle.dtype == torch.float64 and half.dtype == torch.float64

@@ -148,10 +148,12 @@ class _Watch(TorchFunctionMode):
             q, k = args[0], args[1] if len(args) > 1 else kwargs["key"]
             if q.dim() == 4 and k.dim() == 4:
                 self.attentions.append((q.shape[1], k.shape[1], q.shape[2], q.shape[3]))
-        elif func is F.rms_norm:
-            self.norms.append(("rms_norm", kwargs.get("eps", args[3] if len(args) > 3 else None)))
-        elif func is F.layer_norm:
-            self.norms.append(("layer_norm", kwargs.get("eps", args[4] if len(args) > 4 else 1e-5)))
+        elif func is F.rms_norm or func is torch.rms_norm:
+            eps = kwargs.get("eps", args[3] if len(args) > 3 else None)
+            self.norms.append(("rms_norm", eps))
+        elif func is F.layer_norm or func is torch.layer_norm:
+            eps = kwargs.get("eps", args[4] if len(args) > 4 else 1e-5)
+            self.norms.append(("layer_norm", eps))
         elif func is F.group_norm:
             self.norms.append(("group_norm", None))
         return func(*args, **kwargs)
