@@ -247,6 +247,14 @@ def _name_span_of_param(p: Any) -> Any:
                     sp.start + len(p.name))
 
 
+def _body(fn: Any) -> tuple[Any, ...]:
+    """A function's statements (or its ``= expr``), as a tuple; none for an extern."""
+    body = getattr(fn, "body", None)
+    if body is None:
+        return ()
+    return body if isinstance(body, tuple) else (body,)
+
+
 def _local_decl(fn: Any, name: str) -> Any:
     """Where a local of ``fn`` is first bound: a parameter, an assignment, a loop."""
     if fn is None:
@@ -254,7 +262,7 @@ def _local_decl(fn: Any, name: str) -> Any:
     for p in fn.params:
         if p.name == name:
             return _name_span_of_param(p)
-    body = fn.body if isinstance(fn.body, tuple) else (fn.body,)
+    body = _body(fn)
     for n in api.walk(body):
         if isinstance(n, S.Assign):
             for t in n.targets:
@@ -293,7 +301,7 @@ def _axis_decl(fn: Any, name: str) -> Any:
             return n.span
         if isinstance(n, S.SpecialTypeExpr) and n.name == name:
             return n.span
-    for n in api.walk(fn.body if isinstance(fn.body, tuple) else (fn.body,)):
+    for n in api.walk(_body(fn)):
         if isinstance(n, (S.SizeName, S.PatName)) and n.name == name:
             return n.span
     return None
@@ -735,7 +743,7 @@ def completion(doc: Document, pos: lsp.Position) -> lsp.CompletionList:
             sig = env.fns.get(fn.name)
             ps = next((q for q in (sig.params if sig else []) if q.name == p.name), None)
             add(p.name, lsp.CompletionItemKind.Variable, ps.written if ps else None)
-        body = fn.body if isinstance(fn.body, tuple) else ()
+        body = _body(fn)
         for n in api.walk(body):
             if isinstance(n, S.Assign) and n.span.line <= pos.line + 1:
                 for t in n.targets:

@@ -1,0 +1,54 @@
+"""Every editor question, at every kind of position, on broken and half-typed text:
+an answer, never an exception (the server would only log it, and answer nothing)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from lsprotocol import types as lsp
+
+from shapescript_lsp import analysis
+from shapescript_lsp.analysis import Document
+
+SPOTTER = Path(__file__).resolve().parents[2] / "examples" / "spotter" / "spotter.ss"
+
+
+def _ask_everything(doc: Document, rng: random.Random, n: int) -> None:
+    lines = doc.text.split("\n")
+    analysis.diagnostics(doc)
+    analysis.document_symbols(doc)
+    analysis.semantic_tokens(doc)
+    analysis.inlay_hints(doc, lsp.Range(lsp.Position(0, 0), lsp.Position(len(lines), 0)))
+    for _ in range(n):
+        line = rng.randrange(len(lines))
+        pos = lsp.Position(line, rng.randrange(len(lines[line]) + 1))
+        analysis.hover(doc, pos)
+        analysis.definition(doc, pos)
+        analysis.references(doc, pos, True)
+        analysis.completion(doc, pos)
+        analysis.signature_help(doc, pos)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_questions_on_edited_text_never_raise(seed: int, tmp_path: Path):
+    rng = random.Random(seed)
+    text = SPOTTER.read_text()
+    doc = Document((tmp_path / "spotter.ss").as_uri())
+    doc.update(text)
+    _ask_everything(doc, rng, 150)
+    for _ in range(15):
+        lines = doc.text.split("\n")
+        k = rng.randrange(len(lines))
+        cut = rng.randrange(len(lines[k]) + 1)
+        choice = rng.random()
+        if choice < 0.4:  # a half-typed line
+            lines[k] = lines[k][:cut]
+        elif choice < 0.7:
+            lines[k] = lines[k][:cut] + rng.choice(["(", "[", "|>", ".", "over=", ", ", "->", "#"]) \
+                + lines[k][cut:]
+        else:
+            del lines[k]
+        doc.update("\n".join(lines))
+        _ask_everything(doc, rng, 20)
