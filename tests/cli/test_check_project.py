@@ -381,3 +381,26 @@ def test_check_of_a_project_imports_no_torch(project):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        timeout=120, cwd=project)
     assert r.returncode == 0, r.stderr
+
+
+# ---------------------------------------------------------------------------
+# checks / value-checks: the defaults of build and run
+
+
+def test_build_takes_its_check_modes_from_the_settings(project):
+    write(project, {"m/x.ss": "dim D = 4\nfn f(x: [n D]) -> [n D] = x\n"})
+    assert run("build", "m/x.ss", "-o", "always.py").exit_code == 0
+    assert run("build", "m/x.ss", "--checks", "never", "-o", "never.py").exit_code == 0
+    write(project, {"pyproject.toml": '[tool.shapescript]\nchecks = "never"\n'})
+    assert run("build", "m/x.ss", "-o", "configured.py").exit_code == 0
+    assert run("build", "m/x.ss", "--checks", "always", "-o", "given.py").exit_code == 0
+    always, never = (project / "always.py").read_text(), (project / "never.py").read_text()
+    assert always != never
+    assert (project / "configured.py").read_text() == never
+    assert (project / "given.py").read_text() == always
+
+
+def test_build_with_a_bad_configuration_is_exit_2(project):
+    write(project, {"m/x.ss": GOOD, "pyproject.toml": '[tool.shapescript]\nchecks = "no"\n'})
+    r = run("build", "m/x.ss", "-o", "x.py")
+    assert r.exit_code == 2 and "`checks` must be one of" in r.stderr

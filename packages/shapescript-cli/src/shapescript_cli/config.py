@@ -11,7 +11,7 @@ folder ``shapescript.toml`` wins. In ``shapescript.toml`` the keys sit at the to
     respect-gitignore = true           # skip what .gitignore ignores (the default)
     select = ["E04"]                   # report only these codes (or code prefixes)
     ignore = ["E0105"]                 # never report these
-    checks = "always"                  # the runtime checks' defaults for build and run
+    checks = "always"                  # build and run: the runtime checks by default
     value-checks = "debug"
 
     [tool.shapescript.per-file-ignores]
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Config", "ConfigError", "CONFIG_FILES", "code_matches", "find_config",
+__all__ = ["Config", "ConfigError", "CONFIG_FILES", "code_matches", "default_modes", "find_config",
            "load_config", "parse_codes"]
 
 CONFIG_FILES = ("shapescript.toml", "pyproject.toml")
@@ -193,3 +193,20 @@ def _codes(items: Sequence[str], where: str) -> tuple[str, ...]:
 def code_matches(code: str, patterns: Sequence[str]) -> bool:
     """Whether ``code`` is one of ``patterns`` or starts with one of them."""
     return any(code.startswith(p) for p in patterns)
+
+
+def default_modes(near: str, checks: str | None,
+                  value_checks: str | None) -> tuple[str | None, str | None]:
+    """``--checks``/``--value-checks`` as given, else the ``checks``/``value-checks``
+    settings of the configuration nearest the file ``near`` (build and run use it);
+    exit 2 when that configuration is malformed."""
+    if checks is not None and value_checks is not None:
+        return checks, value_checks
+    from shapescript_cli.output import fail
+
+    try:
+        config = load_config(start=os.path.dirname(os.path.abspath(near)))
+    except ConfigError as err:
+        fail(str(err))
+    return (checks if checks is not None else config.checks,
+            value_checks if value_checks is not None else config.value_checks)

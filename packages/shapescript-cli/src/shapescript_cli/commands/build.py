@@ -28,10 +28,11 @@ from ._util import MODE_CHOICE, render
               help="Where to write the module (default: FILE.py next to FILE.ss).")
 @click.option("--standalone", is_flag=True,
               help="Inline the runtime helpers: the module needs only torch and einops.")
-@click.option("--checks", type=MODE_CHOICE, default="always", show_default=True,
-              help="Shape, dtype and device checks of arguments and `as`.")
-@click.option("--value-checks", type=MODE_CHOICE, default="debug", show_default=True,
-              help="Domain checks.")
+@click.option("--checks", type=MODE_CHOICE, default=None,
+              help="Shape, dtype and device checks of arguments and `as` (default: "
+                   "[tool.shapescript]'s checks, else always).")
+@click.option("--value-checks", type=MODE_CHOICE, default=None,
+              help="Domain checks (default: [tool.shapescript]'s value-checks, else debug).")
 @click.option("--devices", default=None,
               help="The program's device (cpu, cuda, cuda[0], mps); wins over the file's.")
 def command(file, output, standalone, checks, value_checks, devices):
@@ -46,6 +47,10 @@ def command(file, output, standalone, checks, value_checks, devices):
             raise click.BadParameter(str(err), param_hint="--devices")
     target = output or os.path.splitext(file)[0] + ".py"
     _refuse_input_as_output(target, [file])
+    from shapescript_cli.config import default_modes  # [tool.shapescript]'s checks
+
+    checks, value_checks = default_modes(file, checks, value_checks)
+    checks, value_checks = checks or "always", value_checks or "debug"
     try:
         out = compiler.compile_file(file, checks=checks, value_checks=value_checks,
                                     devices=devices, standalone=standalone)

@@ -53,6 +53,9 @@ def command(checks, value_checks, nproc_per_node, nnodes, node_rank, rdzv_endpoi
     from . import _launch
 
     _launch.check_options(nproc_per_node, nnodes, node_rank, rdzv_endpoint)
+    from shapescript_cli.config import default_modes  # [tool.shapescript]'s checks
+
+    checks, value_checks = default_modes(script, checks, value_checks)
     # The ranks read these from their environment, however they were launched.
     if all_ranks:
         os.environ["SHAPESCRIPT_ALL_RANKS"] = "1"
