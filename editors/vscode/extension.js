@@ -37,6 +37,12 @@ function activate(context) {
   const clientOptions = {
     documentSelector: [{ scheme: "file", language: "shapescript" }],
     synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher("**/*.ss") },
+    middleware: {
+      // The shapes after assignments can be turned off (shapescript.inlayHints.shapes).
+      provideInlayHints: (document, range, token, next) =>
+        vscode.workspace.getConfiguration("shapescript").get("inlayHints.shapes", true)
+          ? next(document, range, token) : [],
+    },
   };
   client = new LanguageClient("shapescript", "ShapeScript", serverOptions, clientOptions);
   context.subscriptions.push({ dispose: () => client && client.stop() });
