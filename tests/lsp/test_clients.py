@@ -64,6 +64,13 @@ def test_vscode_extension_manifest_points_at_its_files():
         re.compile(rx)
 
 
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
+def test_vscode_extension_script_parses():
+    proc = subprocess.run(["node", "--check", str(VSCODE / "extension.js")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+
+
 RUNNER = VSCODE / "node_modules" / ".bin" / "vscode-tmgrammar-test"
 
 
