@@ -46,6 +46,8 @@ __all__ = [
     "EXPORT_TARGETS", "CHECK_PROFILES", "COMMANDS", "entry_points", "load_entry_point",
     # the check command's stdin
     "decode_source", "MAX_SOURCE_BYTES",
+    # `run` on many processes: the process group of a rank torchrun started
+    "distributed",
 ]
 
 _HOMES: dict[str, str] = {
@@ -186,6 +188,10 @@ def save_checkpoint(path: str, *models: Any) -> None:
 def __getattr__(name: str) -> Any:
     if name == "vocab":  # the dtype, domain and device tables, as a module
         value = importlib.import_module("shapescript.vocab")
+        globals()[name] = value
+        return value
+    if name == "distributed":  # start/stop the process group, a rank's output (torch)
+        value = importlib.import_module("shapescript.rt.distributed")
         globals()[name] = value
         return value
     home = _HOMES.get(name)

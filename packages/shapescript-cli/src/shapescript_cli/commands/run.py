@@ -62,21 +62,24 @@ def command(checks, value_checks, nproc_per_node, nnodes, node_rank, rdzv_endpoi
     if timeout is not None:
         os.environ["SHAPESCRIPT_DIST_TIMEOUT"] = repr(float(timeout))
     if nproc_per_node is not None:
-        from shapescript.rt.distributed import timeout_seconds
+        from shapescript.api import distributed
 
+        try:
+            seconds = distributed.timeout_seconds()
+        except ValueError as err:             # a bad SHAPESCRIPT_DIST_TIMEOUT
+            raise click.UsageError(str(err)) from None
         worker = _launch.worker_args(checks, value_checks, script, args)
         sys.exit(_launch.launch(nproc_per_node, nnodes, node_rank, rdzv_endpoint,
-                                timeout_seconds(), worker))
+                                seconds, worker))
 
-    from shapescript.importer import import_file, install
-    from shapescript.rt.errors import ShapeScriptError
+    from shapescript.api import ShapeScriptError, import_file, install
 
     group = _join_group(script)
     try:
         _run(checks, value_checks, script, args, import_file, install, ShapeScriptError)
     finally:
         if group:
-            from shapescript.rt import distributed
+            from shapescript.api import distributed
 
             distributed.stop()
 
@@ -85,7 +88,7 @@ def _join_group(script):
     """A rank that torchrun started joins the process group (a .ss program; a Python
     script starts its own, as it would under torchrun) and routes its output; whether it
     joined."""
-    from shapescript.rt import distributed
+    from shapescript.api import distributed
 
     if not distributed.launched():
         return False
