@@ -92,6 +92,9 @@ def test_exclude_setting_applies_to_walks_and_named_files(project):
     # A pre-commit hook names every staged file: the excludes hold for them too.
     r = run("check", "--format", "concise", "src/a.ss", "src/b.ss")
     assert (r.exit_code, r.stdout) == (0, "")
+    # Only excluded files named: nothing to check, and not a mistake of the command.
+    r = run("check", "--format", "concise", "src/a.ss")
+    assert (r.exit_code, r.output) == (0, "")
 
 
 def test_named_files_are_checked_whatever_gitignore_says(project):

@@ -131,10 +131,12 @@ class Walker:
                 yield path
 
 
-def collect(paths: Sequence[str], config: Config) -> list[str]:
+def collect(paths: Sequence[str], config: Config,
+            excluded: list[str] | None = None) -> list[str]:
     """The files to check for the command line's ``paths``, each once, in order: named
-    files as given (unless excluded), then each directory's walk. A path that doesn't
-    exist is kept, so that the command reports it."""
+    files as given (unless excluded: those are appended to ``excluded``), then each
+    directory's walk. A path that doesn't exist is kept, so that the command reports
+    it."""
     walker = Walker(config)
     out: list[str] = []
     seen: set[str] = set()
@@ -151,7 +153,8 @@ def collect(paths: Sequence[str], config: Config) -> list[str]:
             for found in walker.walk(path.resolve()):
                 add(_display(found, given, path))
         elif path.exists() and walker.excluded(path.resolve(), False):
-            continue
+            if excluded is not None:
+                excluded.append(given)
         else:
             add(given)
     return out

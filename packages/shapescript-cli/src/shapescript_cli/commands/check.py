@@ -175,11 +175,14 @@ def run_check(files: Sequence[str], fmt: str, profiles: Sequence[Any] = (),
         fail("`-` (stdin) can be given once")
     if stdin_filename is not None and STDIN not in files:
         fail("--stdin-filename names the program read from `-`; give `-` too")
-    targets = collect(files, config)
+    excluded: list[str] = []
+    targets = collect(files, config, excluded)
     for path in targets:
         if path != STDIN:
             _require_readable(path)
     if not targets:
+        if excluded:  # a hook named only excluded files: nothing to do, and no mistake
+            raise click.exceptions.Exit(0)
         fail(f"no .ss files to check in {', '.join(files)}")
     stdin = None
     if STDIN in targets:
