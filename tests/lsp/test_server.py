@@ -322,3 +322,23 @@ async def test_imported_modules_definition_and_a_saved_change(client: LanguageCl
     assert not client.diagnostics[luri]
     (d,) = client.diagnostics[muri]
     assert d.code.startswith("E04") and "[b layers.D]" in d.message, d
+
+
+async def test_fast_typing_checks_the_latest_text(client: LanguageClient, tmp_path: Path):
+    uri = await _open(client, tmp_path / "model.ss", MODEL)
+    # Five keystrokes' worth of changes at once; the last one breaks the return type.
+    texts = [MODEL.replace("y = h * 2.0", "y = h * 2.0" + " " * k) for k in range(1, 5)]
+    texts.append(MODEL.replace("    return y\n", "    return mean(y, over=n)\n"))
+    for version, text in enumerate(texts, start=2):
+        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            [lsp.TextDocumentContentChangeWholeDocument(text=text)]))
+    # A request sees the latest text, checked.
+    h = await client.text_document_hover_async(lsp.HoverParams(
+        lsp.TextDocumentIdentifier(uri), _pos(texts[-1], "mean(y")))
+    assert "[b D] f32" in h.contents.value
+    for _ in range(len(texts)):
+        if [d.code for d in client.diagnostics.get(uri, [])] == ["E0402"]:
+            break
+        await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert [d.code for d in client.diagnostics[uri]] == ["E0402"]

@@ -8,6 +8,7 @@ logs the error: the server itself never stops for a file.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import os
@@ -30,17 +31,42 @@ class ShapeScriptServer(LanguageServer):
         super().__init__("shapescript", __version__,
                          text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
         self.documents: dict[str, Document] = {}
+        # Documents changed since their last check: while keystrokes arrive faster than
+        # a file checks, only the latest text is checked; a request checks it first.
+        self.pending: set[str] = set()
 
     def document(self, uri: str) -> Document:
+        """The open document ``uri``, checked up to its latest change."""
+        if uri in self.pending:
+            self.flush(uri)
         doc = self.documents.get(uri)
         if doc is None:
             doc = self.documents[uri] = Document(uri)
         return doc
 
+    def schedule(self, uri: str) -> None:
+        """Checks ``uri`` once the notifications already received are handled."""
+        self.pending.add(uri)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.flush(uri)
+            return
+        loop.call_soon(self.flush, uri)
+
+    def flush(self, uri: str) -> None:
+        if uri in self.pending:
+            self.pending.discard(uri)
+            try:
+                self.refresh(uri)
+            except Exception:  # noqa: BLE001 - a failed check must not stop the server
+                log.error("checking %s failed:\n%s", uri, traceback.format_exc())
+
     def refresh(self, uri: str) -> None:
         """Re-checks ``uri`` from the workspace's text and publishes its diagnostics."""
+        self.pending.discard(uri)
         text_doc = self.workspace.get_text_document(uri)
-        doc = self.document(uri)
+        doc = self.documents.get(uri) or self.documents.setdefault(uri, Document(uri))
         doc.version = text_doc.version
         doc.update(text_doc.source)
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
@@ -92,13 +118,14 @@ def build() -> ShapeScriptServer:
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     @_guard()
     def did_change(ls: ShapeScriptServer, params: lsp.DidChangeTextDocumentParams) -> None:
-        ls.refresh(params.text_document.uri)
+        ls.schedule(params.text_document.uri)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     @_guard()
     def did_save(ls: ShapeScriptServer, params: lsp.DidSaveTextDocumentParams) -> None:
         # A save may follow edits to the files this one imports: check afresh; and the
         # open files that import this one see its new contents.
+        ls.pending.discard(params.text_document.uri)  # checked afresh just below
         doc = ls.document(params.text_document.uri)
         doc.checker = None
         ls.refresh(params.text_document.uri)
@@ -113,6 +140,7 @@ def build() -> ShapeScriptServer:
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     @_guard()
     def did_close(ls: ShapeScriptServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        ls.pending.discard(params.text_document.uri)
         ls.documents.pop(params.text_document.uri, None)
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
             uri=params.text_document.uri, diagnostics=[]))
