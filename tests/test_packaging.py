@@ -249,3 +249,52 @@ def test_pre_commit_hook_by_try_repo(dist, tmp_path):
                        capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "Passed" in r.stdout
+
+
+# ---------------------------------------------------------------------------
+# Without the runtime (fast: the missing modules are simulated)
+
+
+def _cli(*args: str):
+    from click.testing import CliRunner
+
+    from shapescript_cli.main import main
+
+    return CliRunner().invoke(main, list(args), prog_name="shapescript")
+
+
+def test_run_without_torch_says_what_to_install(monkeypatch, tmp_path):
+    from shapescript_cli import main as cli_main
+
+    real = cli_main._module_exists
+    monkeypatch.setattr(cli_main, "_module_exists",
+                        lambda m: m not in ("torch", "numpy") and real(m))
+    (tmp_path / "a.ss").write_text(GOOD)
+    r = _cli("run", str(tmp_path / "a.ss"))
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == "error: shapescript run needs torch: pip install 'shapescript-core[runtime]'\n"
+    # check needs nothing of the runtime
+    assert _cli("check", str(tmp_path / "a.ss")).exit_code == 0
+
+
+def test_a_runtime_import_failing_in_a_command_is_the_hint_not_a_crash(monkeypatch):
+    import click
+
+    from shapescript_cli.main import main
+
+    @click.command("needs-torch")
+    def needs_torch() -> None:
+        raise ModuleNotFoundError("No module named 'torch'", name="torch")
+
+    @click.command("needs-other")
+    def needs_other() -> None:
+        raise ModuleNotFoundError("No module named 'leftpad'", name="leftpad")
+
+    monkeypatch.setitem(main.commands, "needs-torch", needs_torch)
+    monkeypatch.setitem(main.commands, "needs-other", needs_other)
+    r = _cli("needs-torch")
+    assert r.exit_code == 2
+    assert r.stderr == ("error: shapescript needs-torch needs torch: "
+                        "pip install 'shapescript-core[runtime]'\n")
+    r = _cli("needs-other")  # not the runtime: a bug, reported as one
+    assert r.exit_code == 3 and "internal error" in r.stderr
