@@ -77,6 +77,16 @@ class Document:
 
     @property
     def module(self) -> Any:
+        """The checked main module of the current text (None when nothing parsed)."""
+        p = self.program
+        return None if p is None or p.main is None else p.main
+
+    @property
+    def known(self) -> Any:
+        """The current checked module, else the last one there was (for completion
+        while the file doesn't parse at all)."""
+        if self.module is not None:
+            return self.module
         p = self.good
         return None if p is None or p.main is None else p.main
 
@@ -647,7 +657,7 @@ def _text_before(doc: Document, pos: lsp.Position, lines: int = 12) -> str:
 
 
 def completion(doc: Document, pos: lsp.Position) -> lsp.CompletionList:
-    cm = doc.module
+    cm = doc.known
     items: list[lsp.CompletionItem] = []
     seen: set[str] = set()
 
