@@ -306,6 +306,11 @@ class ModuleGen:
             sub.emit(decl.body.span.line, 1, "return " + g.expr(decl.body))
         self.em = saved
         pre = self.prelude_lines(sig)
+        if decl.ret is None and isinstance(decl.body, tuple) and sig.ret is None:
+            # A function that returns nothing is host code (`main`, a training loop): it
+            # builds no autograd graph, so a value it prints has no `grad_fn` and memory
+            # doesn't grow with the steps; `value_and_grad` turns gradients back on.
+            self.em.emit(header_line, 0, "@_ss_torch.no_grad()", simple=False)
         self.em.emit(header_line, 0, f"def {self.def_name(sig)}({params}):", simple=False)
         if pre:
             first = sub.lines[0].ss_line if sub.lines else header_line + 1
