@@ -121,6 +121,7 @@ _TABLE: tuple[tuple[str, ...], ...] = (
     ("E0603", "the pattern's rank isn't the input's"),
     ("E0604", "a pattern group that can't be solved exactly"),
     ("E0605", "a dim or generic in a pattern that doesn't fit its axis"),
+    ("E0606", "an `einsum` with more than 52 axis names"),
     # E07 domains, conversions and `as`
     ("E0701", "domain too wide"),
     ("E0702", "no such conversion"),

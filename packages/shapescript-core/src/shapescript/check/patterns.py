@@ -45,6 +45,8 @@ __all__ = ["PatternResult", "RuntimeCheck", "REDUCE_OPS", "check_pattern", "patt
 
 REDUCE_OPS = ("sum", "mean", "max", "min", "prod")
 KINDS = ("rearrange", "reduce", "repeat", "einsum")
+# An einsum names its axes with one letter each: a-z and A-Z.
+EINSUM_NAMES = 52
 ONE = Size.const(1)
 
 
@@ -531,6 +533,11 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
     taken = set(_user_names(pattern.output))
     for side in pattern.inputs:
         taken |= set(_user_names(side))
+    if kind == "einsum" and len(taken) > EINSUM_NAMES:
+        # torch (and einops after it) name each axis with one ASCII letter.
+        raise Fail("E0606", f"`einsum` with {len(taken)} axis names, more than {EINSUM_NAMES}",
+                   f"{len(taken)} names", help="contract in steps, or merge axes with "
+                   "`rearrange` first (`b (h w) c` for `b h w c`)")
     ren = _Renamer(taken)
     in_sides = [_convert_side(s, ren, kind, False) for s in pattern.inputs]
     out_side = _convert_side(pattern.output, ren, kind, True)
