@@ -197,8 +197,9 @@ def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'shapescript.api' has no attribute {name!r}")
+    # Looked up at each access, not cached here: the home module is the one truth (a
+    # test or a tool may stand another in its place in sys.modules).
     value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
     return value
 
 
