@@ -86,9 +86,6 @@ class Architecture:
     # refusal, with the explanation.
     diagnoses: tuple[tuple[str, str], ...] = field(default=())
 
-    def slot(self, key: str) -> Slot:
-        return next(s for s in self.slots if s.key == key)
-
 
 def permute_qk(w: torch.Tensor, heads: int) -> torch.Tensor:
     """Reorders each head's rows of a query or key projection ``[heads·hd, D]`` so that
