@@ -12,6 +12,7 @@ from typing import Any
 
 from shapescript.check import ops
 from shapescript.check.fail import Fail
+from shapescript.check.patterns import REDUCE_OPS
 from shapescript.check.result import CallRes
 from shapescript.check.scope import Var
 from shapescript.check.sizes import Size
@@ -34,7 +35,7 @@ from shapescript.syntax import ast
 from shapescript.vocab import HOST_DTYPE
 
 REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "var", "std", "logsumexp",
-                        "argmax", "argmin"})
+                        "argmax", "argmin", "any", "all"})
 ELEMENTWISE = {"add": "+", "sub": "-", "mul": "*", "div": "/", "maximum": "maximum",
                "minimum": "minimum"}
 PATTERNS = frozenset({"rearrange", "reduce", "repeat", "einsum"})
@@ -276,9 +277,10 @@ class BuiltinMixin:
                            help="add one of `sum`, `mean`, `max`, `min`, `prod`: "
                                 "`reduce(x, b h w -> b, max)`")
             reduce_op = rest[0].value.id
-            if reduce_op not in ("sum", "mean", "max", "min", "prod"):
+            if reduce_op not in REDUCE_OPS:
                 raise Fail("E0602", f"unknown `reduce` operation `{reduce_op}`", "not an operation",
-                           span=rest[0].span, help="use one of `sum`, `mean`, `max`, `min`, `prod`")
+                           span=rest[0].span,
+                           help="use one of " + ", ".join(f"`{o}`" for o in REDUCE_OPS))
         elif rest:
             raise Fail("E0501", f"`{name}` takes no argument after its pattern but keyword sizes",
                        "unexpected argument", span=rest[0].span)

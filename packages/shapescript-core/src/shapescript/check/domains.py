@@ -296,7 +296,7 @@ def reduction_domain(op: str, d: Domain, dtype: str | None = None,
     k = d.kind
     if k == "Mask":
         return {"sum": NOBOUND, "mean": Domain("Unit"), "max": MASK, "min": MASK,
-                "prod": NOBOUND}.get(op, REAL)
+                "prod": NOBOUND, "any": MASK, "all": MASK}.get(op, REAL)
     if op == "logsumexp":
         return REAL
     if op not in _KEEPS:

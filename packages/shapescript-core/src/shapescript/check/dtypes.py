@@ -221,7 +221,8 @@ def reduction_dtype(op: str, dtype: str) -> str:
     ``sum``/``prod`` of integers or a mask give ``i64`` (a class ``Float`` stays
     ``Float``); ``mean`` of a mask gives ``f32``; ``mean var std`` of integers are E0411;
     ``var std`` of a mask too; ``max``/``min`` keep the dtype; ``argmax``/``argmin`` give
-    ``i64`` (of a mask: E0404, as torch); ``logsumexp`` of integers or masks gives ``f32``.
+    ``i64`` (of a mask: E0404, as torch); ``logsumexp`` of integers or masks gives ``f32``;
+    ``any``/``all`` take a mask (else E0404) and give one.
     """
     cat = category(dtype)
     if op in ("sum", "prod"):
@@ -246,4 +247,9 @@ def reduction_dtype(op: str, dtype: str) -> str:
         if dtype == "bool":
             raise Fail("E0404", f"`{op}` of a mask", "`bool`", help="convert first: `… to u8`")
         return "i64"
+    if op in ("any", "all"):
+        if dtype != "bool":
+            raise Fail("E0404", f"`{op}` takes a mask, not `{dtype}`", f"`{dtype}`",
+                       help=f"compare first, e.g. `{op}(x > 0)`")
+        return "bool"
     raise ValueError(f"unknown reduction {op!r}")

@@ -21,7 +21,7 @@ from shapescript.syntax import ast
 BUILTIN_FUNCS = frozenset({
     "add", "sub", "mul", "div", "maximum", "minimum", "where", "matmul",
     "sum", "mean", "max", "min", "prod", "var", "std", "logsumexp", "argmax", "argmin",
-    "cross_entropy", "topk", "rearrange", "reduce", "repeat", "einsum",
+    "any", "all", "cross_entropy", "topk", "rearrange", "reduce", "repeat", "einsum",
     "stack", "concat", "split", "map", "print",
     # host-only training world (§7)
     "value_and_grad", "sgd", "adamw", "update", "clip_norm", "cosine", "warmup",

@@ -43,7 +43,7 @@ from shapescript.syntax import ast
 
 __all__ = ["PatternResult", "RuntimeCheck", "REDUCE_OPS", "check_pattern", "pattern_text"]
 
-REDUCE_OPS = ("sum", "mean", "max", "min", "prod")
+REDUCE_OPS = ("sum", "mean", "max", "min", "prod", "any", "all")
 KINDS = ("rearrange", "reduce", "repeat", "einsum")
 # An einsum names its axes with one letter each: a-z and A-Z.
 EINSUM_NAMES = 52

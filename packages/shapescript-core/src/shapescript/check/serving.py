@@ -43,7 +43,7 @@ SDPA = "torch.nn.functional.scaled_dot_product_attention"
 EMBEDDING = "torch.nn.functional.embedding"
 LINEAR = "torch.nn.functional.linear"
 _ACROSS = frozenset({"sum", "mean", "max", "min", "prod", "var", "std", "logsumexp",
-                     "argmax", "argmin", "cross_entropy", "topk", "concat", "split"})
+                     "argmax", "argmin", "any", "all", "cross_entropy", "topk", "concat", "split"})
 
 HELP = {
     "E3301": "take the model, then `ids: [b n] Index[V]`, then optionally `pos: [b n] Index[P]`; "

@@ -59,7 +59,7 @@ def gen_builtin(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
         plans = data.get("plans") or [None, None, None]
         m, a, b = g.plan(m, plans[0]), g.plan(a, plans[1]), g.plan(b, plans[2])
         return f"{T}.where({m}, {a}, {b})"
-    if name in TORCH_REDUCE or name == "logsumexp":
+    if name in TORCH_REDUCE or name in ("logsumexp", "any", "all"):
         return reduction(g, name, args[0], data.get("dims"))
     if name == "cross_entropy":
         logits, y = g.expr(args[0]), g.expr(args[1])
@@ -99,6 +99,8 @@ def reduction(g: "ExprGen", name: str, arg: ast.Expr, dims: list[int] | None) ->
         if dims is None:
             return f"{T}.logsumexp({x}.reshape(-1), 0)"
         return f"{T}.logsumexp({x}, {dims_arg(dims)})"
+    if name in ("any", "all"):
+        name = "max" if name == "any" else "min"  # of a mask, as below
     if name in ("max", "min") and is_mask:
         fn = "any" if name == "max" else "all"
         if dims is None:
