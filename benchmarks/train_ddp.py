@@ -85,7 +85,7 @@ def worker(kinds: list[str], rounds: int) -> None:
         distributed.start()
     rank, world = rt.rank(), rt.world_size()
     shapescript.install()
-    # train.py (the book's script) is next to train.ss, and a .py wins an import.
+    # train.py (the same training in Python) is next to train.ss, and a .py wins an import.
     train = import_file(str(SPOTTER / "train.ss"), "spotter_train")
     import reference
     import shapes
