@@ -17,7 +17,7 @@ from typing import Any
 
 from shapescript.check.env import AxisParam, FnSig, ModelInfo, SizeParam
 from shapescript.check.result import AssertRes, CheckedModule
-from shapescript.check.types import ModelType, TupleType
+from shapescript.check.types import ModelType, TensorType, TupleType
 from shapescript.codegen.exprs import T, ExprGen, generic_var, pyname
 from shapescript.codegen.layout import Emitter
 from shapescript.codegen.specs import SpecBuilder
@@ -159,11 +159,17 @@ class ModuleGen:
                 spec = self.specs.as_spec(item_e, sub)
                 self.tail.append(f"{name}_{i} = _ss_rt.make_as_checker({spec})")
                 parts.append(f"{name}_{i}(_v[{i}], _e, _c, _vc)")
+            checked = f"({', '.join(parts)},)"
+            shared = _shared_unknowns(target)
+            if shared:
+                # One `?k` in several elements is one size: checked once each is.
+                checked = (f"{self.rt_helper('same_unknowns')}({checked}, {shared!r}, "
+                           f"{res.where!r}) if _c else {checked}")
             self.tail += [
                 f"def {name}(_v, _e, _c, _vc):",
                 f"    if _c and (not isinstance(_v, (tuple, list)) or len(_v) != {n}):",
                 f"        raise TypeError({res.where!r} + ': expected a tuple of {n}, got ' + type(_v).__name__)",
-                f"    return ({', '.join(parts)},)",
+                f"    return {checked}",
             ]
         else:
             spec = self.specs.as_spec(e, res)
@@ -421,3 +427,19 @@ def generate(cm: CheckedModule, program: Any, *, checks: str = "always",
 
 
 __all__ = ["generate", "AxisParam", "SizeParam"]
+
+
+def _shared_unknowns(t: TupleType) -> tuple[tuple[str, tuple[tuple[int, int], ...]], ...]:
+    """The unknowns (``?k``) a tuple type gives more than one axis, with their
+    ``(element, axis)`` positions (an axis after a ``...`` counted from the end)."""
+    at: dict[str, list[tuple[int, int]]] = {}
+    for i, item in enumerate(t.items):
+        if not isinstance(item, TensorType):
+            continue
+        vi = next((k for k, a in enumerate(item.axes) if a.variadic), None)
+        for j, a in enumerate(item.axes):
+            u = None if a.variadic else a.size.var_name
+            if u is not None and u.startswith("?"):
+                pos = j - len(item.axes) if vi is not None and j > vi else j
+                at.setdefault(u.partition("#")[0].lstrip("?"), []).append((i, pos))
+    return tuple((u, tuple(p)) for u, p in sorted(at.items()) if len(p) > 1)

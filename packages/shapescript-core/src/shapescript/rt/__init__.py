@@ -15,7 +15,7 @@
 """
 
 from .checks import (PROCESS_DEVICE, check_args, check_args_slow, check_as, check_as_slow,
-                     make_as_checker, make_checker)
+                     make_as_checker, make_checker, same_unknowns)
 from .config import checks_mode, mode_enabled, value_checks_mode
 from .device import (call_device, current_device, declare_module_device, devices,
                      parse_device, reset_devices)
@@ -28,7 +28,7 @@ from .specs import FLOAT, INT, DomainSpec, HostSpec, ModelSpec, TensorSpec, dtyp
 
 __all__ = [
     "PROCESS_DEVICE", "check_args", "check_args_slow", "check_as", "check_as_slow",
-    "make_as_checker", "make_checker",
+    "make_as_checker", "make_checker", "same_unknowns",
     "checks_mode", "mode_enabled", "value_checks_mode",
     "call_device", "current_device", "declare_module_device", "devices", "parse_device",
     "reset_devices",

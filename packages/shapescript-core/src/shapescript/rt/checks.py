@@ -455,6 +455,20 @@ def _lazy_checker(specs):
     return check
 
 
+def same_unknowns(values, groups, where):
+    """Checks that the axes one tuple ``as`` gives one unknown (``?k`` in ``([?k D], [?k])``)
+    have one size, and returns ``values``. ``groups``: ``(name, ((element, axis), …))``.
+    Raises ``ShapeError`` naming the unknown and the two axes that differ."""
+    for name, at in groups:
+        (i0, j0), first = at[0], values[at[0][0]].shape[at[0][1]]
+        for i, j in at[1:]:
+            size = values[i].shape[j]
+            if size != first:
+                raise ShapeError(f"{where}: `?{name}` is {first} in element {i0} (axis {j0}) "
+                                 f"but {size} in element {i} (axis {j})")
+    return values
+
+
 def make_as_checker(spec):
     """A function ``check(value, env, checks_on=True, values_on=True) -> value`` for one
     ``as``'s spec; it raises what ``check_as`` raises."""
