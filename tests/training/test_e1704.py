@@ -42,6 +42,8 @@ KINDS = {
     "save": "    save(\"ckpt.safetensors\", m)  # here\n",
     "load": "    k = load(\"ckpt.safetensors\", Net)  # here\n",
     "print": "    print(x)  # here\n",
+    "world_size": "    k = world_size()  # here\n",
+    "rank": "    k = rank()  # here\n",
     "for over a Python value": "    for name in shapes.CLASSES:  # here\n        z = x\n",
 }
 

@@ -18,6 +18,9 @@ from shapescript.diagnostics import Diagnostic
 
 
 TORCH_MODULES = ("torch", "math", "shapescript.rt")
+# The runtime's externs that read the process, not tensors: fixed at the value they had
+# while tracing, so an exported program may not call them.
+HOST_EXTERNS = frozenset({"shapescript.rt.world_size", "shapescript.rt.rank"})
 
 
 def extern_in_torch(target: str) -> bool:

@@ -34,7 +34,7 @@ from shapescript.check.env import (
     ModuleEnv,
     SizeParam,
 )
-from shapescript.check.exports import extern_in_torch
+from shapescript.check.exports import HOST_EXTERNS, extern_in_torch
 from shapescript.check.fail import Fail
 from shapescript.check.result import (
     ArgVal,
@@ -595,7 +595,9 @@ class ExprMixin:
     # -- fn and extern calls ----------------------------------------------------------
     def call_sig(self, sig: FnSig, e: ast.Call) -> Type:
         what = f"`{sig.name}`"
-        if sig.is_extern and not extern_in_torch(sig.extern or ""):
+        if sig.is_extern and sig.extern in HOST_EXTERNS:
+            self.host_only(e, f"`{sig.name}()`")
+        elif sig.is_extern and not extern_in_torch(sig.extern or ""):
             self.extern_sites.append(("E1702", e.span, "extern fn outside torch, called by an exported function",
                                       f"`{sig.name}` is `{sig.extern}`"))
         try:
