@@ -896,7 +896,9 @@ class Builder:
         return ("w", c[0], c[1])
 
     def r_tw_over(self, c):
-        return ("over", c[0], c[1])
+        # (the class axis's name, `layers.C` for a dim of an imported module; its last token)
+        name, _, last = c[1]
+        return ("over", c[0], (name, last))
 
     def _type(self, head, words):
         kind = head[0]
@@ -958,14 +960,13 @@ class Builder:
         for w in words:
             kind, tok, extra = w
             if kind == "over":
-                last = extra
+                over, last = extra
                 if domain is None or domain.over is not None or domain.index is not None:
                     self.error("E0101", "unexpected `over`", tok,
                                "`over` follows a domain such as `Logit`",
                                help="for example `Logit over C`")
                     continue
-                domain = ast.DomainExpr(domain.name, self.sp(domain.span, extra),
-                                        over=extra.value)
+                domain = ast.DomainExpr(domain.name, self.sp(domain.span, last), over=over)
                 continue
             name = tok.value
             last = extra.close if extra is not None else tok
