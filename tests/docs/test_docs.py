@@ -1,0 +1,183 @@
+"""The documentation is tested: the site builds with ``mkdocs build --strict``, every
+ShapeScript block in ``docs/`` checks as it says, the tutorial's commands run and print
+what it shows, the generated reference covers every built-in, and nothing cites a document
+that isn't in the repository.
+
+A ```` ```ss ```` block must check clean; ```` ```ss expect=E0401 ```` must produce exactly
+that code (several: ``expect=E0401,E0413``); ```` ```ss fragment ```` is part of a larger
+program and must only parse.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+SHAPESCRIPT = [sys.executable, "-m", "shapescript_cli"]
+_BLOCK = re.compile(r"^```ss([^\n]*)\n(.*?)^```", re.M | re.S)
+
+
+def ss_blocks() -> list[tuple[str, str, str]]:
+    """(where, info string, code) for each ShapeScript block of the docs."""
+    out = []
+    for md in sorted(DOCS.rglob("*.md")):
+        text = md.read_text(encoding="utf-8")
+        for m in _BLOCK.finditer(text):
+            line = text.count("\n", 0, m.start()) + 1
+            out.append((f"{md.relative_to(ROOT)}:{line}", m.group(1).strip(), m.group(2)))
+    return out
+
+
+def check_codes(code: str, tmp_path: Path) -> list[str]:
+    path = tmp_path / "block.ss"
+    path.write_text(code, encoding="utf-8")
+    r = subprocess.run([*SHAPESCRIPT, "check", "--format", "json", str(path)],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode in (0, 1), r.stderr
+    return sorted({d["code"] for d in json.loads(r.stdout or "[]")})
+
+
+BLOCKS = ss_blocks()
+
+
+def test_the_docs_have_shapescript_blocks():
+    assert len(BLOCKS) >= 20
+    assert any("expect=" in info for _, info, _ in BLOCKS)
+
+
+@pytest.mark.parametrize("where,info,code", BLOCKS, ids=[b[0] for b in BLOCKS])
+def test_shapescript_block_checks_as_marked(where, info, code, tmp_path):
+    codes = check_codes(code, tmp_path)
+    m = re.search(r"expect=([\w,]+)", info)
+    if m:
+        assert codes == sorted(m.group(1).split(",")), f"{where}: {codes}"
+    elif "fragment" in info:
+        assert not [c for c in codes if c.startswith("E01")], f"{where}: {codes}"
+    else:
+        assert codes == [], f"{where}: {codes}"
+
+
+def test_an_expect_marker_fails_on_the_wrong_code(tmp_path):
+    # The marker is compared, not merely present: a clean program has no E0401.
+    assert check_codes("dim D = 4\nfn f(x: [D]) -> [D] = x\n", tmp_path) == []
+
+
+# --- the tutorial ------------------------------------------------------------------------
+
+def _sh(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
+
+
+def _shown_output(after: str) -> str:
+    """The ```text block that follows a command in tutorial.md."""
+    text = (DOCS / "tutorial.md").read_text(encoding="utf-8")
+    i = text.index(after)
+    m = re.compile(r"```text\n(.*?)```", re.S).search(text, i)
+    assert m is not None
+    return m.group(1)
+
+
+@pytest.mark.slow
+def test_the_tutorial_runs(tmp_path):
+    for f in (DOCS / "tutorial").iterdir():
+        shutil.copy(f, tmp_path)
+    # The files the page shows are the files it ships.
+    page = (DOCS / "tutorial.md").read_text(encoding="utf-8")
+    for name in ("norm.ss", "broken.ss", "probe.ss"):
+        assert (DOCS / "tutorial" / name).read_text(encoding="utf-8") in page, name
+
+    r = _sh([*SHAPESCRIPT, "check", "norm.ss"], tmp_path)
+    assert (r.returncode, r.stdout) == (0, "")
+
+    r = _sh([*SHAPESCRIPT, "check", "broken.ss"], tmp_path)
+    assert r.returncode == 1
+    assert r.stdout.strip() == _shown_output("shapescript check broken.ss").strip()
+
+    r = _sh([sys.executable, "use_norm.py"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == _shown_output("python use_norm.py")
+
+    r = _sh([*SHAPESCRIPT, "run", "probe.ss"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    losses = [float(x) for x in re.findall(r"loss ([\d.]+)", r.stdout)]
+    assert len(losses) == 5 and losses[-1] < losses[0], r.stdout
+    assert (tmp_path / "probe.safetensors").exists()
+
+    r = _sh([*SHAPESCRIPT, "export", "probe.ss", "-o", "probe.pt2"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "probe.pt2").exists()
+
+    r = _sh([sys.executable, "serve_probe.py"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == _shown_output("python serve_probe.py")
+
+
+# --- the generated reference and the site --------------------------------------------------
+
+def _reference():
+    sys.path.insert(0, str(DOCS / "gen"))
+    try:
+        import reference
+    finally:
+        sys.path.remove(str(DOCS / "gen"))
+    return reference
+
+
+def test_the_builtins_page_covers_every_built_in_the_checker_knows():
+    from shapescript.check.env import BUILTIN_FUNCS, CONSTRUCTORS
+
+    ref = _reference()
+    assert ref.built_in_names() == BUILTIN_FUNCS | CONSTRUCTORS
+    page = ref.builtins_page()
+    for name in ("softmax", "gelu", "linear", "scaled_dot_product_attention", "rearrange"):
+        assert f"`{name}`" in page
+
+
+def test_the_error_index_has_every_code():
+    from shapescript.codes import CODES
+
+    page = _reference().errors_page()
+    for code in CODES:
+        assert f"\n## {code}\n" in page
+
+
+@pytest.mark.slow
+def test_mkdocs_build_strict(tmp_path):
+    pytest.importorskip("mkdocs")
+    r = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q",
+                        "-f", str(ROOT / "mkdocs.yml"), "-d", str(tmp_path / "site")],
+                       capture_output=True, text=True, cwd=ROOT,
+                       env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (tmp_path / "site" / "reference" / "builtins" / "index.html").exists()
+
+
+# --- no references to documents outside the repository -----------------------------------
+
+_OUTSIDE = re.compile(r"DECISIONS|LANGUAGE §|the book|book ch|\.\./shared|book-\d|chapter \d+ of the book")
+
+
+def _texts() -> list[Path]:
+    paths = [ROOT / "README.md", *DOCS.rglob("*.md")]
+    for pkg in (ROOT / "packages").glob("*/src"):
+        paths += [p for p in pkg.rglob("*") if p.suffix in (".py", ".ss", ".md")]
+    return paths
+
+
+def test_nothing_cites_a_document_outside_the_repository():
+    hits = []
+    for path in _texts():
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if _OUTSIDE.search(line) or ("§" in line and path.name != "decisions.md"):
+                hits.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()[:100]}")
+    assert not hits, "\n".join(hits)
