@@ -30,6 +30,7 @@ one input with a new first axis of the tuple's length (labelled by it) and passe
 
 from __future__ import annotations
 
+import keyword
 from dataclasses import dataclass, field
 
 from shapescript.check.domains import interval_view, reduction_domain
@@ -93,6 +94,7 @@ class _T:
     name: str = ""
     literal: int | None = None  # the number a generated name stands for
     items: tuple["_T", ...] = ()
+    written: str | None = None  # a Python keyword (`in`), renamed for einops
 
     def text(self) -> str:
         if self.kind == "name":
@@ -106,6 +108,8 @@ class _T:
     def src(self) -> str:
         """As the user wrote it (literals as numbers)."""
         if self.kind == "name":
+            if self.written is not None:
+                return self.written
             return str(self.literal) if self.literal is not None else self.name
         if self.kind == "group":
             return "(" + " ".join(i.src() for i in self.items) + ")"
@@ -161,6 +165,7 @@ class _Renamer:
     def __init__(self, taken: set[str]) -> None:
         self.taken = taken
         self.base: dict[int, str] = {}
+        self.keywords: dict[str, str] = {}
 
     def name(self, value: int, k: int) -> str:
         base = self.base.get(value)
@@ -170,6 +175,16 @@ class _Renamer:
                 base = "s" + base
             self.base[value] = base
         return base if k == 1 else f"{base}_{k}"
+
+    def keyword(self, word: str) -> str:
+        """A name for an axis named by a Python keyword, which einops refuses."""
+        if word not in self.keywords:
+            base = f"ss_{word}"
+            while base in self.taken:
+                base = "s" + base
+            self.taken.add(base)
+            self.keywords[word] = base
+        return self.keywords[word]
 
 
 def _convert_side(terms: tuple[ast.PatTerm, ...], ren: _Renamer, kind: str,
@@ -183,6 +198,8 @@ def _convert_side(terms: tuple[ast.PatTerm, ...], ren: _Renamer, kind: str,
             if t.name.startswith("_") or t.name.endswith("_"):
                 raise _syntax(f"`{t.name}` can't be an axis name in a pattern: einops "
                               "names don't start or end with `_`", "not an axis name")
+            if keyword.iskeyword(t.name):
+                return _T("name", ren.keyword(t.name), written=t.name)
             return _T("name", t.name)
         if isinstance(t, ast.PatEllipsis):
             if in_group and not output:
@@ -416,7 +433,8 @@ class _Checker:
             return list(self.ell)
         if term.kind == "name":
             size, label = self.out_name(term, input_names)
-            alias = term.name if term.literal is None and Size.var(term.name) != label else None
+            alias = (term.written or term.name) if term.literal is None \
+                and Size.var(term.name) != label else None
             return [Axis(size, label, False, alias)]
         size, label = ONE, ONE
         for m in term.items:

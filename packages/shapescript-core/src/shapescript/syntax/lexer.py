@@ -584,7 +584,8 @@ def _pattern_terms(toks: list[Tok], lx: Lexer) -> tuple:
     for t in toks:
         tt = t.type
         sp = Span(path, t.line, t.col, t.end_line, t.end_col, t.start, t.end)
-        if tt == "NAME":
+        if tt == "NAME" or (t.value in KEYWORDS and t.value.isidentifier() and t.value != "_"):
+            # A pattern's names are its own: `dim` and `in` are axis names there.
             term = ast.PatName(t.value, sp)
         elif tt == "INT":
             term = ast.PatInt(int(t.value), sp)
