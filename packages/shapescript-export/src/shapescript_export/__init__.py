@@ -22,13 +22,18 @@ if TYPE_CHECKING:
 
 def export(path: str, fn: str | None = None, output: str | None = None, *, aoti: bool = False,
            checks: str = "always", value_checks: str = "debug",
-           devices: str | None = None) -> Any:
+           devices: str | None = None, weights: Any = None, seed: int | None = None) -> Any:
     """Exports the function ``fn`` of the ShapeScript file ``path`` with torch.export,
     in this Python, and returns the ``torch.export.ExportedProgram``.
 
     ``fn`` defaults to the file's only ``export fn``. With ``output``, it also writes
     the ``.pt2`` program there, or with ``aoti=True`` an AOTInductor package.
     ``checks``, ``value_checks`` and ``devices`` are as for ``shapescript build``.
+
+    A function that takes a model first (``fn guess(m: Spotter, img: Images u8)``)
+    exports with the model's fields as the program's parameters, and the data alone as
+    its inputs: ``weights`` is a checkpoint path (its first model of that type) or a
+    model value; without, new weights from ``seed`` (default 0) as ``M.init`` makes them.
 
     Raises ``shapescript.ShapeScriptError`` for a file with errors, ``ValueError`` for a
     missing or ambiguous function, and torch's error (with a note giving the ``.ss``
@@ -40,7 +45,7 @@ def export(path: str, fn: str | None = None, output: str | None = None, *, aoti:
     from shapescript_export.api import export as _export
 
     return _export(path, fn, output, aoti=aoti, checks=checks, value_checks=value_checks,
-                   devices=devices)
+                   devices=devices, weights=weights, seed=seed)
 
 
 def export_module(path: str, fn: str | None = None, *, checks: str = "always",

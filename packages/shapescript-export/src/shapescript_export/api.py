@@ -123,10 +123,18 @@ def run_in_process(prep: Prepared, output: str | None = None, aoti: bool = False
 
 def export(path: str, fn: str | None = None, output: str | None = None, *, aoti: bool = False,
            checks: str = "always", value_checks: str = "debug",
-           devices: str | None = None) -> Any:
+           devices: str | None = None, weights: Any = None, seed: int | None = None) -> Any:
     """See ``shapescript_export.export``."""
     if aoti and output is None:
         raise ValueError("aoti=True needs an output path for the AOTInductor package")
+    from shapescript_export.model_program import export_model, takes_model
+
+    if takes_model(path, fn):
+        return export_model(path, fn, output, weights=weights, seed=seed or 0, aoti=aoti,
+                            checks=checks, value_checks=value_checks, devices=devices)
+    if weights is not None or seed is not None:
+        raise ValueError(f"weights= and seed= need a function that takes the model first "
+                         f"(`{fn}` doesn't)")
     prep = prepare(path, fn, checks=checks, value_checks=value_checks, devices=devices)
     if aoti:
         from shapescript_export.runner import find_cxx

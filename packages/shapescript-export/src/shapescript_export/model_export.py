@@ -115,10 +115,17 @@ def load_model_source(path: str, fn: str | None = "forward", *, option: str = "-
     module = types.ModuleType(module_name)
     module.__file__ = os.path.abspath(path)
     sys.modules[module_name] = module
+    # Its `import python` modules may sit beside it, as `shapescript run` finds them.
+    folder = os.path.dirname(os.path.abspath(path))
+    added = folder not in sys.path
+    if added:
+        sys.path.insert(0, folder)
     try:
         exec(compile(out.python, path, "exec"), module.__dict__)
     finally:
         sys.modules.pop(module_name, None)
+        if added and folder in sys.path:
+            sys.path.remove(folder)
     ns = module.__dict__
     forward = ns.get("_unchecked_" + name) or ns.get(name)
     model_class = _find_class(ns, model_type.name)

@@ -97,6 +97,13 @@ class Pt2Target:
                          metavar="FILE",
                          help="Write the export module (torch and einops only) instead of "
                               "exporting."),
+            click.Option(["--weights"], metavar="FILE", default=None,
+                         help="For a function that takes the model first: a checkpoint "
+                              "written by save, whose first model of that type becomes the "
+                              "program's parameters (default: new weights from --seed)."),
+            click.Option(["--seed"], type=int, default=None,
+                         help="The seed of new weights, as M.init(seed=…) draws them "
+                              "(default: 0)."),
         ]
 
     @property
@@ -107,7 +114,7 @@ class Pt2Target:
 
     def run(self, file: str, fn: str | None, options: dict[str, Any]) -> int:
         import click
-        from shapescript.api import atomic_write
+        from shapescript.api import Progress, atomic_write
 
         from shapescript_export.api import prepare
         from shapescript_export.runner import find_cxx, python_for_tracing, run_module
@@ -116,9 +123,14 @@ class Pt2Target:
         emit = options.get("emit_python")
         target = output or os.path.splitext(file)[0] + ".pt2"
         check_output(emit if emit is not None else target, [file])
-        prep = prepare(file, fn, checks=options.get("checks", "always"),
-                       value_checks=options.get("value_checks", "debug"),
-                       devices=options.get("devices"), option="--fn")
+        progress = Progress()             # phases on a terminal, then what was written
+        if self.run_model(file, fn, target, options):
+            progress.wrote(target)
+            return 0
+        with progress.phase("checking"):
+            prep = prepare(file, fn, checks=options.get("checks", "always"),
+                           value_checks=options.get("value_checks", "debug"),
+                           devices=options.get("devices"), option="--fn")
         # Imported .ss files are inputs too.
         check_output(emit if emit is not None else target, list(prep.sources))
         if emit is not None:
@@ -126,18 +138,23 @@ class Pt2Target:
                 atomic_write(emit, prep.source)
             except OSError as err:
                 raise ExportFailed(f"cannot write {emit}: {err.strerror or err}", 2) from None
+            progress.wrote(emit)
             return 0
         if aoti and find_cxx() is None:
             raise ExportFailed(NO_CXX, 1)
         py = python_for_tracing(options.get("python"), own=sys.executable)
         stem = os.path.splitext(os.path.basename(file))[0]
         # `debug` checks follow the Python that exports: the command's own -O carries over.
-        result = run_module(prep.source, target, python=py, aoti=aoti,
-                            name=f"{stem}_{prep.fn}_export", optimize=sys.flags.optimize > 0)
+        # One process traces, lowers (AOTInductor) and writes: one phase, named for both.
+        with progress.phase("tracing and compiling" if aoti else "tracing"):
+            result = run_module(prep.source, target, python=py, aoti=aoti,
+                                name=f"{stem}_{prep.fn}_export",
+                                optimize=sys.flags.optimize > 0)
         debug = debug_enabled()
         if result.status == "ok":
             if debug and result.stderr:
                 click.echo(result.stderr.rstrip("\n"), err=True)
+            progress.wrote(target, "AOTInductor package" if aoti else "")
             return 0
         if result.status == "torch":
             loc = result.location or (file, prep.line, prep.column)
@@ -156,6 +173,36 @@ class Pt2Target:
         if result.stderr:
             click.echo(result.stderr.rstrip("\n"), err=True)
         return 1
+
+
+    def run_model(self, file: str, fn: str | None, target: str, options: dict[str, Any]) -> bool:
+        """A function that takes the model first: exported here, its model's fields the
+        program's parameters (True when done). ``--weights``/``--seed`` for any other
+        function are an error of the command."""
+        from shapescript_export.model_program import export_model, takes_model
+
+        weights, seed = options.get("weights"), options.get("seed")
+        if not takes_model(file, fn):
+            if weights is not None or seed is not None:
+                what = f"`{fn}` doesn't" if fn else "give the function with --fn; it"
+                raise ExportFailed(f"--weights and --seed need a function that takes the "
+                                   f"model first ({what})", 2)
+            return False
+        for option, given in (("--emit-python", options.get("emit_python")),
+                              ("--python", options.get("python"))):
+            if given is not None:
+                raise ExportFailed(f"{option} isn't supported yet for a function that takes "
+                                   "the model first: it is traced in this Python", 2)
+        from shapescript_export.model_export import ModelExportError
+
+        try:
+            export_model(file, fn, target, weights=weights, seed=seed or 0,
+                         aoti=options.get("aoti", False), checks=options.get("checks", "always"),
+                         value_checks=options.get("value_checks", "debug"),
+                         devices=options.get("devices"))
+        except ModelExportError as err:
+            raise ExportFailed(str(err), 2) from None
+        return True
 
 
 TARGET = Pt2Target()
