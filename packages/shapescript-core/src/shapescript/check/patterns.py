@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import keyword
 from dataclasses import dataclass, field
+from itertools import count
 
 from shapescript.check.domains import interval_view, reduction_domain
 from shapescript.check.dtypes import reduction_dtype
@@ -46,6 +47,8 @@ __all__ = ["PatternResult", "RuntimeCheck", "REDUCE_OPS", "check_pattern", "patt
 
 REDUCE_OPS = ("sum", "mean", "max", "min", "prod", "any", "all")
 KINDS = ("rearrange", "reduce", "repeat", "einsum")
+# Numbers the unknown sizes of `(...)` groups over axes of unknown rank.
+_GROUP_UNKNOWNS = count(1)
 # An einsum names its axes with one letter each: a-z and A-Z.
 EINSUM_NAMES = 52
 ONE = Size.const(1)
@@ -437,6 +440,7 @@ class _Checker:
                 and Size.var(term.name) != label else None
             return [Axis(size, label, False, alias)]
         size, label = ONE, ONE
+        unknown = False
         for m in term.items:
             if m.kind == "ell":
                 if not has_ell:
@@ -445,12 +449,15 @@ class _Checker:
                 assert self.ell is not None
                 for a in self.ell:
                     if a.variadic:
-                        raise Fail("E0409", "a group of `...` needs the rank of `...`",
-                                   "`...` has an unknown rank")
+                        # `(...)` of axes of unknown rank: one axis of unknown size.
+                        unknown = True
+                        continue
                     size, label = size * a.size, label * a.label
             elif m.kind == "name":
                 s, lab = self.out_name(m, input_names)
                 size, label = size * s, label * lab
+        if unknown:
+            size = label = Size.var(f"?k#g{next(_GROUP_UNKNOWNS)}")
         return [Axis(size, label)]
 
     def out_name(self, term: _T, input_names: set[str]) -> tuple[Size, Size]:
