@@ -1,8 +1,8 @@
 """The error-code registry: every code once, with its title and its ``explain`` page.
 
-Codes are ``E`` + the book's chapter (two digits) + a number (DECISIONS §27). Each page
+Codes are ``E`` + two digits naming the area + a number. Each page
 is a Markdown file ``explanations/<CODE>.md`` beside this module, read the first time
-it is asked for, in the book's form (book-17-errors.txt)::
+it is asked for, in this form::
 
     E0406                                 <- the code, alone on the first line
 
@@ -73,7 +73,7 @@ class Code:
 
 
 # (code, title[, severity]): the one place a code is registered. Titles are lowercase,
-# as messages are; E1701–E1706's are the book's first sentences.
+# as messages are.
 _TABLE: tuple[tuple[str, ...], ...] = (
     ("E0000", "internal error"),
     # E01 syntax
@@ -147,7 +147,7 @@ _TABLE: tuple[tuple[str, ...], ...] = (
     # E11 training built-ins
     ("E1101", "`value_and_grad`'s function doesn't take the model first and return `[]`"),
     ("E1102", "`report` value not a number"),
-    # E17 export (the book)
+    # E17 export
     ("E1701", "Python in an exported function"),
     ("E1702", "extern fn outside torch, called by an exported function"),
     ("E1703", "as on a Python value in an exported function"),
@@ -155,7 +155,7 @@ _TABLE: tuple[tuple[str, ...], ...] = (
     ("E1705", "parameter of an export fn that isn't a tensor with a shape"),
     ("E1706", "return inside an if on a tensor in an exported function"),
     ("E1707", "`map` over a generic size in an exported function"),
-    # E33 serving engines (the book)
+    # E33 serving engines
     ("E3301", "forward function's parameters not the model, token ids and positions"),
     ("E3302", "forward function doesn't end with the output layer"),
     ("E3303", "token ids not used once, by the embedding"),

@@ -25,7 +25,7 @@ class Label:
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
-    """One error or warning, with the fields of ``--format json`` (DECISIONS §27)."""
+    """One error or warning, with the fields of ``--format json``."""
 
     code: str
     severity: str  # "error" | "warning"

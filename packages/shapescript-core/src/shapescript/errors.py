@@ -2,10 +2,10 @@
 (torch-free, so a file with errors is reported without loading torch).
 
 ``ShapeError``, ``DeviceError`` and ``DomainError`` are ``ValueError``s raised by the
-checked entry points and by ``as`` (DECISIONS §20); their message starts with the ``.ss``
+checked entry points and by ``as``; their message starts with the ``.ss``
 location. ``ShapeScriptError`` carries the diagnostics of a file that did not compile.
 Standalone modules define their own copies, subclassing these when ShapeScript is
-importable (DECISIONS §25, ``shapescript.rt.standalone``).
+importable.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ class DeviceError(ValueError):
 
 
 class DomainError(ValueError):
-    """A tensor's values are outside its domain (value checks, DECISIONS §7)."""
+    """A tensor's values are outside its domain (value checks)."""
 
 
 class ShapeScriptError(Exception):

@@ -3,7 +3,7 @@
 ``install()`` puts a finder on ``sys.meta_path``, just before Python's own path finder;
 ``uninstall()`` takes it off. For ``import NAME`` (or ``pkg.NAME``) it looks through
 ``sys.path`` (or the package's ``__path__``) in order, and in the first folder that holds
-``NAME.ss`` or a Python module of that name, a Python module wins (DECISIONS §24), so
+``NAME.ss`` or a Python module of that name, a Python module wins, so
 ``NAME.py`` next to ``NAME.ss`` is imported as Python always was.
 
 The loader compiles the file with ``shapescript.compiler.compile_file`` under the checks
@@ -18,7 +18,7 @@ unwritable folder is skipped. A file that doesn't compile (one that isn't UTF-8
 included) raises ``ShapeScriptError`` with the rendered diagnostics.
 
 While a ``.ss`` module runs, its own folder must be importable for its
-``import python`` modules (DECISIONS §24, "after Python's path"): the loader appends the
+``import python`` modules ("after Python's path"): the loader appends the
 folder to the end of ``sys.path`` when no entry names it, and leaves it there, since
 code compiled from the file may import lazily, after the module has loaded.
 """

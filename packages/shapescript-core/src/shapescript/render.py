@@ -13,7 +13,7 @@ The only module that formats or colours a diagnostic; every phase just collects
   was reported, ``For more information about an error, run `shapescript explain E0401`.``
   (the first code) when several were. Nothing else follows (no summary line).
 * **concise** -- ``file:line:col: error[CODE]: message``, one line each.
-* **json** -- one array of DECISIONS §27's objects.
+* **json** -- one array of the diagnostic objects (docs/diagnostics.md).
 
 Colour (rustc's: bold red errors, bold yellow warnings, bold blue gutter and secondary
 labels) is added only when asked; the CLI asks on a terminal without ``NO_COLOR``.
@@ -55,7 +55,7 @@ _SEVERITY_STYLE = {"error": _RED, "warning": _YELLOW}
 
 def internal_error(file: str = "", line: int = 1, column: int = 1, *,
                    note: str = INTERNAL_NOTE) -> Diagnostic:
-    """The one diagnostic a compiler bug becomes (DECISIONS §27), at ``file:line:column``
+    """The one diagnostic a compiler bug becomes, at ``file:line:column``
     (no location when ``file`` is empty). It has no label: no source line is shown.
 
     >>> internal_error("model.ss", 12, 5).code
@@ -99,7 +99,7 @@ def render_concise(diags: Sequence[Diagnostic], *, color: bool = False) -> str:
 
 
 def render_json(diags: Sequence[Diagnostic]) -> str:
-    """One JSON array with DECISIONS §27's fields (``[]`` when clean), newline-terminated."""
+    """One JSON array of ``--format json``'s objects (``[]`` when clean), newline-terminated."""
     return json.dumps([_to_json(d) for d in diags], indent=2, ensure_ascii=False) + "\n"
 
 

@@ -99,7 +99,7 @@ def _ss_ex_refuses_one(ep):
 def _ss_ex_export(module, args, dynamic_shapes):
     """``torch.export.export`` with torch's ``backed_size_oblivious`` setting, so that
     generic axes can be 1, and without it if that fails or gives a program that refuses
-    1 anyway (book ch. 17). Relations between sizes are run-time asserts in the program
+    1 anyway. Relations between sizes are run-time asserts in the program
     (``prefer_deferred_runtime_asserts_over_guards``), which AOTInductor checks too."""
     import torch.fx.experimental._config as fx_config
 

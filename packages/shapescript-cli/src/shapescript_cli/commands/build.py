@@ -2,7 +2,7 @@
 [--devices …]``: write the Python module a ``.ss`` file compiles to.
 
 The module goes next to the source (``model.ss`` → ``model.py``) unless ``-o`` says
-otherwise, written atomically; the flags are baked into it (DECISIONS §20, §28). Errors
+otherwise, written atomically; the flags are baked into it. Errors
 print their diagnostics and exit 1 without writing anything; a missing file exits 2; an
 internal error of the compiler exits 3.
 """
@@ -81,7 +81,7 @@ def wrap(python, source, target):
     """The module file: the generated code, run under the ``.ss`` file's name.
 
     Its body runs through ``compile(src, "<dir>/model.ss", "exec")`` from a string
-    (DECISIONS §26), so tracebacks show the ``.ss`` lines, found next to this file.
+    so tracebacks show the ``.ss`` lines, found next to this file.
     """
     ss = os.path.relpath(os.path.abspath(source), os.path.dirname(os.path.abspath(target)))
     if "\'\'\'" in python or python.endswith("\\"):

@@ -193,8 +193,8 @@ def run_check(files: Sequence[str], fmt: str, profiles: Sequence[Any] = (),
     if tracebacks and debug_enabled():
         for tb in tracebacks:
             click.echo(tb, err=True, nl=False)
-    # One file checked is reported exactly as the compiler renders it (the book's
-    # terminal shows nothing after the footer); a project gets its totals.
+    # One file checked is reported exactly as the compiler renders it (nothing
+    # follows the footer); a project gets its totals.
     if not quiet and diags and len(targets) > 1:
         from shapescript_cli.formats import summary
 

@@ -1,6 +1,6 @@
 """``shapescript explain CODE`` and ``shapescript explain --list``.
 
-The page is printed as it is stored: Markdown in the book's form (the code, what it
+The page is printed as it is stored: Markdown in the form of every page (the code, what it
 means, a program that triggers it, the fix). An unknown code is an error of the
 command: exit code 2.
 """

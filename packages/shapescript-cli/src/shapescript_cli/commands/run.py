@@ -3,7 +3,7 @@
 A Python script runs as ``python SCRIPT.py ARGS…`` would (as ``__main__``, with
 ``sys.argv = [SCRIPT, *ARGS]`` and its folder first on ``sys.path``), with ``.ss`` files
 importable and ``SHAPESCRIPT_PYTHON`` set to this Python. A ``.ss`` file is imported as a
-module and its ``main()`` is called, with ``sys.argv = [FILE, *ARGS]`` (DECISIONS §28).
+module and its ``main()`` is called, with ``sys.argv = [FILE, *ARGS]``.
 A file that doesn't compile prints its diagnostics, without a traceback, and exits 1.
 
 ``--nproc-per-node N`` (with ``--nnodes``, ``--node-rank``, ``--rdzv-endpoint`` for many

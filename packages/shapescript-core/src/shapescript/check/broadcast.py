@@ -1,4 +1,4 @@
-"""Broadcasting by axis label, ``@``, and positional fits (DECISIONS §3).
+"""Broadcasting by axis label, ``@``, and positional fits.
 
 ``a ⊕ b`` has ``a``'s axes, then those of ``b``'s labels that ``a`` lacks, in ``b``'s
 order. Shared labels need provably equal sizes (E0401); a label occurring a different
@@ -252,7 +252,7 @@ def check_fits(value: TensorType, declared: TensorType, what: str = "the value")
 
     When the value's labels are the declared ones in another order, the E0401 help
     suggests swapping the operands of the element-wise operation that made it, or a
-    ``rearrange`` (DECISIONS §3: ``s * x`` is ``[D b n]``, not ``[b n D]``).
+    ``rearrange`` (``s * x`` is ``[D b n]``, not ``[b n D]``).
     """
     va, da = value.axes, declared.axes
     if len(va) != len(da):

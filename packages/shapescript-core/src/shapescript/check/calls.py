@@ -4,7 +4,7 @@ A signature's generics are bound anew at each call, by position: first every bar
 occurrence (``[b n D]`` binds ``b`` and ``n``), then linear forms solve what is still
 unbound (``16gh`` on 48 columns gives ``gh = 3``), then every axis is compared.
 ``Size[K]`` and ``Axis[n]`` arguments bind before any tensor. The result type is the
-return type with each generic replaced by the caller's size and label (DECISIONS §3).
+return type with each generic replaced by the caller's size and label.
 """
 
 from __future__ import annotations

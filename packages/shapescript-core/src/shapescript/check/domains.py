@@ -1,6 +1,6 @@
 """Value domains: subtyping, joins, operator and reduction results, conversions.
 
-The lattice (LANGUAGE §4.1, DECISIONS §7) is the closure of the "is also" column::
+The lattice is the closure of the "is also" column::
 
     Pos ⊂ NonNeg ⊂ Real      Unit ⊂ NonNeg      Signed ⊂ Real
     Prob over A ⊂ Unit       LogProb over A ⊂ Logit over A ⊂ Real
@@ -10,7 +10,7 @@ The lattice (LANGUAGE §4.1, DECISIONS §7) is the closure of the "is also" colu
 value has follows its dtype, so each accepts the other (the dtype check is separate).
 ``Unit`` is not ``Signed``: a forgotten ``to Signed`` is caught.
 
-Operator results follow DECISIONS §7's table. Each operand contributes the *set* of
+Operator results follow the domain table. Each operand contributes the *set* of
 interval domains it lies in (a ``Unit`` tensor is Unit, NonNeg and Real; the literal
 ``0.5`` is Pos, Unit, NonNeg, Signed and Real), the table is applied to every pair and
 the narrowest result is kept.
@@ -238,7 +238,7 @@ def binop_domain(op: str, a: Operand, b: Operand | None = None,
 
 
 # ---------------------------------------------------------------------------
-# Reductions (DECISIONS §7 table, §15).
+# Reductions.
 
 _KEEPS = {
     "sum": ("Pos", "NonNeg"),
@@ -316,7 +316,7 @@ def reduction_domain(op: str, d: Domain, dtype: str | None = None,
 
 
 # ---------------------------------------------------------------------------
-# Conversions (`to`, DECISIONS §14).
+# Conversions (`to`).
 
 def default_dtype(d: Domain) -> str:
     """The dtype a domain means without one: floats ``f32``, ``Index`` and unbounded
@@ -339,7 +339,7 @@ def _is_int(t: str) -> bool:
 
 
 def _dtype_domain(src_dtype: str, d: Domain, dst: str) -> Domain:
-    """The domain kept by a dtype-only conversion (DECISIONS §14, last row)."""
+    """The domain kept by a dtype-only conversion ."""
     if dst == "bool":
         return MASK
     if _is_float(dst):

@@ -1,4 +1,4 @@
-"""Dtype promotion for operators and reductions (DECISIONS §8, §15).
+"""Dtype promotion for operators and reductions.
 
 Element-wise operators promote as ``torch.result_type`` does, with its three priority
 groups: tensors with at least one axis, ``[]`` (0-d) tensors, and host numbers (Python
@@ -12,7 +12,7 @@ float is the default dtype, ``f32``)::
     >>> result_dtype("/", TensorType(n_axes, "i64", NOBOUND), TensorType(n_axes, "i64", NOBOUND))
     'f32'
 
-The signature classes ``Float`` and ``Int`` (a dtype bound like a generic, DECISIONS §8)
+The signature classes ``Float`` and ``Int`` (a dtype bound like a generic)
 combine only with host numbers and with the same class; anything else is E0404, as is
 every other mismatch torch itself would reject (``@`` and ``einsum`` of different dtypes,
 ``-`` of two masks).
@@ -216,7 +216,7 @@ def result_dtype(op: str, a: Operand, b: Operand | None = None) -> str:
 
 
 def reduction_dtype(op: str, dtype: str) -> str:
-    """The dtype of reduction ``op`` of a tensor of ``dtype`` (DECISIONS §15).
+    """The dtype of reduction ``op`` of a tensor of ``dtype``.
 
     ``sum``/``prod`` of integers or a mask give ``i64`` (a class ``Float`` stays
     ``Float``); ``mean`` of a mask gives ``f32``; ``mean var std`` of integers are E0411;

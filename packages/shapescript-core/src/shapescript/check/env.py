@@ -23,7 +23,7 @@ BUILTIN_FUNCS = frozenset({
     "sum", "mean", "max", "min", "prod", "var", "std", "logsumexp", "argmax", "argmin",
     "any", "all", "cross_entropy", "topk", "rearrange", "reduce", "repeat", "einsum",
     "stack", "concat", "split", "map", "print",
-    # host-only training world (§7)
+    # host-only training world
     "value_and_grad", "sgd", "adamw", "update", "clip_norm", "cosine", "warmup",
     "shuffle", "batches", "report", "sink", "save", "load",
 })
@@ -243,7 +243,7 @@ class ModuleEnv:
 
     def labels_from(self, other: "ModuleEnv") -> dict[str, Size]:
         """Renames the dim labels of a type written in ``other`` into this file's
-        labels (DECISIONS §3: labels keep dims as symbols, and a dim of another module
+        labels (labels keep dims as symbols, and a dim of another module
         is ``layers.D`` here, or ``D`` after ``from layers import D``). Empty when no
         label changes. Cached per module."""
         if other is self:

@@ -2,8 +2,8 @@
 
 Bodies record the sites an exported program can't contain. Here each ``export fn``
 (or a function named for export) walks the call graph; every site reached is
-reported once, at its own location, naming every exported function that reaches it
-(DECISIONS §22). The parameters of the function being exported must be tensors with
+reported once, at its own location, naming every exported function that reaches it.
+The parameters of the function being exported must be tensors with
 shapes, or host scalars with defaults (E1705).
 """
 

@@ -164,7 +164,7 @@ def domain_fits(t: Type, old: Type) -> bool:
 def check_domain(at: TensorType, want: Domain, arg: Any, name: str, fn: str) -> None:
     have = at.domain
     if want.over is not None and have.over is not None and want.over != have.over:
-        # A class-marked value through a class-axis operation over another axis (§7).
+        # A class-marked value through a class-axis operation over another axis.
         raise Fail("E0704", f"`{fn}` works over `{want.over}` here, but its argument `{name}` "
                    f"is `{have}`", f"this is `{at}`", span=arg.span,
                    help=f"work over `{have.over}`, or first drop the marking: "
@@ -200,7 +200,7 @@ def _widen_help(have: Domain, want: Domain) -> str:
 def check_fits(t: TensorType, want: TensorType, what: str, node: Any) -> None:
     if len(t.axes) == len(want.axes) and any(a.size.var_name and a.size.var_name.startswith("?")
                                              for a in want.axes):
-        # A `?` size in a declared type accepts any size (DECISIONS §2).
+        # A `?` size in a declared type accepts any size.
         want = TensorType(tuple(Axis(v.size, v.label) if (a.size.var_name or "").startswith("?") else a
                                 for a, v in zip(want.axes, t.axes)), want.dtype, want.domain)
     try:

@@ -1,4 +1,4 @@
-"""Static checking of einops patterns (DECISIONS §4, §5; LANGUAGE §5).
+"""Static checking of einops patterns.
 
 ``check_pattern`` binds a pattern's names to its inputs' axes by position, solves groups,
 builds the output type and the exact string and keywords codegen passes to einops::
@@ -14,17 +14,17 @@ Names:
 - a keyword size (``p1=P``) binds its name;
 - any other name is local to the pattern: it takes the size of its axis, or is solved by
   exact division inside a group. Its *label* is the expression it was solved to, with
-  dims symbolic (DECISIONS §3): ``k`` from ``(k two)`` on a ``D`` axis, ``two=2``, is
+  dims symbolic: ``k`` from ``(k two)`` on a ``D`` axis, ``two=2``, is
   labelled ``D/2``; a bare local takes its axis's label.
 
 A group is labelled by the product of its members' labels. Integer literals other than
-1 become generated names (``(k 2)`` is ``(k ss_2)`` with ``ss_2=2``): DECISIONS §4 says
+1 become generated names (``(k 2)`` is ``(k ss_2)`` with ``ss_2=2``): the language says
 ``_ss_2``, but einops rejects axis names that start or end with ``_``, so the generated
 names are ``ss_<n>`` (``ss_<n>_<k>`` for the k-th ``n`` on one side), renamed away from
 any name the pattern already uses. The i-th literal ``n`` of the input side matches the
 i-th ``n`` of the output side.
 
-Tuples (DECISIONS §5) are the caller's business: it stacks a tuple of equal tensors into
+Tuples are the caller's business: it stacks a tuple of equal tensors into
 one input with a new first axis of the tuple's length (labelled by it) and passes that.
 """
 

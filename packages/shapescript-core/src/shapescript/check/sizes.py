@@ -1,4 +1,4 @@
-"""Symbolic sizes: the normal forms the size prover compares (DECISIONS §2).
+"""Symbolic sizes: the normal forms the size prover compares.
 
 A ``Size`` is a polynomial with integer coefficients whose *atoms* are variables
 (generic axes, dims kept symbolic in labels, unknowns ``?k``) and opaque floor terms
@@ -759,7 +759,7 @@ def solve_linear(expr: Size, value: Size | int) -> tuple[str, Size] | None:
 
 
 # ---------------------------------------------------------------------------
-# Printing. The source form uses the grammar of DECISIONS §2 (no powers, no unary
+# Printing. The source form uses the size grammar (no powers, no unary
 # minus where a positive term can lead); Python uses the same shape with ``//``.
 
 

@@ -1,6 +1,6 @@
 """Statements and control flow: assignment, return, if, for, with.
 
-Scopes follow DECISIONS §13: a name bound in every branch of an ``if`` that falls
+Scopes: a name bound in every branch of an ``if`` that falls
 through is defined after it (sizes and dtypes agree, domains join); a name bound in
 only some branches, or first in a loop body, is out of scope after it (E0802); a
 loop may not change the type of a variable from before it (E0803).
@@ -87,7 +87,7 @@ class StmtMixin:
             why = "a generic axis of this signature"
             label = f"as a value, `{name}` is already that axis's size"
         elif name in CONSTRUCTORS or name in RESERVED_TYPE_NAMES:
-            # Built-in function names may name locals (the book's `norm` has `var`);
+            # Built-in function names may name locals (layer normalization written out has `var`);
             # constructors and type names may not.
             why, label = "a built-in or reserved name", "a constructor or a type's name"
         if why is not None:

@@ -1,4 +1,4 @@
-"""The host-only training built-ins (LANGUAGE §7, DECISIONS §18), typed.
+"""The host-only training built-ins, typed.
 
 All of them are host-only: an exported function that reaches one is E1704.
 """

@@ -1,7 +1,7 @@
 """Written types to checker types: sizes, labels, aliases, dtypes and domains.
 
 A size is normalised with dims replaced by their values; its label keeps dims as
-symbols (DECISIONS §3), so ``[P*P D]`` has sizes ``16, 32`` and labels ``P*P, D``.
+symbols, so ``[P*P D]`` has sizes ``16, 32`` and labels ``P*P, D``.
 """
 
 from __future__ import annotations

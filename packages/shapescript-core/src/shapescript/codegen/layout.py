@@ -3,7 +3,7 @@
 Code generation emits lines tagged with the ``.ss`` line they come from. The layout
 pads with blank lines so each lands on that line; a simple statement whose line is
 already taken joins the previous simple line with ``;``. Compiled under the ``.ss``
-file's name, the module's tracebacks then show the ``.ss`` source (DECISIONS §26).
+file's name, the module's tracebacks then show the ``.ss`` source.
 """
 
 from __future__ import annotations

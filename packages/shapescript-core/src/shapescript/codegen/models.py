@@ -1,4 +1,4 @@
-"""``model`` declarations to Python classes (LANGUAGE §7, DECISIONS §18).
+"""``model`` declarations to Python classes.
 
 ``model Head:`` becomes a subclass of ``shapescript.rt.Model`` (a ``torch.nn.Module``)
 that carries its fields' types, initialisers and doc comments as class attributes::

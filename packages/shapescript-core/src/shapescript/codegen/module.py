@@ -370,7 +370,7 @@ class ModuleGen:
         return lines
 
     def wrap_host_args(self, sig: FnSig, names: list[str]) -> list[str]:
-        """A Python number for a ``[]`` parameter becomes a 0-d tensor (DECISIONS §20)."""
+        """A Python number for a ``[]`` parameter becomes a 0-d tensor."""
         from shapescript.check.types import TensorType
         from shapescript.codegen.names import dtype_expr
 

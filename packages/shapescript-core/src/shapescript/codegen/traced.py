@@ -184,7 +184,7 @@ class TracedStmtGen(StmtGen):
     def s_If(self, s: ast.If, ind: int) -> None:
         if _returns((s,)):
             # A return inside makes it a Python if, which needs the condition to be
-            # known while tracing (book ch. 17).
+            # known while tracing.
             super().s_If(s, ind)
             self.defined |= _definite((s,)) or set()
             return

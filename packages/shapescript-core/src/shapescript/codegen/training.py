@@ -6,7 +6,7 @@ Each is one call, arguments as written: ``adamw(m, lr=cosine(300, lr=1e-2))`` be
 passes the function's unchecked body, since the checker proved the call:
 ``_ss_rt.value_and_grad(_unchecked_loss, m, x, y)`` (defaults filled in as for a call).
 ``load(path, M)`` passes the model's class; it and ``M.init`` put the tensors on the
-call's device (DECISIONS §10).
+call's device.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """ShapeScript's runtime: what compiled modules call (``import shapescript.rt as _ss_rt``).
 
 - checks: ``TensorSpec``, ``HostSpec``, ``ModelSpec``, ``DomainSpec``; ``check_args``,
-  ``make_checker``, ``check_as``, ``make_as_checker`` (DECISIONS §20);
+  ``make_checker``, ``check_as``, ``make_as_checker``;
 - errors: ``ShapeError``, ``DeviceError``, ``DomainError``, ``ShapeScriptError``;
 - the prelude's helpers: ``softmax``, ``log_softmax``, ``logsumexp``, ``layer_norm``,
   ``rms_norm``, ``cross_entropy``, ``cumsum``, ``dropout``, ``stack_map``; training

@@ -1,4 +1,4 @@
-"""Checkpoints (LANGUAGE §7, DECISIONS §19): ``save(path, m, …)`` and ``load(path, M)``.
+"""Checkpoints: ``save(path, m, …)`` and ``load(path, M)``.
 
 A checkpoint is a safetensors file. Model ``i``'s field ``f`` is the tensor ``"i.f"``
 (as in an ``nn.ModuleList``'s ``state_dict``), and the metadata holds, under the key

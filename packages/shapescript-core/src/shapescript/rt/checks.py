@@ -1,4 +1,4 @@
-"""The run-time checks of checked entry points and of ``as`` (DECISIONS §8, §14, §20).
+"""The run-time checks of checked entry points and of ``as``.
 
 Generated code calls, once per call from Python::
 
@@ -495,7 +495,7 @@ _AS_CHECKERS = {}
 
 
 def check_args(specs, args, checks_on=True, values_on=True, device=PROCESS_DEVICE):
-    """Checks a call's arguments against its signature's specs (DECISIONS §20) and returns
+    """Checks a call's arguments against its signature's specs and returns
     what it bound: ``{"b": 2, "...": (3, 4), "Float": torch.float32, "__device__": …}``.
 
     Raises ``TypeError`` (not a tensor; a host value or model of the wrong type),

@@ -1,6 +1,6 @@
 """Which run-time checks are on: ``always``, ``debug`` (unless ``python -O``) or ``never``.
 
-One setting per process, for every module the import hook compiles (DECISIONS §20):
+One setting per process, for every module the import hook compiles:
 ``shapescript.install(checks=…, value_checks=…)``, else the environment variables
 ``SHAPESCRIPT_CHECKS`` and ``SHAPESCRIPT_VALUE_CHECKS``, else ``always`` and ``debug``.
 ``shapescript build`` bakes its own flags into the module instead.

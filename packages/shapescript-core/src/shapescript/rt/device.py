@@ -1,6 +1,6 @@
 """The program's device: process-wide, from ``shapescript.devices`` or the files' lines.
 
-DECISIONS §10: ``shapescript.devices(...)`` (or ``--devices``) wins over a file's
+``shapescript.devices(...)`` (or ``--devices``) wins over a file's
 ``devices`` line; files whose lines differ raise ``DeviceError`` at import unless an
 override is set; with no device anywhere, each call uses its tensor arguments' device.
 

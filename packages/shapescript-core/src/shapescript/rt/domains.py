@@ -1,4 +1,4 @@
-"""Value checks: whether a tensor's values lie in its domain (DECISIONS §7).
+"""Value checks: whether a tensor's values lie in its domain.
 
 Bounds are exact; "sums to 1" (``Prob``) and "logsumexp is 0" (``LogProb``) are computed
 in f32 (f64 for f64) and pass within ``max(1e-4, n·eps)``, ``n`` the class axis's size and

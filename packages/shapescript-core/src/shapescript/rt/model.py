@@ -1,4 +1,4 @@
-"""Models at run time (LANGUAGE §7, DECISIONS §18): the base class of every compiled
+"""Models at run time: the base class of every compiled
 ``model``, and ``m.field = v``.
 
 A compiled ``model Mixer:`` is a subclass of ``Model`` (a ``torch.nn.Module``) whose
@@ -12,7 +12,7 @@ carries, from its declaration:
 - ``_ss_field_docs``: the fields' doc comments.
 
 ``Mixer.init(seed=0)`` draws new weights; ``Mixer(**fields)`` builds one from tensors,
-each checked as an argument is (DECISIONS §20).
+each checked as an argument is.
 
 Only torch and the standard library are used here, so ``shapescript.rt.standalone``
 can copy this module's helpers into modules that don't need ShapeScript.
@@ -35,7 +35,7 @@ def _field_specs(cls):
 
 
 def _draw_field(spec, init, generator):
-    """One field's initial value, drawn on the CPU from ``generator`` (DECISIONS §18)."""
+    """One field's initial value, drawn on the CPU from ``generator``."""
     shape = tuple(spec.axes)
     dtype = spec.dtype if isinstance(spec.dtype, torch.dtype) else torch.float32
     kind = init[0] if init else "default"

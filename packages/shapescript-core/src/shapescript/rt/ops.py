@@ -1,9 +1,9 @@
 """Small functions the prelude's ``extern fn``s name as ``"shapescript.rt.X"``.
 
-torch's positional ``dim=`` becomes ShapeScript's ``over=`` here (DECISIONS §17): each
+torch's positional ``dim=`` becomes ShapeScript's ``over=`` here: each
 takes the class or feature axis by position, any position. Training mode (for
 ``dropout``) is a context variable, set by ``with Train:`` and ``shapescript.train()``,
-independent of ``Module.training`` (DECISIONS §18).
+independent of ``Module.training``.
 
 Each helper is a top-level function of torch and the standard library only, so
 ``shapescript.rt.standalone`` can copy it into modules that don't need ShapeScript.
@@ -93,7 +93,7 @@ def rms_norm(x, over, weight=None, eps=None):
 
 def cross_entropy(logits, y, over):
     """Mean cross-entropy of ``logits`` (class axis at ``over``) against the indices ``y``,
-    which has the logits' other axes in order (DECISIONS §15)."""
+    which has the logits' other axes in order."""
     if logits.dim() > 1:
         over = over % logits.dim()
         if over != 1:

@@ -1,4 +1,4 @@
-"""``report(step, name=value, …)`` and its sinks (LANGUAGE §7, DECISIONS §18).
+"""``report(step, name=value, …)`` and its sinks.
 
 Each record, ``{"step": …, name: value, …, "time": …}``, goes to the terminal's sink and
 to every sink ``sink`` added: on a terminal, one live progress line rewritten in place

@@ -120,7 +120,7 @@ class _Spec:
 
 
 class DomainSpec(_Spec):
-    """A domain to check when value checks are on (DECISIONS §7).
+    """A domain to check when value checks are on.
 
     ``over``: the class axis's position among the written axes (``Logit``, ``LogProb``,
     ``Prob``); ``label``: its label, for messages; ``index``: ``Index``'s bound (an int, a

@@ -1,7 +1,7 @@
 """Copies runtime helpers into generated modules that need only torch and einops.
 
 ``shapescript build --standalone``, the modules written for export and Hugging Face's
-``modeling_shapescript.py`` inline the helpers they use (DECISIONS §25)::
+``modeling_shapescript.py`` inline the helpers they use::
 
     helper_source(["check_args", "softmax"])          # plain names
     helper_source(["check_args", "softmax"], prefix="_ss_", namespace="_ss_rt")
@@ -9,7 +9,7 @@
 Every top-level definition of the runtime modules below (function, class, constant) is a
 helper; ``helper_source`` returns the requested ones plus everything they name, found by
 reading their code, in the modules' order, after the imports they use. The error classes
-are defined as DECISIONS §25 says: subclasses of ShapeScript's when it is importable, so
+are defined this way: subclasses of ShapeScript's when it is importable, so
 ``except shapescript.ShapeError`` still catches them; training mode is ShapeScript's own
 context variable when importable, so ``shapescript.train()`` reaches inlined ``dropout``.
 

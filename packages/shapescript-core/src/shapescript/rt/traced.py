@@ -10,7 +10,7 @@ generated code's. The helpers:
   (a Python bool, or a size fact torch can decide) runs one branch in Python; a ``[]
   Mask`` or a condition on a dynamic size is a ``torch.cond``. Ends known while tracing
   unroll the loop; otherwise it is a ``torch.while_loop``. Host values carried through
-  either are 0-d tensors (book ch. 17, "Control flow in exported programs").
+  either are 0-d tensors.
 - ``_ss_ex_as``: an ``as`` while tracing: ``torch._check`` per axis, ``?k`` at least 0,
   the domain as ``aten._assert_async.msg`` .
 

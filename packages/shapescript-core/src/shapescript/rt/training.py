@@ -1,4 +1,4 @@
-"""The host-only training built-ins at run time (LANGUAGE §7, DECISIONS §18).
+"""The host-only training built-ins at run time.
 
 - ``value_and_grad(f, m, *args)``: ``f(m, *args)`` (a ``[]`` tensor) and a ``Grads``
   holding the gradient of each of ``m``'s fields;

@@ -8,7 +8,7 @@ intermediate lark ``Tree``.
 Decisions made here (documented for the rest of the compiler):
 
 * Expressions arrive as a flat chain of operands and operators, which ``_pratt`` turns into
-  a tree with DECISIONS §1's precedence, loosest first: ``=>`` (right-associative, the body
+  a tree with the language's precedence, loosest first: ``=>`` (right-associative, the body
   extends to the right) < ``|>`` < ``..`` (ranges; not chaining) < ``or`` < ``and`` <
   ``not`` < postfix ``as T``/``to T`` < comparisons (not chaining: E0101) < ``+ -`` <
   ``* / // % @`` < unary ``-`` < ``**`` (right-associative; ``2 ** -1`` is allowed) <
@@ -33,7 +33,7 @@ Decisions made here (documented for the rest of the compiler):
   ``ScalarTypeExpr``; ``Size[K] Axis[n] Axes[n]`` are ``SpecialTypeExpr``; ``(T, U)`` is
   a ``TupleTypeExpr`` (``(T)`` is ``T``); any other name is a ``NamedTypeExpr``. The
   target of ``to`` is always a ``TensorTypeExpr`` (``to bool`` is the dtype).
-* Sizes follow DECISIONS §2: inside ``[…]`` juxtaposed sizes are separate axes, a binary
+* Sizes: inside ``[…]`` juxtaposed sizes are separate axes, a binary
   ``+ - * /`` joins its operands; inside ``( … )`` juxtaposition is a product
   (``SizeProd``), ``(b)`` is ``b``; ``16gh`` is ``SizeProd((SizeInt 16, SizeName gh))``.
 * A ``##`` block documents the declaration or model field that starts on the next code

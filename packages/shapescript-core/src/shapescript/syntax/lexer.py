@@ -2,7 +2,7 @@
 
 One pass over the source makes the tokens the LALR grammar (``grammar.lark``) reads:
 
-* tokens by one master regular expression (DECISIONS §1: floats before number-names,
+* tokens by one master regular expression (floats before number-names,
   ``1.`` is not a float, so ``0..L`` is ``0 .. L``);
 * logical lines: ``NEWLINE`` ends one, newlines inside ``()``/``[]`` continue it;
   ``INDENT``/``DEDENT`` by indentation, as in Python (tabs and inconsistent dedents are
