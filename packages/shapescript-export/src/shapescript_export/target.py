@@ -184,9 +184,9 @@ class Pt2Target:
         weights, seed = options.get("weights"), options.get("seed")
         if not takes_model(file, fn):
             if weights is not None or seed is not None:
-                what = f"`{fn}` doesn't" if fn else "give the function with --fn; it"
+                what = f" (`{fn}` doesn't)" if fn else ", named with --fn"
                 raise ExportFailed(f"--weights and --seed need a function that takes the "
-                                   f"model first ({what})", 2)
+                                   f"model first{what}", 2)
             return False
         for option, given in (("--emit-python", options.get("emit_python")),
                               ("--python", options.get("python"))):
