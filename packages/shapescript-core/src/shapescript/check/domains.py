@@ -339,7 +339,7 @@ def _is_int(t: str) -> bool:
 
 
 def _dtype_domain(src_dtype: str, d: Domain, dst: str) -> Domain:
-    """The domain kept by a dtype-only conversion ."""
+    """The domain kept by a dtype-only conversion."""
     if dst == "bool":
         return MASK
     if _is_float(dst):

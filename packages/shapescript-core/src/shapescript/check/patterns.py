@@ -18,8 +18,8 @@ Names:
   labelled ``D/2``; a bare local takes its axis's label.
 
 A group is labelled by the product of its members' labels. Integer literals other than
-1 become generated names (``(k 2)`` is ``(k ss_2)`` with ``ss_2=2``): the language says
-``_ss_2``, but einops rejects axis names that start or end with ``_``, so the generated
+1 become generated names (``(k 2)`` is ``(k ss_2)`` with ``ss_2=2``): not
+``_ss_2``, as einops rejects axis names that start or end with ``_``, so the generated
 names are ``ss_<n>`` (``ss_<n>_<k>`` for the k-th ``n`` on one side), renamed away from
 any name the pattern already uses. The i-th literal ``n`` of the input side matches the
 i-th ``n`` of the output side.
