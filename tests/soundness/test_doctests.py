@@ -9,7 +9,7 @@ import pkgutil
 
 import pytest
 
-PACKAGES = ("shapescript", "shapescript_cli", "shapescript_export")
+PACKAGES = ("shapescript", "shapescript_cli", "shapescript_export", "shapescript_hf", "shapescript_gguf")
 
 
 def modules() -> list[str]:
