@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-from pathlib import Path
 
 import pytest
 
@@ -19,9 +18,7 @@ os.environ["HF_MODULES_CACHE"] = os.path.join(_HOME, "modules")
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-LLAMA = str(EXAMPLES / "llama.ss")
-GPT2 = str(EXAMPLES / "gpt2.ss")
+from hf_helpers import EXAMPLES  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -59,19 +56,3 @@ def source():
         return done[(name, seed)]
 
     return get
-
-
-def positions(ids):
-    import torch
-
-    return torch.arange(ids.shape[1]).expand(ids.shape[0], ids.shape[1])
-
-
-def greedy(src, model, ids, steps: int):
-    """Greedy decoding by the source's own forward function, from the start each step."""
-    import torch
-
-    for _ in range(steps):
-        logits = src.run(model, ids, positions(ids))
-        ids = torch.cat([ids, logits[:, -1].argmax(-1, keepdim=True)], 1)
-    return ids

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from conftest import GPT2, LLAMA
+from hf_helpers import GPT2, LLAMA
 
 torch = pytest.importorskip("torch")
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 from click.testing import CliRunner
 
-from conftest import LLAMA
+from hf_helpers import LLAMA
 
 
 def shapescript(*args: str, cwd=None) -> subprocess.CompletedProcess:
@@ -31,7 +32,9 @@ def test_export_hf_writes_a_folder_from_a_checkpoint(tmp_path):
     r = shapescript("export", LLAMA, "--hf", str(out), "--weights", str(ckpt),
                     "--max-len", "64", "--vllm")
     assert r.returncode == 0, r.stderr
-    assert r.stdout == f"wrote {out}\n" and r.stderr == ""
+    # Off a terminal, no phases: the one summary line, on stderr.
+    assert r.stdout == "" and re.fullmatch(rf"wrote {re.escape(str(out))} \(\S+ [kMG]?B\) "
+                                           r"in \S+ s\n", r.stderr), r.stderr
     config = json.load(open(out / "config.json"))
     assert config["max_position_embeddings"] == 64
     assert config["shapescript"]["vllm"] is True

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from conftest import GPT2, LLAMA, greedy, positions
+from hf_helpers import GPT2, LLAMA, greedy, positions
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")

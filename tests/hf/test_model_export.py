@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import GPT2, LLAMA
+from hf_helpers import GPT2, LLAMA
 
 torch = pytest.importorskip("torch")
 

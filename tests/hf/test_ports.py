@@ -169,3 +169,27 @@ def test_a_missing_key_and_an_unknown_field_are_errors(tmp_path, examples):
         shapescript.load(tmp_path / "model.safetensors", ours.GPT2, keys=keys)
     with pytest.raises(ValueError, match="GPT2 has no field wte"):
         shapescript.load(tmp_path / "model.safetensors", ours.GPT2, keys={"wte": "x"})
+
+
+def test_another_configuration_loads_through_load_module(tmp_path):
+    """GPT-2 with other sizes: the example compiled with those dims takes transformers'
+    checkpoint of them, and agrees."""
+    import shapescript
+
+    config = transformers.GPT2Config(vocab_size=64, n_positions=128, n_embd=48, n_layer=3,
+                                     n_head=3, activation_function="gelu_new",
+                                     layer_norm_epsilon=1e-5)
+    torch.manual_seed(1)
+    hf = transformers.GPT2LMHeadModel(config).eval()
+    hf.save_pretrained(tmp_path)
+    ours = shapescript.load_module(EXAMPLES / "gpt2.ss", dims={"D": 48, "H": 3, "L": 3})
+    m = shapescript.load(tmp_path / "model.safetensors", ours.GPT2, keys=gpt2_keys())
+    ids = torch.randint(0, 64, (2, 9), generator=torch.Generator().manual_seed(3))
+    with torch.no_grad():
+        got = ours.forward(m, ids, torch.arange(9).expand(2, 9))
+        want = hf(ids).logits
+    assert (got - want).abs().max().item() <= 1e-5
+    # The file's own configuration refuses that checkpoint, naming the field.
+    base = shapescript.load_module(EXAMPLES / "gpt2.ss")
+    with pytest.raises(shapescript.ShapeError, match=r"GPT2\.embed: expected \[V D\] = \(64, 64\)"):
+        shapescript.load(tmp_path / "model.safetensors", base.GPT2, keys=gpt2_keys())

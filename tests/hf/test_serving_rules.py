@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from conftest import LLAMA
+from hf_helpers import LLAMA
 
 ATTENTION = "    y = scaled_dot_product_attention(q, k, v, attn_mask=causal[n n])\n"
 LOSS = "cross_entropy(forward(m, ids, pos), next, over=V)"

@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from conftest import positions
+from hf_helpers import positions
 
 torch = pytest.importorskip("torch")
 
