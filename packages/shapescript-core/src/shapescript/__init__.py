@@ -18,7 +18,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Diagnostic", "compile", "install", "uninstall", "devices", "train", "export",
-    "save", "load", "Key", "ShapeScriptError", "ShapeError", "DeviceError", "DomainError", "__version__",
+    "save", "load", "Key", "load_module", "ShapeScriptError", "ShapeError", "DeviceError", "DomainError", "__version__",
 ]
 
 if TYPE_CHECKING:
@@ -88,6 +88,10 @@ def __getattr__(name: str) -> Any:
         from shapescript.rt.ops import train
 
         return train
+    if name == "load_module":
+        from shapescript.configured import load_module
+
+        return load_module
     if name in ("save", "load", "Key"):
         from shapescript.rt import checkpoint
 
