@@ -3,9 +3,11 @@ ShapeScript block in ``docs/`` checks as it says, the tutorial's commands run an
 what it shows, the generated reference covers every built-in, and nothing cites a document
 that isn't in the repository.
 
-A ```` ```ss ```` block must check clean; ```` ```ss expect=E0401 ```` must produce exactly
-that code (several: ``expect=E0401,E0413``); ```` ```ss fragment ```` is part of a larger
-program and must only parse.
+A ```` ```ss ```` block must check clean; ```` ```ss {expect=E0401} ```` must produce exactly
+that code (several: ``{expect=E0401,E0413}``); ```` ```ss {.fragment} ```` is part of a
+larger program and must only parse. The markers are in braces, the form the site's
+Markdown (pymdownx.superfences with attr_list) reads as attributes of a code block: a bare
+word after ``ss`` would stop the block from being a code block at all.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ def test_the_docs_have_shapescript_blocks():
 
 @pytest.mark.parametrize("where,info,code", BLOCKS, ids=[b[0] for b in BLOCKS])
 def test_shapescript_block_checks_as_marked(where, info, code, tmp_path):
+    assert info == "" or re.fullmatch(r"\{[^{}]*\}", info), f"{where}: write `ss {{{info}}}`"
     codes = check_codes(code, tmp_path)
     m = re.search(r"expect=([\w,]+)", info)
     if m:
