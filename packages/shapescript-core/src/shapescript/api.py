@@ -48,9 +48,12 @@ __all__ = [
     "decode_source", "MAX_SOURCE_BYTES",
     # `run` on many processes: the process group of a rank torchrun started
     "distributed",
+    # `build --dim NAME=N`: a file's dims set from outside
+    "source_with_dims",
 ]
 
 _HOMES: dict[str, str] = {
+    "source_with_dims": "shapescript.configured",
     "decode_source": "shapescript.source",
     "MAX_SOURCE_BYTES": "shapescript.source",
     "check_source": "shapescript.compiler",

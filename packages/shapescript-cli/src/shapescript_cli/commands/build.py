@@ -35,9 +35,14 @@ from ._util import MODE_CHOICE, render
               help="Domain checks (default: [tool.shapescript]'s value-checks, else debug).")
 @click.option("--devices", default=None,
               help="The program's device (cpu, cuda, cuda[0], mps); wins over the file's.")
-def command(file, output, standalone, checks, value_checks, devices):
+@click.option("--dim", "dims", multiple=True, metavar="NAME=N",
+              help="Set the file's dim NAME to N (the file is checked again for it); "
+                   "repeat for several.")
+def command(file, output, standalone, checks, value_checks, devices, dims):
     """Write the Python module FILE.ss compiles to."""
     from shapescript import api as compiler
+
+    dim_values = parse_dims(dims)
 
     if devices is not None:
         from shapescript.api import device_parts
@@ -52,8 +57,19 @@ def command(file, output, standalone, checks, value_checks, devices):
     checks, value_checks = default_modes(file, checks, value_checks)
     checks, value_checks = checks or "always", value_checks or "debug"
     try:
-        out = compiler.compile_file(file, checks=checks, value_checks=value_checks,
-                                    devices=devices, standalone=standalone)
+        if dim_values:
+            src = compiler.read_source(file)
+            try:
+                src = compiler.source_with_dims(src, file, dim_values)
+            except ValueError as err:
+                raise click.BadParameter(str(err).removeprefix("dims: "), param_hint="--dim")
+            out = compiler.compile_source(src, file, checks=checks, value_checks=value_checks,
+                                          devices=devices, standalone=standalone)
+        else:
+            out = compiler.compile_file(file, checks=checks, value_checks=value_checks,
+                                        devices=devices, standalone=standalone)
+    except click.BadParameter:
+        raise
     except OSError as err:  # a FIFO, a device, a file over the size limit, unreadable
         click.echo(f"error: cannot read {file}: {err.strerror or err}", err=True)
         sys.exit(2)
@@ -75,6 +91,19 @@ def command(file, output, standalone, checks, value_checks, devices):
     except OSError as err:
         click.echo(f"error: cannot write {target}: {err.strerror or err}", err=True)
         sys.exit(2)
+
+
+def parse_dims(dims):
+    """``("D=768", "L=12")`` → ``{"D": 768, "L": 12}``; a malformed one is a usage error."""
+    out = {}
+    for text in dims:
+        name, eq, value = text.partition("=")
+        name, value = name.strip(), value.strip()
+        if not eq or not name.isidentifier() or not value.isdigit() or int(value) < 1:
+            raise click.BadParameter(f"`{text}` is not NAME=N with N a positive integer",
+                                     param_hint="--dim")
+        out[name] = int(value)
+    return out
 
 
 def wrap(python, source, target):
