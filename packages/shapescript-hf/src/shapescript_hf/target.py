@@ -68,12 +68,15 @@ class HfTarget:
             _echo("error: --hf needs the folder to write")
             return 2
         notes: list[str] = []
+        verify = not options.get("no_verify")
+        progress = api.Progress()         # the phase on a terminal, then what was written
         try:
-            export_hf(file, output, fn=fn or "forward", weights=options.get("weights"),
-                      seed=options.get("seed") or 0, dtype=options.get("dtype") or "float32",
-                      tokenizer=options.get("tokenizer"), max_len=options.get("max_len"),
-                      verify=not options.get("no_verify"), vllm=bool(options.get("vllm")),
-                      notes=notes)
+            with progress.phase("exporting and verifying" if verify else "exporting"):
+                export_hf(file, output, fn=fn or "forward", weights=options.get("weights"),
+                          seed=options.get("seed") or 0,
+                          dtype=options.get("dtype") or "float32",
+                          tokenizer=options.get("tokenizer"), max_len=options.get("max_len"),
+                          verify=verify, vllm=bool(options.get("vllm")), notes=notes)
         except api.ShapeScriptError as err:
             _echo(api.render_diagnostics(err.diagnostics, err.sources,
                                          color=api.use_color(sys.stderr))
@@ -91,7 +94,7 @@ class HfTarget:
             return 2
         for note in notes:
             _echo(f"note: {note}")
-        print(f"wrote {output}")
+        progress.wrote(output)
         return 0
 
     @property
