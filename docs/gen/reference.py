@@ -47,7 +47,7 @@ BUILT_INS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
     )),
     ("Classes", (
         ("cross_entropy", "cross_entropy(logits, y, over=C)", "The mean cross-entropy of `Logit over C` scores against `Index[C]` labels: a `[] NonNeg`."),
-        ("topk", "topk(x, k, over=A)", "The `k` largest values over `A` and their positions (`Index[A]`), on a new axis `k`."),
+        ("topk", "topk(x, k, over=A)", "`(values, indices)`: the `k` largest values over `A` and their positions (`Index[A]`), `A` replaced by an axis of the static size `k`."),
     )),
     ("Patterns (written bare, as einops writes them in strings)", (
         ("rearrange", "rearrange(x, b c (gh p) (gw q) -> b (gh gw) (p q c), p=P, q=P)", "Reorders, splits and merges axes; sizes given as keywords bind the rest."),
@@ -56,9 +56,9 @@ BUILT_INS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
         ("einsum", "einsum(a, b: b N D, N T -> b T D)", "Contracts the axes the output lacks; inputs before `:`."),
     )),
     ("Joining and splitting", (
-        ("stack", "stack((a, b), new=K)", "Equal tensors stacked along a new first axis."),
+        ("stack", "stack((a, b))", "A tuple of tensors of one type stacked along a new first axis, labelled by the tuple's length."),
         ("concat", "concat((a, b), over=A)", "Tensors joined along the axis `A`, whose sizes add."),
-        ("split", "split(x, over=A, sizes=(p, q))", "A tensor cut along `A` into pieces of the given sizes."),
+        ("split", "split(x, over=A, sizes=(p, q))", "A tuple of pieces of `x` cut along `A`; the sizes must provably add up to `A`'s."),
         ("map", "C |> map(c => e)", "`e` for each `c` in `0 .. C-1`, stacked along a new first axis `C`."),
     )),
     ("Constructors (shapes in brackets, made on the program's device)", (
