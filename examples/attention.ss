@@ -1,4 +1,4 @@
-## Causal self-attention, the example of the book's chapter 17 (Export):
+## Causal self-attention, exported with dynamic batch and sequence sizes:
 ##
 ##     shapescript export examples/attention.ss --fn causal_attention -o attn.pt2
 ##

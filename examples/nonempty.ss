@@ -1,4 +1,4 @@
-## A data-dependent size asserted by `as`, in the spirit of the book's chapter 17:
+## A data-dependent size asserted by `as`, in an exported function:
 ##
 ##     shapescript export examples/nonempty.ss -o tokens.pt2
 ##

@@ -1,4 +1,4 @@
-## Chapter 10's exercises, solved.
+## Exercises on the spotter, solved.
 
 import python torch
 from spotter import Images, S, P, N, D, Dt, Dc, C, L, forward, nudge

@@ -1,4 +1,4 @@
-"""Images of four shapes, with their labels, for the spotter (the book, chapters 7 and 10).
+"""Images of four shapes, with their labels, for the spotter.
 
 ``draw(n, seed)`` gives ``n`` 16×16 grayscale images as bytes, ``[n, 1, 16, 16]`` u8
 (0 background, 200–255 ink), and their classes, ``[n]`` i64, indices into ``CLASSES``:
