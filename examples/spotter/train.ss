@@ -1,4 +1,4 @@
-## Trains the spotter of chapter 10 in ShapeScript alone: its weights as a `model`,
+## Trains the spotter (`spotter.ss`) in ShapeScript alone: its weights as a `model`,
 ## AdamW with a warm-up and a cosine schedule, shuffled batches, progress reports,
 ## the test accuracy and a checkpoint. Run it with `shapescript run train.ss`, on two
 ## processes with `shapescript run --nproc-per-node 2 train.ss` (docs/training.md).
