@@ -46,6 +46,28 @@ def _in_bounds(x, lo, hi, lo_inclusive):
     return ok
 
 
+def _compiling():
+    is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
+    return bool(is_compiling and is_compiling())
+
+
+def _assert_in_domain(x, domain, lo, hi, lo_incl, over_dim):
+    """Under ``torch.compile``: the domain check as an assertion in the graph (no
+    ``.item()``, so no graph break and no guard on the values). It fails as torch's
+    ``RuntimeError`` when the graph runs, naming the domain; the values and where they
+    are come only without compilation."""
+    ok = _in_bounds(x, lo, hi, lo_incl).all()
+    if domain.kind in ("Prob", "LogProb") and over_dim is not None:
+        acc = torch.float64 if x.dtype == torch.float64 else torch.float32
+        xa = x.to(acc)
+        tol = max(1e-4, x.shape[over_dim] * torch.finfo(acc).eps)
+        total = xa.sum(dim=over_dim) - 1.0 if domain.kind == "Prob" else \
+            torch.logsumexp(xa, dim=over_dim)
+        ok = ok & (total.abs() <= tol).all()
+    torch._assert_async(ok, f"a value outside {domain.kind}")
+    return None
+
+
 def domain_problem(x, domain, over_dim=None, bound=None):
     """``None`` when ``x``'s values are in ``domain``, else what was found instead: the
     text that follows ``got`` in a ``DomainError`` (``"-0.5 at (1, 2)"``,
@@ -59,6 +81,8 @@ def domain_problem(x, domain, over_dim=None, bound=None):
         hi = bound - 1
     if x.dtype == torch.bool:
         x = x.to(torch.uint8)
+    if _compiling():
+        return _assert_in_domain(x, domain, lo, hi, lo_incl, over_dim)
     mn, mx = torch.aminmax(x)
     mn, mx = mn.item(), mx.item()
     if not ((lo is None or (mn >= lo if lo_incl else mn > lo)) and (hi is None or mx <= hi)):
