@@ -91,6 +91,25 @@ BUILT_INS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
     )),
 )
 
+# Where a torch or einops user's operation is, or that it isn't built in.
+FROM_TORCH: tuple[tuple[str, str], ...] = (
+    ("`torch.cat(xs, dim=…)`", "`concat(xs, over=A)`"),
+    ("`torch.stack(xs)`", "`stack(xs)`"),
+    ("`x.view`, `x.reshape`, `x.permute`, `x.transpose`, `x.flatten`", "`rearrange`"),
+    ("`x.unsqueeze(…)` before an operation", "nothing: broadcasting matches labels"),
+    ("`x.expand`, `einops.repeat`", "`repeat`"),
+    ("`x.sum(dim=…, keepdim=True)`", "`sum(x, over=A)`; the result broadcasts back by label"),
+    ("`torch.matmul`, `torch.bmm`, `x @ w`", "`x @ w`, `matmul`"),
+    ("`torch.einsum(\"…\", a, b)`", "`einsum(a, b: … -> …)`"),
+    ("`torch.where`, `x.masked_fill(m, v)`", "`where(m, x, v)`"),
+    ("`torch.gather`, `x.index_select`, `F.embedding`", "indexing `table[ids]`, `embedding`"),
+    ("`torch.topk`, `x.max(dim=…)`", "`topk`, `max`, `argmax`"),
+    ("`F.cross_entropy`", "`cross_entropy(logits, y, over=C)`"),
+    ("`torch.zeros`, `torch.ones`, `torch.arange`, `torch.randn`, `torch.full`, `torch.tril`", "`zeros[…]`, `ones[…]`, `arange[n]`, `randn[…]`, `full[…](v)`, `causal[n n]`"),
+    ("`F.max_pool2d`, `F.avg_pool2d` over whole windows", "`reduce(x, b c (h p) (w q) -> b c h w, max, p=2, q=2)`"),
+    ("anything else (`F.pad`, `torch.sort`, `F.conv1d`, `torch.fft` …)", "not built in: give it a type with an `extern fn`, one line"),
+)
+
 _EXTERN = re.compile(r"extern fn (\w+)\((.*)\)\s*->\s*(.+?)\s*=\s*\"([\w.]+)\"\s*$")
 
 
@@ -142,6 +161,10 @@ def builtins_page() -> str:
         for name, call, what in ops:
             parts.append(f"| `{name}` | `{call}` | {what} |\n")
         parts.append("\n")
+    parts.append("## Coming from torch or einops\n\n| torch, einops | ShapeScript |\n|---|---|\n")
+    for theirs, ours in FROM_TORCH:
+        parts.append(f"| {theirs} | {ours} |\n")
+    parts.append("\n")
     for file in ("prelude.ss", "nn.ss"):
         text = (resources.files("shapescript") / "prelude" / file).read_text(encoding="utf-8")
         parts.append(f"## The prelude: `{file}`\n\n{_module_doc(text)}\n\n")
