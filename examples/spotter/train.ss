@@ -50,7 +50,8 @@ fn accuracy(m: Spotter, img: Images u8, y: [b] Index[C]) -> [] Unit = mean(guess
 
 ## Trains `m` on the images for `epochs` passes, in batches shuffled anew for each pass,
 ## with AdamW and a learning rate that warms up, then follows a cosine down to 0 at the
-## last update; reports the loss and the batch's accuracy every 20 updates.
+## last update; reports the loss and the batch's accuracy every 20 updates (of `steps`:
+## the terminal shows the rate and the time left).
 fn fit(m: Spotter, img: Images u8, y: [b] Index[C], epochs: int):
     steps = epochs * ((b + Batch - 1) // Batch)
     opt = adamw(m, lr=warmup(Warm, cosine(steps - Warm, lr=1e-2)))
@@ -60,7 +61,7 @@ fn fit(m: Spotter, img: Images u8, y: [b] Index[C], epochs: int):
             l, grads = value_and_grad(loss, m, xb, yb)
             update(m, grads, opt)
             if step % 20 == 0 or step == steps - 1:
-                report(step, loss=l, acc=accuracy(m, xb, yb))
+                report(step, steps, loss=l, acc=accuracy(m, xb, yb))
             step = step + 1
 
 ## Trains a spotter on `shapes.draw(Ntrain, 0)` for `Epochs` passes (or as many as the

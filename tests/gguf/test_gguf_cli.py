@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -24,7 +25,8 @@ def test_export_writes_the_llama_example(tmp_path):
     r = _shapescript("export", model_path("examples/llama.ss"), "--gguf", str(out),
                      "--seed", "4", "--dtype", "float16", "--max-len", "256")
     assert r.returncode == 0, r.stderr
-    assert r.stdout == f"wrote {out} (llama)\n"
+    assert r.stdout == "" and re.fullmatch(rf"wrote {re.escape(str(out))} \(\S+ [kMG]?B, llama\) "
+                                           r"in \S+ s\n", r.stderr), r.stderr
     reader = gguf.GGUFReader(str(out))
     assert reader.fields["llama.context_length"].contents() == 256
     assert reader.fields["general.file_type"].contents() == int(gguf.LlamaFileType.MOSTLY_F16)

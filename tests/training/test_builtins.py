@@ -310,11 +310,25 @@ def test_report_formats_the_terminal_line():
     assert rt.format_record(3, {}) == "step 3"
 
 
-def test_report_prints_plain_lines_when_not_a_tty(capsys):
+def _fake_clock(monkeypatch, clock):
+    """``report``'s ``time.time()`` reads ``clock``: rates and ETAs to compare exactly."""
+    import sys
+    import types
+
+    module = sys.modules["shapescript.rt.report"]
+    monkeypatch.setattr(module, "time", types.SimpleNamespace(time=lambda: next(clock)))
+
+
+def test_report_prints_plain_lines_when_not_a_tty(capsys, monkeypatch):
+    clock = iter([100.0, 102.0, 103.0])                      # seconds: the rate is exact
+    _fake_clock(monkeypatch, clock)
     rt.reset_sinks()
     rt.report(0, loss=torch.tensor(1.5), acc=0.25)
-    rt.report(1, loss=torch.tensor(0.5))
-    assert capsys.readouterr().out == "step 0: loss 1.5, acc 0.25\nstep 1: loss 0.5\n"
+    rt.report(10, loss=torch.tensor(0.5))
+    rt.report(20, 101, loss=torch.tensor(0.25))             # with the total: step/total, ETA
+    assert capsys.readouterr().out == ("step 0: loss 1.5, acc 0.25\n"
+                                       "step 10: loss 0.5 (5 steps/s)\n"
+                                       "step 20/101: loss 0.25 (6.67 steps/s, ETA 12s)\n")
     with pytest.raises(TypeError):
         rt.report(2, loss=torch.zeros(3))
     with pytest.raises(ValueError):
@@ -336,22 +350,33 @@ class FakeTTY:
         return True
 
 
-def test_report_keeps_one_live_line_on_a_tty(monkeypatch):
+def test_report_keeps_a_line_per_tenth_on_a_tty(monkeypatch):
     out, err = FakeTTY(), FakeTTY()
     monkeypatch.setattr("sys.stdout", out)
     monkeypatch.setattr("sys.stderr", err)
+    clock = iter(float(t) for t in range(100))
+    _fake_clock(monkeypatch, clock)
     rt.reset_sinks()
-    rt.report(0, loss=1.0)
-    rt.report(1, loss=0.5)
-    assert out.text == "\rstep 0: loss 1\x1b[K\rstep 1: loss 0.5\x1b[K"
+    rt.report(0, 100, loss=1.0)                              # the first line stays
+    rt.report(5, 100, loss=0.5)                              # within a tenth: a live line
+    assert out.text == ("\rstep 0/100: loss 1\x1b[K\n"
+                        "\rstep 5/100: loss 0.5 (5 steps/s, ETA 19s)\x1b[K")
     print("done")                                            # other output ends the line first
     assert out.text.endswith("\x1b[K\ndone\n")
     import sys
 
     assert sys.stdout is out and sys.stderr is err           # the streams are given back
-    rt.report(2, loss=0.25)
+    rt.report(7, 100, loss=0.4)                              # live again…
+    rt.report(10, 100, loss=0.25)                            # …until the next tenth: kept
+    assert out.text.endswith("\rstep 7/100: loss 0.4 (3.5 steps/s, ETA 26s)\x1b[K"
+                             "\rstep 10/100: loss 0.25 (3.33 steps/s, ETA 27s)\x1b[K\n")
+    assert sys.stdout is out
+    rt.report(12, 100, loss=0.2)
     rt.reset_sinks()                                         # closing ends the line too
-    assert out.text.endswith("\rstep 2: loss 0.25\x1b[K\n")
+    assert out.text.endswith("\rstep 12/100: loss 0.2 (3 steps/s, ETA 29s)\x1b[K\n")
+    rt.report(0, loss=1.0)                                   # no total: every line stays
+    rt.report(1, loss=0.9)
+    assert out.text.endswith("\rstep 0: loss 1\x1b[K\n\rstep 1: loss 0.9 (1 steps/s)\x1b[K\n")
 
 
 def test_sink_writes_json_lines(prog, tmp_path, monkeypatch):

@@ -24,9 +24,14 @@ def test_train_ss_trains_reports_and_saves(tmp_path):
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
 
-    # Progress: plain lines (stdout isn't a terminal here), every 20 updates and the last.
+    # Progress: plain lines (stdout isn't a terminal here), every 20 updates and the last,
+    # each with step/total and, after the first, the rate and the time left.
     progress = [ln for ln in lines if ln.startswith("step ")]
-    steps = [int(re.match(r"step (\d+): loss [\d.e+-]+, acc [\d.e+-]+$", ln).group(1)) for ln in progress]
+    assert re.fullmatch(r"step 0/320: loss [\d.e+-]+, acc [\d.e+-]+", progress[0])
+    steps = [int(re.match(r"step (\d+)/320: loss [\d.e+-]+, acc [\d.e+-]+ "
+                          r"\([\d.e+]+ (steps/s|s/step), ETA [\d:]+s?\)$", ln).group(1))
+             for ln in progress[1:]]
+    steps = [0] + steps
     assert steps == list(range(0, 320, 20)) + [319]
     first, last = (float(re.search(r"loss ([\d.e+-]+)", progress[k]).group(1)) for k in (0, -1))
     assert last < first / 10

@@ -47,6 +47,8 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "explain": ("shapescript_cli.commands.explain", "Explain an error code, or list them all."),
     "export": ("shapescript_cli.commands.export",
                "Export a function: .pt2, AOTInductor, --hf, --gguf (each from a plugin)."),
+    "plot": ("shapescript_cli.commands.plot",
+             "Draw the curves of a training log (run --log, sink)."),
     "run": ("shapescript_cli.commands.run",
             "Run a Python script with the import hook, or a .ss file's main."),
 }

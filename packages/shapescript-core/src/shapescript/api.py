@@ -34,7 +34,7 @@ __all__ = [
     "helper_source", "device_name", "domain_of",
     # shared helpers and facts
     "vocab", "atomic_write", "atomic_write_with", "atomic_dir", "same_file", "use_color",
-    "debug_enabled",
+    "debug_enabled", "Progress", "format_size", "format_duration",
     # editors (the language server)
     "IncrementalChecker", "split_chunks", "syntax", "walk", "nodes_at", "span_contains", "prelude_file",
     "prelude_env",
@@ -48,6 +48,8 @@ __all__ = [
     "decode_source", "MAX_SOURCE_BYTES",
     # `run` on many processes: the process group of a rank torchrun started
     "distributed",
+    # `run --log FILE`: report's JSON-lines sink (torch)
+    "report_sink",
     # `build --dim NAME=N`: a file's dims set from outside
     "source_with_dims",
 ]
@@ -110,6 +112,10 @@ _HOMES: dict[str, str] = {
     "same_file": "shapescript.files",
     "use_color": "shapescript.term",
     "debug_enabled": "shapescript.term",
+    "Progress": "shapescript.progress",
+    "format_size": "shapescript.progress",
+    "format_duration": "shapescript.progress",
+    "report_sink": "shapescript.rt.report",
     "IncrementalChecker": "shapescript.incremental",
     "split_chunks": "shapescript.incremental",
     "syntax": "shapescript.check.query",

@@ -65,12 +65,14 @@ class GgufTarget:
         if not output:
             _echo("error: --gguf needs the path of the file to write")
             return 2
+        progress = api.Progress()         # the phase on a terminal, then what was written
         try:
-            arch = export_gguf(
-                file, output, fn=fn or "forward", arch=options.get("arch"),
-                weights=options.get("weights"), seed=options.get("seed") or 0,
-                dtype=options.get("dtype") or "float32", tokenizer=options.get("tokenizer"),
-                max_len=options.get("max_len"))
+            with progress.phase("exporting"):
+                arch = export_gguf(
+                    file, output, fn=fn or "forward", arch=options.get("arch"),
+                    weights=options.get("weights"), seed=options.get("seed") or 0,
+                    dtype=options.get("dtype") or "float32", tokenizer=options.get("tokenizer"),
+                    max_len=options.get("max_len"))
         except api.ShapeScriptError as err:
             _echo(str(err))
             return 1
@@ -87,7 +89,7 @@ class GgufTarget:
         except Exception as err:  # noqa: BLE001
             _echo(api.render_diagnostics([api.internal_error(file, err)], {}))
             return 3
-        print(f"wrote {output} ({arch})")
+        progress.wrote(output, arch)
         return 0
 
     @property

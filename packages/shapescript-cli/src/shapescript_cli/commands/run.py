@@ -42,13 +42,17 @@ from ._util import MODE_CHOICE, print_shapescript_error
 @click.option("--all-ranks", is_flag=True, default=False,
               help="Every rank prints and reports, its lines prefixed [rankR]: "
                    "(default: rank 0 alone).")
+@click.option("--log", "log", type=click.Path(dir_okay=False, writable=True), default=None,
+              metavar="FILE",
+              help="Also write every report to FILE, one JSON object a line "
+                   "(as sink(FILE) does; draw it with shapescript plot).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
               metavar="SECONDS",
               help="How long a rank waits for the others in a collective (default 300).")
 @click.argument("script", type=click.Path(exists=True, dir_okay=False))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def command(checks, value_checks, nproc_per_node, nnodes, node_rank, rdzv_endpoint,
-            all_ranks, timeout, script, args):
+            all_ranks, log, timeout, script, args):
     """Run a Python script with the import hook installed, or a .ss file's main()."""
     from . import _launch
 
@@ -68,6 +72,8 @@ def command(checks, value_checks, nproc_per_node, nnodes, node_rank, rdzv_endpoi
             seconds = distributed.timeout_seconds()
         except ValueError as err:             # a bad SHAPESCRIPT_DIST_TIMEOUT
             raise click.UsageError(str(err)) from None
+        if log is not None:               # the ranks read it from their environment
+            os.environ["SHAPESCRIPT_LOG"] = os.path.abspath(log)
         worker = _launch.worker_args(checks, value_checks, script, args)
         sys.exit(_launch.launch(nproc_per_node, nnodes, node_rank, rdzv_endpoint,
                                 seconds, worker))
@@ -75,6 +81,15 @@ def command(checks, value_checks, nproc_per_node, nnodes, node_rank, rdzv_endpoi
     from shapescript.api import ShapeScriptError, import_file, install
 
     group = _join_group(script)
+    log = log if log is not None else os.environ.get("SHAPESCRIPT_LOG") or None
+    if log is not None:
+        from shapescript.api import report_sink
+
+        try:
+            report_sink(log)              # rank 0 alone writes it
+        except OSError as err:
+            click.echo(f"error: cannot write {log}: {err.strerror or err}", err=True)
+            sys.exit(2)
     try:
         _run(checks, value_checks, script, args, import_file, install, ShapeScriptError)
     finally:
@@ -128,9 +143,40 @@ def _run(checks, value_checks, script, args, import_file, install, ShapeScriptEr
         sys.exit(1)
     except (SystemExit, KeyboardInterrupt):
         raise
+    except BrokenPipeError as err:
+        if not _stdout_closed():
+            _print_user_traceback(err, path)   # a pipe of the program's own
+            sys.exit(1)
+        _quiet_stdout()
+        sys.exit(0)
     except BaseException as err:
         _print_user_traceback(err, path)
         sys.exit(1)
+
+
+def _stdout_closed():
+    """Whether whoever read stdout has gone (``shapescript run train.ss | head -3``): the
+    program stops there, quietly, as ``yes | head`` does. Asked of the pipe itself, so
+    that a program's own broken pipe still shows its traceback."""
+    import select
+
+    try:
+        fd = sys.__stdout__.fileno()
+        poll = select.poll()
+        poll.register(fd, select.POLLOUT)
+        return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poll.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return True                 # no way to ask: the usual reason is the reader
+
+
+def _quiet_stdout():
+    """Points stdout at devnull, so that the flushes at exit (the report line's, Python's
+    own) don't fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.__stdout__.fileno())
+    except (AttributeError, OSError, ValueError):
+        pass
 
 
 def _require_source(script, path):

@@ -242,9 +242,12 @@ class TrainingMixin:
 
     def t_report(self, e: ast.Call) -> Type:
         pos, kw = split_args(e)
-        if len(pos) != 1:
-            raise Fail("E0501", "`report(step, name=value, …)`", "", span=e.span)
+        if len(pos) not in (1, 2):
+            raise Fail("E0501", "`report(step, name=value, …)` or `report(step, total, …)`", "",
+                       span=e.span)
         self.int_arg(pos[0], "step")
+        if len(pos) == 2:
+            self.int_arg(pos[1], "total")
         for k, a in kw.items():
             if k in ("step", "time"):
                 raise Fail("E0502", f"`report` writes `{k}` itself", "a reserved name", span=a.span,

@@ -1,9 +1,10 @@
-"""``report(step, name=value, …)`` and its sinks.
+"""``report(step[, total], name=value, …)`` and its sinks.
 
 Each record, ``{"step": …, name: value, …, "time": …}``, goes to the terminal's sink and
-to every sink ``sink`` added: on a terminal, one live progress line rewritten in place
-(``step 50: loss 0.568, acc 0.912``), plain lines when stdout isn't a TTY; a JSON-lines
-file per ``sink("run.jsonl")``. Under a process group of more than one process, only
+to every sink ``sink`` added: on the terminal, a line per report with the rate and, given
+the total, the ETA (``step 40/320: loss 0.568, acc 0.912 (12.5 steps/s, ETA 22s)``); on
+a TTY the lines between tenths of the total are a live line rewritten in place; a
+JSON-lines file per ``sink("run.jsonl")`` or ``shapescript run --log run.jsonl``. Under a process group of more than one process, only
 rank 0 reports (``shapescript run --all-ranks``: every rank to its terminal, rank 0 alone
 to the files). Only torch and the standard library are used, so
 ``shapescript.rt.standalone`` can inline these helpers.
@@ -41,10 +42,29 @@ def _format_value(v):
     return format(v, ".4g")
 
 
-def format_record(step, values):
-    """``step 50: loss 0.568, acc 0.912``: each value ``.4g`` (ints as they are), in order."""
+def format_record(step, values, total=None, progress=""):
+    """``step 50: loss 0.568, acc 0.912``: each value ``.4g`` (ints as they are), in order;
+    ``step 50/320: …`` with a ``total``, and ``progress`` (the rate and ETA) after."""
+    head = f"step {step}/{total}" if total is not None else f"step {step}"
     body = ", ".join(f"{k} {_format_value(v)}" for k, v in values.items())
-    return f"step {step}: {body}" if body else f"step {step}"
+    line = f"{head}: {body}" if body else head
+    return f"{line} ({progress})" if progress else line
+
+
+def _clock(seconds):
+    """``42s``, ``3:07``, ``1:02:03``: an ETA."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s}s"
+    h, rest = divmod(s, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def _rate_text(steps_per_s):
+    if steps_per_s >= 1:
+        return f"{steps_per_s:.3g} steps/s"
+    return f"{1 / steps_per_s:.3g} s/step"
 
 
 class _LiveGuard:
@@ -65,8 +85,15 @@ class _LiveGuard:
 
 
 class TerminalSink:
-    """Reports on a terminal: one live progress line, rewritten in place (``\\r``), on a
-    TTY; plain lines otherwise. ``stream`` defaults to ``sys.stdout`` at each report."""
+    """Reports on a terminal, one line each, with the rate since the first report and,
+    when ``report`` was given the total, ``step/total`` and the ETA:
+    ``step 40/320: loss 0.568 (12.5 steps/s, ETA 22s)``.
+
+    Off a TTY every report is a line. On a TTY the latest report is a live line,
+    rewritten in place (``\\r``); a line is kept (the live one ends) at the first report,
+    each time another tenth of the total is reached, and at the last step, so about ten
+    lines stay, like one per epoch; without a total every report is kept. ``stream``
+    defaults to ``sys.stdout`` at each report."""
 
     def __init__(self, stream=None, live=None):
         self.stream, self.live = stream, live
@@ -75,15 +102,43 @@ class TerminalSink:
         # The guards last taken off: ``print`` holds ``sys.stdout`` by a borrowed reference
         # while it writes, so a guard that gives the streams back must outlive that call.
         self._retired = ()
+        self.total = None
+        self._first = None            # (step, time) of the first report: the rate's start
+        self._kept = None             # the tenth of the total of the last kept line
 
-    def _target(self):
-        s = self.stream if self.stream is not None else sys.stdout
-        return s._inner if isinstance(s, _LiveGuard) else s
+    def set_total(self, total):
+        """The number of steps in all (``report(step, total, …)``): shown, and the ETA."""
+        self.total = int(total) if total is not None else None
+
+    def _progress(self, step, now):
+        if self._first is None:
+            self._first = (step, now)
+            return ""
+        step0, t0 = self._first
+        if step <= step0 or now <= t0:
+            return ""
+        rate = (step - step0) / (now - t0)
+        text = _rate_text(rate)
+        if self.total is not None:
+            text += f", ETA {_clock(max(0, self.total - 1 - step) / rate)}"
+        return text
+
+    def _keep(self, step):
+        """Whether this report's line stays on a TTY."""
+        if self.total is None or self.total <= 0:
+            return True
+        tenth = min(10, step * 10 // self.total)
+        if self._kept is None or tenth != self._kept or step >= self.total - 1:
+            self._kept = tenth
+            return True
+        return False
 
     def __call__(self, record):
         stream = self._target()
-        line = format_record(record["step"], {k: v for k, v in record.items()
-                                              if k not in ("step", "time")})
+        step = record["step"]
+        progress = self._progress(step, record.get("time", 0.0))
+        line = format_record(step, {k: v for k, v in record.items() if k not in ("step", "time")},
+                             self.total, progress)
         live = self.live
         if live is None:
             try:
@@ -99,9 +154,20 @@ class TerminalSink:
             self.end_line()
         stream.write("\r" + line + "\x1b[K")
         stream.flush()
+        if self._keep(step):
+            if self._showing is not None:
+                self._showing = None
+                self._unguard()
+            stream.write("\n")
+            stream.flush()
+            return
         if self._showing is None:
             self._showing = stream
             self._guard()
+
+    def _target(self):
+        s = self.stream if self.stream is not None else sys.stdout
+        return s._inner if isinstance(s, _LiveGuard) else s
 
     def _guard(self):
         if self.stream is not None:
@@ -111,9 +177,7 @@ class TerminalSink:
         sys.stdout = _LiveGuard(out, self)
         sys.stderr = _LiveGuard(err, self)
 
-    def end_line(self):
-        """Finishes the live line, if one is showing (before other output, and at exit)."""
-        stream, self._showing = self._showing, None
+    def _unguard(self):
         if self._saved is not None:
             out, err = self._saved
             self._saved = None
@@ -122,6 +186,11 @@ class TerminalSink:
                 sys.stdout = out
             if isinstance(sys.stderr, _LiveGuard) and sys.stderr._owner is self:
                 sys.stderr = err
+
+    def end_line(self):
+        """Finishes the live line, if one is showing (before other output, and at exit)."""
+        stream, self._showing = self._showing, None
+        self._unguard()
         if stream is not None:
             try:
                 stream.write("\n")
@@ -182,6 +251,12 @@ def sink(target):
     return None
 
 
+def report_sink(path):
+    """``shapescript run --log FILE``: every ``report`` also goes to the JSON-lines file
+    ``path`` (``sink(path)``, before the program starts)."""
+    sink(path)
+
+
 def sinks():
     """The sinks in use: the terminal's, then those ``sink`` added."""
     return [_terminal()] + list(_SINKS)
@@ -204,10 +279,16 @@ def reset_sinks(terminal=None):
     _TERMINAL[:] = [terminal if terminal is not None else TerminalSink()]
 
 
-def report(step, /, **values):
+def report(step, total=None, /, **values):
     """Sends ``{"step": step, name: value, …, "time": time.time()}`` to every sink; values
-    are numbers or one-element tensors (read with ``.item()``). Under a process group,
-    rank 0's values go (the others' too, to their terminals, with ``--all-ranks``)."""
+    are numbers or one-element tensors (read with ``.item()``). ``total``, the number of
+    steps in all, puts ``step/total`` and the ETA on the terminal's line (not in the
+    records). Under a process group, rank 0's values go (the others' too, to their
+    terminals, with ``--all-ranks``)."""
+    if total is not None:
+        set_total = getattr(_terminal(), "set_total", None)
+        if set_total is not None:
+            set_total(int(total) if not isinstance(total, torch.Tensor) else int(total.item()))
     record = {"step": int(step) if not isinstance(step, torch.Tensor) else int(step.item())}
     for k, v in values.items():
         if k in ("step", "time"):
@@ -235,4 +316,4 @@ def _close_sinks():
 
 
 __all__ = ["TerminalSink", "JsonLinesSink", "format_record", "report", "sink", "sinks",
-           "reset_sinks"]
+           "reset_sinks", "report_sink"]
