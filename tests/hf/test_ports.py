@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from conftest import EXAMPLES
+from hf_helpers import EXAMPLES
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
