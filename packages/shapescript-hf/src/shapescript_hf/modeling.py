@@ -37,12 +37,17 @@ class Modeling:
 
 
 def _computes_in_f32(sig: Any) -> bool:
-    """Whether a function converts to, makes, or takes an explicit float dtype."""
-    for p in sig.decl.params:
-        if type(p.type).__name__ == "TensorTypeExpr" and p.type.dtype in FLOAT_DTYPES:
-            return True
+    """Whether a function converts to or makes an explicit float dtype, or computes with a
+    parameter of one (a function that only passes such a parameter on doesn't)."""
+    typed = {p.name for p in sig.decl.params
+             if type(p.type).__name__ == "TensorTypeExpr" and p.type.dtype in FLOAT_DTYPES}
     body = sig.decl.body if isinstance(sig.decl.body, tuple) else (sig.decl.body,)
     for node in (n for item in body for n in walk(item)):
+        if type(node).__name__ in ("BinOp", "UnaryOp") and any(
+                type(x).__name__ == "Name" and x.id in typed
+                for x in (getattr(node, "left", None), getattr(node, "right", None),
+                          getattr(node, "operand", None))):
+            return True
         kind = type(node).__name__
         if kind == "Convert" and getattr(node.target, "dtype", None) in FLOAT_DTYPES:
             return True
