@@ -98,6 +98,11 @@ def test_the_tutorial_runs(tmp_path):
     page = (DOCS / "tutorial.md").read_text(encoding="utf-8")
     for name in ("norm.ss", "broken.ss", "probe.ss"):
         assert (DOCS / "tutorial" / name).read_text(encoding="utf-8") in page, name
+    for name in ("use_norm.py", "serve_probe.py"):
+        # The page shows each script without its docstring.
+        text = (DOCS / "tutorial" / name).read_text(encoding="utf-8")
+        body = text[text.index('"""', 3) + 3:].lstrip("\n")
+        assert body in page, name
 
     r = _sh([*SHAPESCRIPT, "check", "norm.ss"], tmp_path)
     assert (r.returncode, r.stdout) == (0, "")
