@@ -65,8 +65,9 @@ fn fit(m: Spotter, img: Images u8, y: [b] Index[C], epochs: int):
             step = step + 1
 
 ## Trains a spotter on `shapes.draw(Ntrain, 0)` for `Epochs` passes (or as many as the
-## first argument says: `shapescript run train.ss 2`), reports its progress, prints how
-## well it does on `shapes.draw(Ntest, 1)` and saves it to `spotter.safetensors`.
+## first argument says: `shapescript run train.ss 2`), reports its progress (also to
+## `spotter.jsonl`, one JSON line a report: `shapescript plot spotter.jsonl` draws it),
+## prints how well it does on `shapes.draw(Ntest, 1)` and saves it to `spotter.safetensors`.
 fn main():
     # The spotter's tensors are small: one thread runs them faster than several.
     torch.set_num_threads(1)
@@ -81,6 +82,7 @@ fn main():
     test_y = test[1] as [Ntest] Index[C]
 
     m = Spotter.init(seed=0)
+    sink("spotter.jsonl")
     fit(m, img, y, epochs)
 
     pred = guess(m, test_img)

@@ -36,6 +36,14 @@ def test_train_ss_trains_reports_and_saves(tmp_path):
     first, last = (float(re.search(r"loss ([\d.e+-]+)", progress[k]).group(1)) for k in (0, -1))
     assert last < first / 10
 
+    # The same reports, in the JSON-lines log the program writes (`sink("spotter.jsonl")`).
+    import json
+
+    log = [json.loads(ln) for ln in (tmp_path / "spotter.jsonl").read_text().splitlines()]
+    assert [rec["step"] for rec in log] == steps
+    assert [list(rec) for rec in log] == [["step", "loss", "acc", "time"]] * len(steps)
+    assert f"loss {log[-1]['loss']:.4g}," in progress[-1]
+
     acc_line = next(ln for ln in lines if ln.startswith("test accuracy: "))
     accuracy = float(re.fullmatch(r"test accuracy: ([\d.]+)%", acc_line).group(1))
     assert accuracy >= 95.0
