@@ -171,6 +171,25 @@ def test_closed_pipe_ends_quietly(tmp_path):
     assert "Traceback" not in r.stderr and "Error" not in r.stderr, r.stderr
 
 
+def test_closed_pipe_of_a_script_and_of_its_own(tmp_path):
+    (tmp_path / "many.py").write_text("for i in range(5000):\n    print('line', i)\n")
+    (tmp_path / "own.py").write_text(
+        "import subprocess\n"
+        "p = subprocess.Popen(['true'], stdin=subprocess.PIPE)\n"
+        "p.wait()\n"
+        "p.stdin.write(b'x' * 100000)\n"
+        "p.stdin.flush()\n")
+    cmd = " ".join([*SHAPESCRIPT, "run", "many.py"])
+    r = subprocess.run(f"{cmd} | head -1; exit ${{PIPESTATUS[0]}}", shell=True,
+                       executable="/bin/bash", cwd=tmp_path, capture_output=True, text=True,
+                       env=_env(), timeout=120)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "line 0\n", "")
+    # A pipe the program opened itself is its own error: the traceback, exit 1.
+    r = subprocess.run([*SHAPESCRIPT, "run", "own.py"], cwd=tmp_path, capture_output=True,
+                       text=True, env=_env(), timeout=120)
+    assert r.returncode == 1 and r.stderr.rstrip().endswith("BrokenPipeError: [Errno 32] Broken pipe")
+
+
 def test_run_log_that_cannot_be_written(tmp_path):
     (tmp_path / "train.ss").write_text(TRAIN)
     r = subprocess.run([*SHAPESCRIPT, "run", "--log", "no/such/run.jsonl", "train.ss"],

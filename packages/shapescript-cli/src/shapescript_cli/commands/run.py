@@ -138,6 +138,9 @@ def _run(checks, value_checks, script, args, import_file, install, ShapeScriptEr
             main()
         else:
             runpy.run_path(script, run_name="__main__")
+        # What is still buffered goes now, where a closed pipe is caught (below), not at
+        # exit, where Python would print that it couldn't.
+        sys.stdout.flush()
     except ShapeScriptError as err:
         print_shapescript_error(err)
         sys.exit(1)
