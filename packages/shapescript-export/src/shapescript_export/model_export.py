@@ -196,6 +196,7 @@ def example_inputs(source: ModelSource, *, batch: int = 2, length: int = 7,
     float tensors standard normal; generic axes are ``batch`` (the first one met) and
     ``length`` (the others). Parameters with defaults are left out."""
     import torch
+    from shapescript import api
 
     g = torch.Generator().manual_seed(seed)
     sizes: dict[str, int] = {}
@@ -214,12 +215,8 @@ def example_inputs(source: ModelSource, *, batch: int = 2, length: int = 7,
                 var = a.size.var_name or str(a.size)
                 c = sizes.setdefault(var, batch if not sizes else length)
             shape.append(c)
-        dtype = getattr(torch, {"f32": "float32", "f64": "float64", "f16": "float16",
-                                "bf16": "bfloat16", "i64": "int64", "i32": "int32",
-                                "i16": "int16", "i8": "int8", "u8": "uint8",
-                                "bool": "bool"}[t.dtype if t.dtype in (
-                                    "f32", "f64", "f16", "bf16", "i64", "i32", "i16", "i8",
-                                    "u8", "bool") else "f32"])
+        names = api.vocab.TORCH_DTYPE_NAMES
+        dtype = getattr(torch, names.get(t.dtype, names["f32"]))
         if dtype.is_floating_point:
             out.append(torch.randn(shape, generator=g).to(dtype))
         elif dtype == torch.bool:

@@ -21,12 +21,12 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any
 
+from shapescript.api import vocab
+
 from shapescript_hf.plan import Plan, walk
 
-FLOAT_DTYPES = ("f16", "bf16", "f32", "f64")
-_TORCH = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
-          "i64": "int64", "i32": "int32", "i16": "int16", "i8": "int8", "u8": "uint8",
-          "bool": "bool"}
+FLOAT_DTYPES = vocab.FLOAT_DTYPES
+_TORCH = vocab.TORCH_DTYPE_NAMES
 
 
 @dataclass
