@@ -21,6 +21,7 @@ Choices come from a ``Choices``: ``HypothesisChoices`` (a ``draw`` of a
 
 from __future__ import annotations
 
+import abc
 import random
 import string
 from dataclasses import dataclass, field
@@ -36,9 +37,12 @@ class CheckMustFail(Exception):
     """The oracle's verdict that a documented run-time check must raise ``ShapeError``."""
 
 
-class Choices:
+class Choices(abc.ABC):
+    """Where the generator's decisions come from: a seeded ``random`` or hypothesis."""
+
+    @abc.abstractmethod
     def int(self, lo: int, hi: int) -> int:
-        raise NotImplementedError
+        """An integer in ``lo..hi``, both included."""
 
     def pick(self, seq):
         return seq[self.int(0, len(seq) - 1)]
