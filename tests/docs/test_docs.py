@@ -129,6 +129,7 @@ def test_the_tutorial_runs(tmp_path):
     r = _sh([*SHAPESCRIPT, "export", "probe.ss", "-o", "probe.pt2"], tmp_path)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "probe.pt2").exists()
+    assert re.search(r"^wrote probe\.pt2 \(", r.stdout + r.stderr, re.M), r.stdout + r.stderr
 
     r = _sh([sys.executable, "serve_probe.py"], tmp_path)
     assert r.returncode == 0, r.stderr
