@@ -10,7 +10,7 @@ from mkdocs.structure.files import File
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import reference  # noqa: E402
+import ss_reference_pages as reference  # noqa: E402
 
 
 def on_files(files, config, **_):

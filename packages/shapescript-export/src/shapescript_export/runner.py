@@ -104,27 +104,33 @@ def run_module(source: str, output: str, *, python: str, aoti: bool = False,
     if aoti:
         cmd.append("--aoti")
     stopped: list[int] = []
-    main_thread = threading.current_thread() is threading.main_thread()
+    started: list[subprocess.Popen[str]] = []
+
+    def stop(signum: int, frame: object) -> None:
+        stopped.append(signum)
+        if started and started[0].poll() is None:
+            started[0].terminate()
+
+    # Installed before the child starts, so no signal can fall between the two.
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, stop)
     try:
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, errors="replace",
                                 pass_fds=(write_fd,),
                                 preexec_fn=_die_with_parent if os.name == "posix" else None)
     except (FileNotFoundError, PermissionError) as err:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         os.close(read_fd)
         os.close(write_fd)
         return RunResult("no-python", f"cannot run `{python}`: {err.strerror or err}")
+    started.append(proc)
+    if stopped:
+        proc.terminate()
     os.close(write_fd)
-    previous = {}
-
-    def stop(signum: int, frame: object) -> None:
-        stopped.append(signum)
-        if proc.poll() is None:
-            proc.terminate()
-
-    if main_thread:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            previous[sig] = signal.signal(sig, stop)
     reader = _Reader(read_fd)
     try:
         try:
