@@ -63,6 +63,42 @@ class ModelSource:
             return self.forward(model, *args, **kwargs)
 
 
+def weight_options() -> list[Any]:
+    """``--weights`` and ``--seed``: the model of a function that takes it first. Every
+    target that exports a model declares these same options (the command shows them once)."""
+    import click
+
+    return [
+        click.Option(["--weights"], metavar="FILE", default=None,
+                     help="For a function that takes the model first: a checkpoint written "
+                          "by save, whose first model of that type is used (default: new "
+                          "weights from --seed)."),
+        click.Option(["--seed"], type=int, default=None,
+                     help="The seed of new weights, as M.init(seed=…) draws them "
+                          "(default: 0)."),
+    ]
+
+
+def serving_options() -> list[Any]:
+    """``weight_options()`` and what a serving export adds: ``--dtype``, ``--tokenizer``,
+    ``--max-len`` (``--hf`` and ``--gguf`` alike)."""
+    import click
+
+    return weight_options() + [
+        click.Option(["--dtype"], type=click.Choice(list(DTYPES)), default="float32",
+                     show_default=True,
+                     help="The dtype of the weights (GGUF: of its matrices; 1-D tensors stay "
+                          "float32)."),
+        click.Option(["--tokenizer"], metavar="DIR", default=None,
+                     help="A Hugging Face tokenizer folder: copied into an --hf folder; its "
+                          "byte-level BPE tokenizer.json written into a GGUF file (default: "
+                          "token ids, or tokens <|N|> in GGUF)."),
+        click.Option(["--max-len", "max_len"], type=click.IntRange(min=1), default=None,
+                     help="The context length (default: P of the positions' Index[P], or "
+                          "4096; GGUF gpt2: its position table's rows)."),
+    ]
+
+
 def _static(size: Any) -> int | None:
     value = getattr(size, "const_value", None)
     return value if getattr(size, "is_const", False) and isinstance(value, int) else None

@@ -77,6 +77,8 @@ class Pt2Target:
     def options(self) -> list[Any]:
         import click
 
+        from shapescript_export.model_export import weight_options
+
         modes = click.Choice(["always", "debug", "never"])
         return [
             click.Option(["-o", "--output"], type=click.Path(dir_okay=False), default=None,
@@ -97,13 +99,7 @@ class Pt2Target:
                          metavar="FILE",
                          help="Write the export module (torch and einops only) instead of "
                               "exporting."),
-            click.Option(["--weights"], metavar="FILE", default=None,
-                         help="For a function that takes the model first: a checkpoint "
-                              "written by save, whose first model of that type becomes the "
-                              "program's parameters (default: new weights from --seed)."),
-            click.Option(["--seed"], type=int, default=None,
-                         help="The seed of new weights, as M.init(seed=…) draws them "
-                              "(default: 0)."),
+            *weight_options(),
         ]
 
     @property

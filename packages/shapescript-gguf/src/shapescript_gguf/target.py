@@ -33,6 +33,7 @@ class GgufTarget:
 
     def options(self) -> Sequence[Any]:
         import click
+        from shapescript_export.model_export import serving_options
 
         return [
             click.Option(["--gguf", "gguf"], metavar="OUT.gguf", type=click.Path(dir_okay=False),
@@ -40,20 +41,7 @@ class GgufTarget:
             click.Option(["--arch"], type=click.Choice(["llama", "gpt2"]), default=None,
                          help="The architecture to write (default: the first that computes "
                               "what the model computes, llama then gpt2)."),
-            click.Option(["--weights"], metavar="FILE", default=None,
-                         help="A checkpoint written by save: its first model of the forward "
-                              "function's type (default: new weights from --seed)."),
-            click.Option(["--seed"], type=int, default=0, show_default=True,
-                         help="The seed of new weights, as M.init(seed=…) draws them."),
-            click.Option(["--dtype"], type=click.Choice(["float32", "bfloat16", "float16"]),
-                         default="float32", show_default=True,
-                         help="The dtype of the matrices (1-D tensors stay float32)."),
-            click.Option(["--tokenizer"], metavar="DIR", default=None,
-                         help="A Hugging Face tokenizer folder whose byte-level BPE "
-                              "tokenizer.json the file holds (default: tokens <|N|>)."),
-            click.Option(["--max-len", "max_len"], type=click.IntRange(min=1), default=None,
-                         help="The context length (default: P of the positions' Index[P], "
-                              "or 4096; gpt2: its position table's rows)."),
+            *serving_options(),
         ]
 
     def run(self, file: str, fn: str | None, options: dict[str, Any]) -> int:

@@ -32,6 +32,7 @@ class HfTarget:
 
     def options(self) -> Sequence[Any]:
         import click
+        from shapescript_export.model_export import serving_options
 
         return [
             click.Option(["--hf", "hf"], metavar="DIR", type=click.Path(file_okay=False),
@@ -39,19 +40,7 @@ class HfTarget:
             click.Option(["--vllm"], is_flag=True, default=False,
                          help="With --hf: the serving rules (E3301–E3306) are errors, and "
                               "nothing is written when one is broken."),
-            click.Option(["--weights"], metavar="FILE", default=None,
-                         help="A checkpoint written by save: its first model of the forward "
-                              "function's type (default: new weights from --seed)."),
-            click.Option(["--seed"], type=int, default=0, show_default=True,
-                         help="The seed of new weights, as M.init(seed=…) draws them."),
-            click.Option(["--dtype"], type=click.Choice(["float32", "bfloat16", "float16"]),
-                         default="float32", show_default=True,
-                         help="The dtype of the weights."),
-            click.Option(["--tokenizer"], metavar="DIR", default=None,
-                         help="A Hugging Face tokenizer folder to copy into the folder."),
-            click.Option(["--max-len", "max_len"], type=click.IntRange(min=1), default=None,
-                         help="max_position_embeddings (default: P of the positions' "
-                              "Index[P], or 4096)."),
+            *serving_options(),
             click.Option(["--no-verify", "no_verify"], is_flag=True, default=False,
                          help="With --hf: don't load the folder with transformers to compare "
                               "it with the source."),

@@ -156,18 +156,23 @@ def export_diagnostics(env: ModuleEnv, fn: str, *, model_first: bool = False) ->
     if model_first and sig.params and isinstance(sig.params[0].type, ModelType):
         first = sig.params[0].span
         problems = [d for d in problems if (d.line, d.column) != (first.line, first.col)]
-        for other in _reached(sig, data):
+        for other in reached_functions(sig, data):
             for p in other.params:
                 if isinstance(p.type, ModelType):
                     allowed.add(("E1704", p.span.file, p.span.start, p.span.end))
     return problems + site_diagnostics([sig], data, allowed)
 
 
-def _reached(root: FnSig, fn_data: dict[int, Any]) -> list[FnSig]:
-    out, seen, stack = [], set(), [root]
+def reached_functions(root: FnSig, fn_data: dict[int, Any]) -> list[FnSig]:
+    """``root`` and every function it calls, at any depth and in any imported file, in
+    the order met (externs left out: they have no body). ``fn_data`` is the module
+    environment's record of each function's callees."""
+    out: list[FnSig] = []
+    seen: set[int] = set()
+    stack = [root]
     while stack:
         sig = stack.pop()
-        if id(sig) in seen:
+        if id(sig) in seen or sig.is_extern:
             continue
         seen.add(id(sig))
         out.append(sig)

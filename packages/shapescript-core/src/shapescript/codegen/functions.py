@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from shapescript.check.env import FnSig
+from shapescript.check.exports import reached_functions
 from shapescript.check.result import CallRes
 from shapescript.codegen.layout import Emitter
 from shapescript.codegen.module import ModuleGen
@@ -134,20 +135,7 @@ class FunctionsGen(ModuleGen):
         pass  # no checked entries
 
     def reached(self) -> list[FnSig]:
-        data = self.cm.env.fn_data
-        out: list[FnSig] = []
-        seen: set[int] = set()
-        stack = [self.target]
-        while stack:
-            sig = stack.pop()
-            if id(sig) in seen or sig.is_extern:
-                continue
-            seen.add(id(sig))
-            out.append(sig)
-            entry = data.get(id(sig))
-            if entry is not None:
-                stack.extend(entry[1])
-        return out
+        return reached_functions(self.target, self.cm.env.fn_data)
 
     def run(self) -> str:  # type: ignore[override]
         env = self.cm.env

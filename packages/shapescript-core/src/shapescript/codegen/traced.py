@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from shapescript.check.env import FnSig
+from shapescript.check.exports import reached_functions
 from shapescript.check.result import AssertRes, CheckedModule
 from shapescript.check.sizes import Size
 from shapescript.check.types import TensorType
@@ -318,20 +319,7 @@ class TracedModuleGen(ModuleGen):
 
     # -- what is reached ----------------------------------------------------------------
     def reached(self) -> list[FnSig]:
-        data = self.cm.env.fn_data
-        out: list[FnSig] = []
-        seen: set[int] = set()
-        stack = [self.target]
-        while stack:
-            sig = stack.pop()
-            if id(sig) in seen or sig.is_extern:
-                continue
-            seen.add(id(sig))
-            out.append(sig)
-            entry = data.get(id(sig))
-            if entry is not None:
-                stack.extend(entry[1])
-        return out
+        return reached_functions(self.target, self.cm.env.fn_data)
 
     def run(self) -> str:  # type: ignore[override]
         env = self.cm.env
