@@ -114,11 +114,17 @@ def run_in_process(prep: Prepared, output: str | None = None, aoti: bool = False
             err.add_note(_location_note(ns, prep, err))
             raise
         if output is not None:
-            try:
-                ns["save"](ep, output, aoti)
-            except ns["_SSExportError"] as err:
-                raise ExportError(str(err)) from None
+            save_program(ns, ep, output, aoti)
     return ep
+
+
+def save_program(ns: dict[str, Any], ep: Any, output: str, aoti: bool = False) -> None:
+    """Writes ``ep`` with the loaded export module ``ns``'s ``save`` (the ``.pt2``, or an
+    AOTInductor package), its own errors as ``ExportError``."""
+    try:
+        ns["save"](ep, output, aoti)
+    except ns["_SSExportError"] as err:
+        raise ExportError(str(err)) from None
 
 
 def export(path: str, fn: str | None = None, output: str | None = None, *, aoti: bool = False,

@@ -51,8 +51,7 @@ def export_model(path: str, fn: str, output: str | None = None, *, weights: Any 
     AOTInductor package with ``aoti``) when given."""
     from shapescript import api
 
-    from shapescript_export.api import Prepared, load_module
-    from shapescript_export.errors import ExportError
+    from shapescript_export.api import Prepared, load_module, save_program
     from shapescript_export.program import export_module_source
 
     source = load_model_source(path, fn)
@@ -80,10 +79,7 @@ def export_model(path: str, fn: str, output: str | None = None, *, weights: Any 
         ep = ns["_ss_ex_export"](module, ns["_ss_examples"](torch.device(device)),
                                  ns["_ss_dynamic_shapes"]())
         if output is not None:
-            try:
-                ns["save"](ep, output, aoti)
-            except ns["_SSExportError"] as err:
-                raise ExportError(str(err)) from None
+            save_program(ns, ep, output, aoti)
     return ep
 
 
