@@ -50,12 +50,13 @@ __all__ = [
     "distributed",
     # `run --log FILE`: report's JSON-lines sink (torch)
     "report_sink",
-    # `build --dim NAME=N`: a file's dims set from outside
-    "source_with_dims",
+    # `build --dim NAME=N`: a file's dims set from outside; `run --dim`: the module so built
+    "source_with_dims", "load_module",
 ]
 
 _HOMES: dict[str, str] = {
     "source_with_dims": "shapescript.configured",
+    "load_module": "shapescript.configured",
     "decode_source": "shapescript.source",
     "MAX_SOURCE_BYTES": "shapescript.source",
     "check_source": "shapescript.compiler",
