@@ -37,7 +37,7 @@ __all__ = [
     "debug_enabled", "Progress", "format_size", "format_duration",
     # editors (the language server)
     "IncrementalChecker", "split_chunks", "syntax", "walk", "nodes_at", "span_contains", "prelude_file",
-    "prelude_env",
+    "prelude_env", "BuiltinDoc", "builtin_doc", "builtin_docs",
     # plugins
     "ExportTarget", "CheckProfile", "ExportFailed", "KNOWN_TARGETS", "KNOWN_PROFILES", "missing_hint",
     # more for the command line
@@ -125,6 +125,9 @@ _HOMES: dict[str, str] = {
     "span_contains": "shapescript.check.query",
     "prelude_file": "shapescript.check.query",
     "prelude_env": "shapescript.compiler",
+    "BuiltinDoc": "shapescript.builtin_docs",
+    "builtin_doc": "shapescript.builtin_docs",
+    "builtin_docs": "shapescript.builtin_docs",
     "ExportTarget": "shapescript.plugins",
     "ExportFailed": "shapescript.plugins",
     "CheckProfile": "shapescript.plugins",
