@@ -101,6 +101,8 @@ class ExprGen:
             return pyname(e.id)
         if res.kind == "dim":
             return pyname(e.id) if e.id in self.cm.env.dims else str(res.value)
+        if res.kind == "const":  # its value, wherever the const was declared
+            return repr(res.value)
         if res.kind == "generic":
             self.ctx.need_generic(e.id)
             return generic_var(e.id)
@@ -120,6 +122,8 @@ class ExprGen:
         res: NameRes | None = self.cm.res.get(id(e))
         if res is not None and res.kind == "dim":
             return str(res.value)
+        if res is not None and res.kind == "const":
+            return repr(res.value)
         return f"{self.expr(e.value)}.{e.attr}"
 
     def g_TupleExpr(self, e: ast.TupleExpr) -> str:
