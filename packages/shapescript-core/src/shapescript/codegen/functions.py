@@ -3,10 +3,10 @@
 ``generate_functions(program, fn, …)`` gives the source of the function ``fn`` of
 ``program.main`` and of every function it calls, at any depth and in any imported
 ``.ss`` file, with the dims they use as constants, the imports they need and the runtime
-helpers they call, inlined. It needs torch and einops only (and imports nothing else:
-its error classes are its own; einops only for a pattern torch's views don't
-express). The caller (an exporter writing a file for another
-program, such as a Hugging Face modeling file) calls ``fn`` with values it made itself.
+helpers they call, inlined. It needs torch (and einops for a pattern torch's views
+don't express) and imports nothing else: its error classes are its own. The caller (an
+exporter writing a file for another program, such as a Hugging Face modeling file) calls
+``fn`` with values it made itself.
 
 ``rearrange`` and ``repeat`` are torch's own view operations where the pattern allows
 (``x.unflatten(2, (4, 16)).transpose(1, 2)`` for ``b n (H Dh) -> b H n Dh``): the same
