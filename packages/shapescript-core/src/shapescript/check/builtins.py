@@ -309,6 +309,7 @@ class BuiltinMixin:
         for k, a in kw.items():
             s = self.expr_size(a.value)
             if s is None:
+                self.const_not_size(a.value)
                 t = self.expr(a.value)
                 if isinstance(t, ErrorType):
                     return ERROR
@@ -389,6 +390,7 @@ class BuiltinMixin:
         for it in items:
             s = self.expr_size(it)
             if s is None:
+                self.const_not_size(it)
                 t = self.expr(it)
                 if isinstance(t, ErrorType):
                     return ERROR
@@ -416,6 +418,7 @@ class BuiltinMixin:
         need(e, "map", pos, kw, 2)
         count = self.expr_size(pos[0].value)
         if count is None:
+            self.const_not_size(pos[0].value)
             t = self.expr(pos[0].value)
             if isinstance(t, ErrorType):
                 return ERROR

@@ -211,6 +211,7 @@ def check_unpack(c: Any, e: ast.Call) -> Type:
                 v = kw[n.name].value
                 s = c.expr_size(v)
                 if s is None:
+                    c.const_not_size(v)
                     vt = c.expr(v)
                     if isinstance(vt, ErrorType):
                         return ERROR
