@@ -289,6 +289,6 @@ def check_fits(value: TensorType, declared: TensorType, what: str = "the value")
 
 
 def _axis_text(ax: Axis) -> str:
-    """An axis for a message: its label, and its size when that reads differently."""
-    label, size = str(ax.label), str(ax.size)
-    return f"`{label}`" if label == size else f"`{label}` ({size})"
+    """An axis for a message: its label, and its size when that reads differently
+    (`` `D = 8` ``, as every message writes a size)."""
+    return f"`{ax.written}`"
