@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 import torch
-
 from dist_helpers import run_shapescript
 
 LIN = textwrap.dedent('''
