@@ -5,6 +5,7 @@ use keeps the reduced type. Values are compared with torch."""
 from __future__ import annotations
 
 import pytest
+
 from shapescript.compiler import compile_source
 
 torch = pytest.importorskip("torch")

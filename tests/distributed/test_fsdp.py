@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import torch
+
 from dist_helpers import run_shapescript
 
 LIN = textwrap.dedent('''
