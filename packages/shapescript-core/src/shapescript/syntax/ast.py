@@ -533,9 +533,28 @@ Decl = Union[Devices, ImportPython, Import, FromImport, DimDecl, FnDecl, ExternD
 
 
 @dataclass(frozen=True, slots=True)
+class DroppedDecl:
+    """A top-level declaration the parser could not keep: it has a syntax error
+    (reported, or following from a lexical error that is), is nested too deeply
+    (E0107), or broke the parser (E0000). What the parser's recovery skipped.
+
+    ``name`` is what its head declares, read from its first tokens (``fn f``, ``dim D``,
+    ``model M``, ``extern fn f``, ``import m``, ``import python a.b as c``: ``f``, ``D``,
+    ``M``, ``f``, ``m``, ``c``), or ``None`` if the head is not one of those. The checker
+    treats the uses of such a name as silent errors, not as unknown names: the syntax
+    error already explains them.
+    """
+
+    span: Span  # from the declaration's first token to its last
+    name: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Module:
     decls: tuple[Decl, ...]
     path: str
     doc: str | None = None
     # Spans of every ``##`` block, for the editor; not needed by the checker.
     doc_spans: tuple[Span, ...] = field(default=())
+    # The top-level declarations the parser dropped, in source order.
+    dropped: tuple[DroppedDecl, ...] = field(default=())
