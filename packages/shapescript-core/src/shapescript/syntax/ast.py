@@ -538,15 +538,16 @@ class DroppedDecl:
     (reported, or following from a lexical error that is), is nested too deeply
     (E0107), or broke the parser (E0000). What the parser's recovery skipped.
 
-    ``name`` is what its head declares, read from its first tokens (``fn f``, ``dim D``,
+    ``names`` are what its head declares, read from its first tokens (``fn f``, ``dim D``,
     ``model M``, ``extern fn f``, ``import m``, ``import python a.b as c``: ``f``, ``D``,
-    ``M``, ``f``, ``m``, ``c``), or ``None`` if the head is not one of those. The checker
-    treats the uses of such a name as silent errors, not as unknown names: the syntax
-    error already explains them.
+    ``M``, ``f``, ``m``, ``c``), and those of any declaration head its tokens swallowed
+    (a line starting in column 1 that a broken line before it didn't let begin a
+    declaration of its own). The checker treats the uses of these names as silent
+    errors, not as unknown names: the syntax error already explains them.
     """
 
     span: Span  # from the declaration's first token to its last
-    name: str | None
+    names: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -85,12 +85,15 @@ def r_exprlist_tuple(b, c):
     items = c[0]
     return ast.TupleExpr(tuple(items), b.sp(items[0].span, items[-1].span))
 
+
 def r_expr_tuple_two(b, c):
     return [c[0], c[2]]
+
 
 def r_expr_tuple_more(b, c):
     c[0].append(c[2])
     return c[0]
+
 
 def r_expr(b, c):
     x = c[0]
@@ -100,6 +103,7 @@ def r_expr(b, c):
     if t is _ToStage:
         return _pratt(b, [x])
     return x
+
 
 def r_chain_one(b, c):
     # A plain operand stays itself; a list starts only when an operator is met.
@@ -113,6 +117,7 @@ def r_chain_one(b, c):
         return items
     return x
 
+
 def r_chain_op(b, c):
     items = c[0]
     if type(items) is not list:
@@ -125,6 +130,7 @@ def r_chain_op(b, c):
     items.append(x)
     return items
 
+
 def r_chain_post(b, c):
     items = c[0]
     if type(items) is not list:
@@ -132,12 +138,15 @@ def r_chain_post(b, c):
     items.append(_Post(c[1], c[2]))
     return items
 
+
 def r_prefix(b, c):
     return _Prefix(c[0], c[1])
+
 
 def r_to_stage(b, c):
     target = _to_target(b, c[1])
     return _ToStage(c[0], target, b.sp(c[0], target.span))
+
 
 def _to_target(b, t):
     tt = type(t)
@@ -148,8 +157,9 @@ def _to_target(b, t):
     if tt is ast.ScalarTypeExpr and t.name == "bool":
         return ast.TensorTypeExpr(None, t.span, dtype="bool")
     b.error("E0101", "expected a dtype or a domain after `to`", t.span,
-               "not a dtype or a domain", help="for example `to f32` or `to Unit`")
+            "not a dtype or a domain", help="for example `to f32` or `to Unit`")
     return ast.TensorTypeExpr(None, t.span)
+
 
 def _pratt(b, items):
     """Precedence climbing over the flat chain (see the module docstring)."""
@@ -257,13 +267,15 @@ class _Chain:
 def _last_post(b, e) -> str:
     return "to" if type(e) is ast.Convert else "as"
 
+
 def _no_stage(b, x, at=None):
     """A pipe's ``to T`` stage followed by another operator: E0106; make a value."""
     if type(x) is _ToStage:
         b.error("E0106", "not a pipe stage", x.span, "`to T` must end its pipe stage",
-                   help="put the pipe in parentheses: `(x |> to T) …`")
+                help="put the pipe in parentheses: `(x |> to T) …`")
         return ast.Convert(ast.NoneLit(b.sp(x.tok, x.tok)), x.target, x.span)
     return x
+
 
 def _binary(b, op, left, right, tok):
     span = b.sp(left.span, right.span)
@@ -279,6 +291,7 @@ def _binary(b, op, left, right, tok):
         return ast.Lambda(_lambda_params(b, left), right, span)
     raise _Error(op)  # pragma: no cover - every OP is in PREC
 
+
 def _lambda_params(b, left):
     t = type(left)
     if t is ast.Name:
@@ -286,8 +299,9 @@ def _lambda_params(b, left):
     if t is ast.TupleExpr and all(type(e) is ast.Name for e in left.items):
         return tuple(e.id for e in left.items)
     b.error("E0101", "expected lambda parameters before `=>`", left.span,
-               "not a name or a tuple of names", help="write `c => …` or `(a, b) => …`")
+            "not a name or a tuple of names", help="write `c => …` or `(a, b) => …`")
     return ()
+
 
 def _pipe(b, x, stage, tok):
     t = type(stage)
@@ -307,7 +321,7 @@ def _pipe(b, x, stage, tok):
         help = (f"write `({b.text(x.span)} |> {b.text(stage.value.span)}) to "
                 f"{b.text(stage.target.span)}`")
     b.error("E0106", "not a pipe stage", stage.span,
-               "a pipe stage is a call, a name, a dotted name or `to T`", help=help)
+            "a pipe stage is a call, a name, a dotted name or `to T`", help=help)
     if t is ast.AssertType or t is ast.Convert:
         inner = _pipe(b, x, stage.value, tok) if (
             type(stage.value) in (ast.Call, ast.Name) or
@@ -316,6 +330,7 @@ def _pipe(b, x, stage, tok):
             return ast.AssertType(inner, stage.type, span)
         return ast.Convert(inner, stage.target, span)
     return ast.Call(stage, (ast.Arg(x, x.span),), span, piped=True)
+
 
 def _pipe_call(b, x, stage, span):
     args = stage.args
@@ -328,7 +343,7 @@ def _pipe_call(b, x, stage, span):
             else:
                 b.ph_used += 1  # reported here, not again as a stray `_`
                 b.error("E0101", "more than one `_` in a pipe stage", a.value.span,
-                           "the piped value already goes to the first `_`")
+                        "the piped value already goes to the first `_`")
     if slot >= 0:
         old = args[slot]
         new_args = args[:slot] + (ast.Arg(x, old.span, old.name),) + args[slot + 1:]
@@ -337,6 +352,7 @@ def _pipe_call(b, x, stage, span):
         new_args = (ast.Arg(x, x.span),) + args
         ppos = stage.pattern_pos + 1 if stage.pattern is not None else 0
     return ast.Call(stage.func, new_args, span, stage.pattern, ppos, True)
+
 
 def _call(b, func, raw, end):
     args = []
@@ -351,109 +367,134 @@ def _call(b, func, raw, end):
                 ppos = npos
             else:
                 b.error("E0601", "more than one pattern in this call", a.span,
-                           "a second pattern")
+                        "a second pattern")
             if seen_kw:
                 b.error("E0101", "positional argument after keyword arguments",
-                           a.span, "the pattern comes before keyword arguments")
+                        a.span, "the pattern comes before keyword arguments")
             continue
         if a.name is None:
             if seen_kw:
                 b.error("E0101", "positional argument after keyword arguments",
-                           a.span, "move it before the keyword arguments")
+                        a.span, "move it before the keyword arguments")
             npos += 1
         else:
             seen_kw = True
         args.append(a)
     return ast.Call(func, tuple(args), b.sp(func.span, end), pattern, ppos)
 
+
 def r_call_empty(b, c):
     return ast.Call(c[0], (), b.sp(c[0].span, c[2]))
+
 
 def r_call(b, c):
     return _call(b, c[0], c[2], c[3])
 
+
 def r_call_trail(b, c):
     return _call(b, c[0], c[2], c[4])
+
 
 def r_index(b, c):
     return ast.Index(c[0], tuple(c[2]), b.sp(c[0].span, c[3]))
 
+
 def r_attr(b, c):
     return ast.Attr(c[0], c[2].value, b.sp(c[0].span, c[2]))
+
 
 def r_name(b, c):
     t = c[0]
     return ast.Name(t.value, Span(b.file, t.line, t.col, t.end_line, t.end_col,
                                   t.start, t.end))
 
+
 def r_int(b, c):
     t = c[0]
     return ast.Num(int(t.value), t.value, Span(b.file, t.line, t.col, t.end_line,
                                                t.end_col, t.start, t.end))
 
+
 def r_float(b, c):
     t = c[0]
     return ast.Num(float(t.value), t.value, b.sp(t, t))
+
 
 def r_numname(b, c):
     t = c[0]
     k, name = split_numname(t.value)
     span = b.sp(t, t)
     b.error("E0104", "number-name outside a size", span,
-               f"`{t.value}` is a product only inside a size",
-               help=f"write `{k} * {name}`")
+            f"`{t.value}` is a product only inside a size",
+            help=f"write `{k} * {name}`")
     return ast.NumName(k, name, span)
+
 
 def r_string(b, c):
     return ast.Str(c[0].value, b.sp(c[0], c[0]))
 
+
 def r_true(b, c):
     return ast.Bool(True, b.sp(c[0], c[0]))
+
 
 def r_false(b, c):
     return ast.Bool(False, b.sp(c[0], c[0]))
 
+
 def r_none(b, c):
     return ast.NoneLit(b.sp(c[0], c[0]))
+
 
 def r_placeholder(b, c):
     b.ph_made += 1
     return ast.Placeholder(b.sp(c[0], c[0]))
 
+
 def r_paren(b, c):
     # No node for parentheses, but the span covers them (so a parent's span does).
     return replace(c[1], span=b.sp(c[0], c[2]))
 
+
 def r_empty_tuple(b, c):
     return ast.TupleExpr((), b.sp(c[0], c[1]))
+
 
 def r_tuple_one(b, c):
     return ast.TupleExpr((c[1],), b.sp(c[0], c[3]))
 
+
 def r_tuple(b, c):
     return ast.TupleExpr(tuple(c[1]), b.sp(c[0], c[2]))
 
+
 def r_tuple_trail(b, c):
     return ast.TupleExpr(tuple(c[1]), b.sp(c[0], c[3]))
+
 
 r_items_two = r_expr_tuple_two
 
 r_items_more = r_expr_tuple_more
 
+
 def r_args_one(b, c):
     return [c[0]]
+
 
 def r_args_more(b, c):
     c[0].append(c[2])
     return c[0]
 
+
 def r_arg(b, c):
     e = c[0]
     return ast.Arg(e, e.span)
 
+
 def r_kwarg(b, c):
     e = c[2]
     return ast.Arg(e, b.sp(c[0], e.span), c[0].value)
+
 
 def r_kwarg_group(b, c):
     names = [c[3]] + c[4]
@@ -461,22 +502,28 @@ def r_kwarg_group(b, c):
     group = ast.TupleExpr(items, b.sp(c[2], c[5]))
     return ast.Arg(group, b.sp(c[0], c[5]), c[0].value)
 
+
 def r_name_seq_one(b, c):
     return [c[0]]
+
 
 def r_name_seq_more(b, c):
     c[0].append(c[1])
     return c[0]
 
+
 def r_arg_pattern(b, c):
     return c[0].value
+
 
 def r_indices_one(b, c):
     return [c[0]]
 
+
 def r_indices_more(b, c):
     c[0].append(c[2])
     return c[0]
+
 
 def _ctor(b, name_tok, shp, dtype_tok, fill, end):
     dtype = None
@@ -484,17 +531,21 @@ def _ctor(b, name_tok, shp, dtype_tok, fill, end):
         dtype = dtype_tok.value
         if dtype not in DTYPES:
             b.error("E0101", f"`{dtype}` is not a dtype", dtype_tok,
-                       "expected a dtype such as `f32` or `i64`")
+                    "expected a dtype such as `f32` or `i64`")
     return ast.Constructor(name_tok.value, shp.axes, b.sp(name_tok, end), dtype, fill)
+
 
 def r_ctor(b, c):
     return _ctor(b, c[0], c[1], None, None, c[1].close)
 
+
 def r_ctor_dtype(b, c):
     return _ctor(b, c[0], c[1], c[2], None, c[2])
 
+
 def r_ctor_fill(b, c):
     return _ctor(b, c[0], c[1], None, c[3], c[4])
+
 
 def r_ctor_dtype_fill(b, c):
     return _ctor(b, c[0], c[1], c[2], c[4], c[5])

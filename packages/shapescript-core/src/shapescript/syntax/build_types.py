@@ -45,20 +45,26 @@ def r_t_shape(b, c):
     shp = c[0]
     return ast.TensorTypeExpr(shp.axes, b.sp(shp.open, shp.close))
 
+
 def r_t_shape_words(b, c):
     return make_type(b, ("shape", c[0]), c[1])
+
 
 def r_t_name(b, c):
     return make_type(b, ("name", c[0]), None)
 
+
 def r_t_name_words(b, c):
     return make_type(b, ("name", c[0]), c[1])
+
 
 def r_t_indexed(b, c):
     return make_type(b, ("indexed", c[0], c[1]), None)
 
+
 def r_t_indexed_words(b, c):
     return make_type(b, ("indexed", c[0], c[1]), c[2])
+
 
 def _tuple_type(b, c):
     items = c[1]
@@ -66,36 +72,46 @@ def _tuple_type(b, c):
         return ("type", items[0])
     return ("type", ast.TupleTypeExpr(tuple(items), b.sp(c[0], c[2])))
 
+
 def r_t_tuple(b, c):
     return make_type(b, _tuple_type(b, c), None)
+
 
 def r_t_tuple_words(b, c):
     return make_type(b, _tuple_type(b, c), c[3])
 
+
 def r_type_list_one(b, c):
     return [c[0]]
+
 
 def r_type_list_more(b, c):
     c[0].append(c[2])
     return c[0]
 
+
 def r_words_one(b, c):
     return [c[0]]
+
 
 def r_words_more(b, c):
     c[0].append(c[1])
     return c[0]
 
+
 def r_tw_name(b, c):
     return ("w", c[0], None)
 
+
 def r_tw_indexed(b, c):
     return ("w", c[0], c[1])
+
 
 def r_tw_over(b, c):
     # (the class axis's name, `layers.C` for a dim of an imported module; its last token)
     name, _, last = c[1]
     return ("over", c[0], (name, last))
+
 
 def make_type(b, head, words):
     kind = head[0]
@@ -136,18 +152,21 @@ def make_type(b, head, words):
     return ast.TensorTypeExpr(shape, b.sp(start, last or end), dtype=dtype,
                               domain=domain)
 
+
 def _one_axis_name(b, tok, shp) -> str:
     axes = shp.axes
     if len(axes) == 1 and type(axes[0]) is ast.SizeName and axes[0].module is None:
         return axes[0].name
     b.error("E0101", f"expected one axis name in `{tok.value}[…]`",
-               b.sp(shp.open, shp.close), "expected a single name",
-               help=f"for example `{tok.value}[n]`")
+            b.sp(shp.open, shp.close), "expected a single name",
+            help=f"for example `{tok.value}[n]`")
     return ""
+
 
 def _bad_word(b, w, template):
     tok = w[1]
     b.error("E0101", template.format(tok.value), tok, "not part of this type")
+
 
 def _words(b, words):
     """``dtype? domain? (over NAME)?`` → (dtype, DomainExpr, last token or span)."""
@@ -160,8 +179,8 @@ def _words(b, words):
             over, last = extra
             if domain is None or domain.over is not None or domain.index is not None:
                 b.error("E0101", "unexpected `over`", tok,
-                           "`over` follows a domain such as `Logit`",
-                           help="for example `Logit over C`")
+                        "`over` follows a domain such as `Logit`",
+                        help="for example `Logit over C`")
                 continue
             domain = ast.DomainExpr(domain.name, b.sp(domain.span, last), over=over)
             continue
@@ -170,7 +189,7 @@ def _words(b, words):
         if extra is not None:
             if name != "Index":
                 b.error("E0101", f"unexpected `[` after `{name}`", extra.open,
-                           "only `Index[…]` takes a size here")
+                        "only `Index[…]` takes a size here")
                 continue
             if domain is not None:
                 b.error("E0101", "a type has one domain", tok, "a second domain")
@@ -178,8 +197,8 @@ def _words(b, words):
             axes = extra.axes
             if len(axes) != 1:
                 b.error("E0101", "`Index[…]` takes one size",
-                           b.sp(extra.open, extra.close),
-                           f"{len(axes)} sizes here", help="for example `Index[C]`")
+                        b.sp(extra.open, extra.close),
+                        f"{len(axes)} sizes here", help="for example `Index[C]`")
             index = axes[0] if axes else None
             domain = ast.DomainExpr("Index", b.sp(tok, extra.close), index=index)
             continue
@@ -188,8 +207,8 @@ def _words(b, words):
                 b.error("E0101", "a type has one dtype", tok, "a second dtype")
             elif domain is not None:
                 b.error("E0101", "the dtype comes before the domain", tok,
-                           f"`{name}` after the domain",
-                           help=f"write `{name} {domain.name}`")
+                        f"`{name}` after the domain",
+                        help=f"write `{name} {domain.name}`")
             else:
                 dtype = name
             continue
@@ -200,11 +219,13 @@ def _words(b, words):
                 domain = ast.DomainExpr(name, b.sp(tok, tok))
             continue
         b.error("E0101", f"`{name}` is not a dtype or a domain", tok,
-                   "expected a dtype (`f32`, `u8` …) or a domain (`Real`, `Unit` …)")
+                "expected a dtype (`f32`, `u8` …) or a domain (`Real`, `Unit` …)")
     return dtype, domain, last
+
 
 def r_shape_empty(b, c):
     return _Shape((), c[0], c[1])
+
 
 def r_shape(b, c):
     axes = c[1]
@@ -215,12 +236,15 @@ def r_shape(b, c):
         prev = a if type(a) is ast.SizeInt else None
     return _Shape(tuple(axes), c[0], c[2])
 
+
 def r_axes_one(b, c):
     return [_axis(b, c[0])]
+
 
 def r_axes_more(b, c):
     c[0].append(_axis(b, c[1]))
     return c[0]
+
 
 def r_axis_op(b, c):
     items = c[0]
@@ -229,6 +253,7 @@ def r_axis_op(b, c):
     items.append(c[1])
     items.append(c[2])
     return items
+
 
 def _axis(b, items):
     if type(items) is not list:
@@ -243,11 +268,11 @@ def _axis(b, items):
         if op not in SIZE_OPS:
             if op == "//":
                 b.error("E0101", "`//` in a size", tok, "sizes divide with `/`",
-                           help="`/` in a size already rounds down")
+                        help="`/` in a size already rounds down")
                 op = "/"
             else:
                 b.error("E0101", f"`{op}` in a size", tok, "not a size operator",
-                           help="sizes use `+ - * /`")
+                        help="sizes use `+ - * /`")
                 op = "*"
         if op == "*" or op == "/":
             t = terms[-1]
@@ -260,10 +285,12 @@ def _axis(b, items):
         res = ast.SizeBin(op, res, t, sp(res.span, t.span))
     return res
 
+
 def r_f_int(b, c):
     t = c[0]
     return ast.SizeInt(int(t.value), Span(b.file, t.line, t.col, t.end_line, t.end_col,
                                           t.start, t.end))
+
 
 def r_f_numname(b, c):
     t = c[0]
@@ -276,19 +303,24 @@ def r_f_numname(b, c):
     b.joined[(k, name)] = span
     return ast.SizeProd((ast.SizeInt(k, ks), ast.SizeName(name, ns)), span)
 
+
 def r_f_name(b, c):
     t = c[0]
     return ast.SizeName(t.value, Span(b.file, t.line, t.col, t.end_line, t.end_col,
                                       t.start, t.end))
 
+
 def r_f_dotted(b, c):
     return ast.SizeName(c[2].value, b.sp(c[0], c[2]), module=c[0].value)
+
 
 def r_f_unknown(b, c):
     return ast.SizeUnknown(c[1].value, b.sp(c[0], c[1]))
 
+
 def r_f_ellipsis(b, c):
     return ast.SizeEllipsis(b.sp(c[0], c[0]))
+
 
 def r_f_group(b, c):
     axes = c[1]

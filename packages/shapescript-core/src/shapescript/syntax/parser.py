@@ -28,6 +28,7 @@ Nothing here raises: any input gives a (possibly partial) module and diagnostics
 from __future__ import annotations
 
 import gc
+from dataclasses import dataclass
 
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
@@ -42,15 +43,36 @@ from shapescript.syntax.recovery import dropped_decl, recover_statements
 from shapescript.syntax.syntax_errors import syntax_error
 from shapescript.syntax.tokens import Chunk, Tok
 
-__all__ = ["parse", "parse_expr"]
+__all__ = ["Parsed", "parse", "parse_expr", "parse_file"]
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """What parsing one file gives: the module (``None`` only if no declaration could be
+    parsed), the diagnostics, sorted, and the declarations the parser dropped (also in
+    ``module.dropped`` when there is a module)."""
+
+    module: ast.Module | None
+    diagnostics: tuple[Diagnostic, ...]
+    dropped: tuple[ast.DroppedDecl, ...]
 
 
 def parse(src: str, path: str) -> tuple[ast.Module | None, list[Diagnostic]]:
     """Parse one file. ``Module`` is ``None`` only if no declaration could be parsed.
 
-    >>> module, diags = parse("dim D = 4\\nfn f(x: [D]) -> [D] = x +\\n", "f.ss")
-    >>> [d.name for d in module.decls], [d.name for d in module.dropped], diags[0].code
-    (['D'], ['f'], 'E0101')
+    >>> module, diags = parse("dim D = 4\nfn f(x: [D]) -> [D] = x +\n", "f.ss")
+    >>> [d.name for d in module.decls], [d.names for d in module.dropped], diags[0].code
+    (['D'], [('f',)], 'E0101')
+    """
+    result = parse_file(src, path)
+    return result.module, list(result.diagnostics)
+
+
+def parse_file(src: str, path: str) -> Parsed:
+    """Parse one file, keeping the record of what was dropped even with no module.
+
+    >>> parse_file("fn f( = 1\n", "f.ss").dropped[0].names
+    ('f',)
     """
     diags: list[Diagnostic] = []
     try:
@@ -66,7 +88,7 @@ def parse(src: str, path: str) -> tuple[ast.Module | None, list[Diagnostic]]:
                 gc.enable()
     except Exception as e:  # noqa: BLE001 - never raise: an internal error is a diagnostic
         diags.append(_internal(e, path))
-        return None, diags
+        return Parsed(None, tuple(diags), ())
 
 
 def _internal(e: BaseException, path: str, span: Span | None = None) -> Diagnostic:
@@ -85,7 +107,7 @@ def _tok_span(path: str, t: Tok) -> Span:
     return Span(path, t.line, t.col, t.end_line, t.end_col, t.start, t.end)
 
 
-def _parse(src: str, path: str, diags: list[Diagnostic]):
+def _parse(src: str, path: str, diags: list[Diagnostic]) -> Parsed:
     table = tables()
     lx = Lexer(src, path)
     chunks = lx.run()
@@ -105,8 +127,9 @@ def _parse(src: str, path: str, diags: list[Diagnostic]):
     diags.extend(b.diags)
     diags.sort(key=Diagnostic.sort_key)
     if not decls and dropped:
-        return None, diags
-    return ast.Module(tuple(decls), path, module_doc, doc_spans, tuple(dropped)), diags
+        return Parsed(None, tuple(diags), tuple(dropped))
+    return Parsed(ast.Module(tuple(decls), path, module_doc, doc_spans, tuple(dropped)),
+                  tuple(diags), tuple(dropped))
 
 
 def _parse_decl(table: Tables, chunk: Chunk, src: str, path: str, b: Builder,

@@ -25,7 +25,7 @@ from shapescript.syntax.tokens import Chunk, Tok
 __all__ = ["dropped_decl", "recover_statements"]
 
 _LAYOUT = frozenset({"NEWLINE", "INDENT", "DEDENT"})
-_DECL_KINDS = frozenset({"FN", "DIM", "MODEL"})
+_DECL_WORDS = frozenset({"fn", "dim", "model"})
 
 
 def dropped_decl(tokens: list[Tok], path: str) -> ast.DroppedDecl:
@@ -34,42 +34,47 @@ def dropped_decl(tokens: list[Tok], path: str) -> ast.DroppedDecl:
     last = next((t for t in reversed(tokens) if t.type not in _LAYOUT), first)
     span = Span(path, first.line, first.col, last.end_line, last.end_col, first.start,
                 last.end)
-    return ast.DroppedDecl(span, _head_name(tokens))
+    names = []
+    for k, t in enumerate(tokens):
+        if t.col == 1 and t.type not in _LAYOUT:  # the first token of a line
+            name = _head_name(tokens, k)
+            if name is not None:
+                names.append(name)
+    return ast.DroppedDecl(span, tuple(names))
 
 
-def _word(t: Tok) -> bool:
-    """A token that is a word (a name, or a keyword written where a name goes)."""
-    return t.type == "NAME" or t.type == "CTOR" or (type(t.value) is str and
-                                                     t.value in KEYWORDS)
+def _word(t: Tok) -> str | None:
+    """The text of a token that is a word: a name, or a keyword, even one retagged as
+    a name (``fn`` after a stray ``.``)."""
+    if t.type == "NAME" or t.type == "CTOR" or (type(t.value) is str and t.value in KEYWORDS):
+        return t.value
+    return None
 
 
-def _head_name(toks: list[Tok]) -> str | None:
-    """The name a declaration's head declares (see ``ast.DroppedDecl``): ``[export]
-    [extern] fn|dim|model NAME``, or ``import [python] a.b [as c]`` (``c``, else ``a``),
-    starting in column 1."""
+def _head_name(toks: list[Tok], i: int) -> str | None:
+    """The name a declaration head at ``toks[i]`` declares (see ``ast.DroppedDecl``):
+    ``[export] [extern] fn|dim|model NAME``, or ``import [python] a.b [as c]`` (``c``,
+    else ``a``). Words are read by their text: the layout pass may have retagged them."""
     n = len(toks)
-    if toks[0].col != 1:
-        return None
-    if toks[0].type == "IMPORT":
-        i = 1
-        if i + 1 < n and toks[i].type == "PYTHON" and _word(toks[i + 1]):
+    if _word(toks[i]) == "import":
+        i += 1
+        if i + 1 < n and _word(toks[i]) == "python" and _word(toks[i + 1]):
             i += 1
-        if i >= n or not _word(toks[i]):
+        first = _word(toks[i]) if i < n else None
+        if first is None:
             return None
-        first = toks[i].value
         i += 1
         while i + 1 < n and toks[i].type == "DOT" and _word(toks[i + 1]):
             i += 2
-        if i + 1 < n and toks[i].type == "AS" and _word(toks[i + 1]):
+        if i + 1 < n and _word(toks[i]) == "as" and _word(toks[i + 1]):
             return toks[i + 1].value
         return first
-    i = 0
-    if toks[i].type == "EXPORT":
+    if _word(toks[i]) == "export":
         i += 1
-    if i < n and toks[i].type == "EXTERN":
+    if i < n and _word(toks[i]) == "extern":
         i += 1
-    if i + 1 < n and toks[i].type in _DECL_KINDS and _word(toks[i + 1]):
-        return toks[i + 1].value
+    if i + 1 < n and _word(toks[i]) in _DECL_WORDS:
+        return _word(toks[i + 1])
     return None
 
 
