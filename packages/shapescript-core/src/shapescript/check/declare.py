@@ -12,6 +12,7 @@ from __future__ import annotations
 import keyword
 from typing import Callable
 
+from shapescript.check.consts import ConstEvaluator, const_literal, size_error
 from shapescript.check.env import (
     AxisParam, SizeParam, BUILTIN_FUNCS, CONSTRUCTORS, RESERVED_TYPE_NAMES, FieldInfo, FnSig, ModelInfo,
     ModuleEnv, ParamSig, is_generated_name, reserved_name_error,
@@ -49,7 +50,7 @@ def is_python_path(target: str) -> bool:
 
 def _head_name(d: ast.Decl) -> str | None:
     """The name a declaration's head names, as ``ast.DroppedDecl.names`` reads it."""
-    if isinstance(d, (ast.FnDecl, ast.ExternDecl, ast.DimDecl, ast.ModelDecl)):
+    if isinstance(d, (ast.FnDecl, ast.ExternDecl, ast.DimDecl, ast.ConstDecl, ast.ModelDecl)):
         return d.name
     if isinstance(d, (ast.Import, ast.ImportPython)):
         return d.alias or d.module.split(".")[0]
@@ -139,12 +140,18 @@ class Declarer:
                         env.aliases[d.name] = d
                     else:
                         env.dim_decls[d.name] = d
+            elif isinstance(d, ast.ConstDecl):
+                if self.claim(d.name, d.name_span, "const"):
+                    env.const_decls[d.name] = d
             elif isinstance(d, (ast.FnDecl, ast.ExternDecl)):
                 self.claim(d.name, d.name_span, "function")
             elif isinstance(d, ast.ModelDecl):
                 if self.claim(d.name, d.name_span, "model"):
                     env.models[d.name] = ModelInfo(d.name, env.path, d, env=env)
         self.poison_broken()
+        # Consts first: one may use a dim (evaluated on demand); a dim can't use a const
+        # (E0306, which then shows the const's value).
+        ConstEvaluator(env, self.report, self.dim).run()
         for name in env.dim_decls:
             self.dim(name)
         for d in env.module.decls:
@@ -225,6 +232,10 @@ class Declarer:
                 v = self.env.dim_size(e.name)
             if v is None and (e.name in self.env.poisoned or e.module in self.env.poisoned):
                 raise SizeError  # a failed import, already reported
+            if v is None and self.env.is_const(e.name, e.module):
+                self.report(size_error(f"{e.module}.{e.name}" if e.module else e.name,
+                                       self.env.const_value(e.name, e.module), e.span))
+                raise SizeError
             if v is None:
                 self.err("E0201", f"unknown dim `{e.name}`", e.span, "not a dim",
                          help="a dim's size may use only numbers and other dims")
@@ -268,7 +279,12 @@ class Declarer:
                 msg, label, help_ = reserved_name_error(p.name)
                 self.err("E0203", msg, p.span, label, help=help_)
             t = tb.type(p.type) if p.type is not None else None
-            params.append(ParamSig(p.name, t, p.span, p.default, type_text(p.type, self.source)))
+            default = p.default
+            if isinstance(d, ast.ExternDecl) and default is not None:
+                # An extern's default is passed by every call, in the caller's module:
+                # a const there is its value.
+                default = const_literal(self.env, default) or default
+            params.append(ParamSig(p.name, t, p.span, default, type_text(p.type, self.source)))
         determined = _determined(params)
         in_axes = _axis_vars(params)
         # A parameter whose type failed (already reported) may be the one that would

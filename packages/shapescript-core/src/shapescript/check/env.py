@@ -141,6 +141,10 @@ class ModuleEnv:
     dims: dict[str, int] = field(default_factory=dict)
     dim_decls: dict[str, ast.DimDecl] = field(default_factory=dict)
     aliases: dict[str, ast.DimDecl] = field(default_factory=dict)
+    # ``const eps = 1e-6``: host values (int, float, bool, str) known before the program
+    # runs; not sizes.
+    consts: dict[str, int | float | bool | str] = field(default_factory=dict)
+    const_decls: dict[str, ast.ConstDecl] = field(default_factory=dict)
     fns: dict[str, FnSig] = field(default_factory=dict)
     models: dict[str, ModelInfo] = field(default_factory=dict)
     pymods: dict[str, str] = field(default_factory=dict)  # local name → Python module
@@ -176,6 +180,32 @@ class ModuleEnv:
             env, orig = self.imported[name]
             return env.dims.get(orig)
         return None
+
+    def const_value(self, name: str, module: str | None = None) -> int | float | bool | str | None:
+        """The value of the const this file calls ``name`` (``module.name`` when
+        ``module`` is set; an imported name too), or None when it names no const."""
+        if module is not None:
+            sub = self.ssmods.get(module)
+            return None if sub is None else sub.consts.get(name)
+        if name in self.consts:
+            return self.consts[name]
+        if name in self.imported:
+            env, orig = self.imported[name]
+            return env.const_value(orig)
+        return None
+
+    def is_const(self, name: str, module: str | None = None) -> bool:
+        """Whether ``name`` (or ``module.name``) is a const of this file or an import,
+        evaluated or not (a const whose value failed is still not a size)."""
+        if module is not None:
+            sub = self.ssmods.get(module)
+            return sub is not None and name in sub.const_decls
+        if name in self.const_decls:
+            return True
+        if name in self.imported:
+            env, orig = self.imported[name]
+            return env.is_const(orig)
+        return False
 
     def alias(self, name: str) -> tuple["ModuleEnv", ast.DimDecl] | None:
         if "." in name:
@@ -271,7 +301,7 @@ class ModuleEnv:
         if name.startswith("_"):
             return False
         return (name in self.dims or name in self.aliases or name in self.fns
-                or name in self.models)
+                or name in self.models or name in self.const_decls)
 
 
 def dim_value(env: ModuleEnv, name: str, module: str | None = None) -> int | None:

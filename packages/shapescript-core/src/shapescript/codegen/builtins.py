@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from shapescript.check.result import CallRes
 from shapescript.check.sizes import Size
 from shapescript.check.types import HostType, TensorType
+from shapescript.codegen.keepdim import keeps
 from shapescript.codegen.names import T, dtype_expr, pyname
 from shapescript.syntax import ast
 
@@ -34,7 +35,7 @@ def gen_builtin(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
         a, b = g.expr(args[0]), g.expr(args[1])
         plan = data.get("plan")
         if plan is not None:
-            a, b = g.plan(a, plan.left), g.plan(b, plan.right)
+            a, b = g.plan(a, plan.left, args[0]), g.plan(b, plan.right, args[1])
         return f"({a} {op} {b})"
     if name in ("maximum", "minimum"):
         a, b = g.expr(args[0]), g.expr(args[1])
@@ -60,7 +61,7 @@ def gen_builtin(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
         m, a, b = g.plan(m, plans[0]), g.plan(a, plans[1]), g.plan(b, plans[2])
         return f"{T}.where({m}, {a}, {b})"
     if name in TORCH_REDUCE or name in ("logsumexp", "any", "all"):
-        return reduction(g, name, args[0], data.get("dims"))
+        return reduction(g, name, args[0], data.get("dims"), id(e) in g.keepdims.reductions)
     if name == "cross_entropy":
         logits, y = g.expr(args[0]), g.expr(args[1])
         if data.get("yperm"):
@@ -89,9 +90,16 @@ def gen_builtin(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
     return g.ctx.training_builtin(name, e, data, g)
 
 
-def reduction(g: "ExprGen", name: str, arg: ast.Expr, dims: list[int] | None) -> str:
+def reduction(g: "ExprGen", name: str, arg: ast.Expr, dims: list[int] | None,
+              keep: bool = False) -> str:
     x = g.expr(arg)
     t = g.cm.types.get(id(arg))
+    if keep and keeps(name, dims, t):
+        # Only broadcast back along the reduced axes (keepdim.py): they stay, size 1.
+        assert dims
+        if name == "logsumexp":
+            return f"{T}.logsumexp({x}, {dims_arg(dims)}, keepdim=True)"
+        return f"{x}.{TORCH_REDUCE[name]}(dim={dims_arg(dims)}, keepdim=True)"
     is_mask = isinstance(t, TensorType) and t.dtype == "bool"
     if name == "mean" and is_mask:
         x = f"{x}.to({T}.float32)"

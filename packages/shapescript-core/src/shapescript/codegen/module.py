@@ -19,6 +19,7 @@ from shapescript.check.env import AxisParam, FnSig, ModelInfo, SizeParam
 from shapescript.check.result import AssertRes, CheckedModule
 from shapescript.check.types import ModelType, TensorType, TupleType
 from shapescript.codegen.exprs import T, ExprGen, generic_var, pyname
+from shapescript.codegen.keepdim import keepdim_sites
 from shapescript.codegen.layout import Emitter
 from shapescript.codegen.specs import SpecBuilder
 from shapescript.codegen.stmts import StmtGen
@@ -222,6 +223,9 @@ class ModuleGen:
         for d in env.module.decls:
             if isinstance(d, ast.DimDecl) and d.size is not None and d.name in env.dims:
                 body.emit(d.span.line, 0, f"{pyname(d.name)} = {env.dims[d.name]}")
+            elif isinstance(d, ast.ConstDecl) and d.name in env.consts:
+                # A module attribute for Python; ShapeScript code reads the value inline.
+                body.emit(d.span.line, 0, f"{pyname(d.name)} = {env.consts[d.name]!r}")
             elif isinstance(d, ast.ImportPython):
                 local = d.alias or d.module.split(".")[0]
                 if d.alias:
@@ -306,6 +310,9 @@ class ModuleGen:
         saved = self.em
         self.em = sub
         g = self.stmt_gen_class(self.cm, self, sub)
+        if getattr(self, "calls", None) is None:
+            # A `calls` hook may rewrite a reduction, so its keepdim can't be relied on.
+            g.keepdims = keepdim_sites(self.cm, decl)
         if isinstance(decl.body, tuple):
             g.block(decl.body, 1)
         else:
@@ -387,8 +394,9 @@ class ModuleGen:
         decl = sig.decl
         if sig.file != self.cm.env.path:
             return
-        params = ", ".join(self.param_text(p) if p.default is not None else pyname(p.name)
-                           for p in decl.params)
+        # The signature's defaults: a const there is already its value (check.consts).
+        params = ", ".join(f"{pyname(p.name)}={ExprGen(self.cm, self).expr(p.default)}"
+                           if p.default is not None else pyname(p.name) for p in sig.params)
         names = [pyname(p.name) for p in decl.params]
         target = self.extern_ref(sig)
         parts = []

@@ -475,6 +475,17 @@ class DimDecl:
 
 
 @dataclass(frozen=True, slots=True)
+class ConstDecl:
+    """``const eps = 1e-6``: a named host number (or bool, or string), not a size."""
+
+    name: str
+    value: Expr
+    span: Span
+    name_span: Span
+    doc: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Param:
     name: str
     span: Span
@@ -529,7 +540,8 @@ class ModelDecl:
     doc: str | None = None
 
 
-Decl = Union[Devices, ImportPython, Import, FromImport, DimDecl, FnDecl, ExternDecl, ModelDecl]
+Decl = Union[Devices, ImportPython, Import, FromImport, DimDecl, ConstDecl, FnDecl, ExternDecl,
+             ModelDecl]
 
 
 @dataclass(frozen=True, slots=True)
@@ -539,10 +551,10 @@ class DroppedDecl:
     (E0107), or broke the parser (E0000). What the parser's recovery skipped.
 
     ``names`` are what its head declares, read from its first tokens (``fn f``, ``dim D``,
-    ``model M``, ``extern fn f``, ``import m``, ``import python a.b as c``: ``f``, ``D``,
-    ``M``, ``f``, ``m``, ``c``), and those of any declaration head its tokens swallowed
-    (a line starting in column 1 that a broken line before it didn't let begin a
-    declaration of its own). The checker treats the uses of these names as silent
+    ``const c``, ``model M``, ``extern fn f``, ``import m``, ``import python a.b as c``:
+    ``f``, ``D``, ``c``, ``M``, ``f``, ``m``, ``c``), and those of any declaration head its
+    tokens swallowed (a line starting in column 1 that a broken line before it didn't let
+    begin a declaration of its own). The checker treats the uses of these names as silent
     errors, not as unknown names: the syntax error already explains them.
     """
 

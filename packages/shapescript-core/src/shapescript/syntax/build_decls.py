@@ -104,6 +104,12 @@ def r_dim_alias_words(b, c):
                                    b.sp(c[1], c[1]), shape=t, doc=b.doc_at(c[0])))
 
 
+def r_const_decl(b, c):
+    value = c[3]
+    return b.decl_done(ast.ConstDecl(c[1].value, value, b.sp(c[0], value.span),
+                                     b.sp(c[1], c[1]), doc=b.doc_at(c[0])))
+
+
 # fn_head: (first_tok, export, name_tok, params, ret)
 def r_fn_head(b, c):
     name, params, _ = c[1]

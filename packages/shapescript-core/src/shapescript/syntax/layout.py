@@ -31,8 +31,8 @@ __all__ = ["CONSTRUCTORS", "DECL_KEYWORDS", "PATTERN_CALLS", "layout"]
 
 # Keywords that start a top-level declaration: one met in column 1 inside brackets ends
 # the brackets (they were left open) so that the rest of the file still parses.
-DECL_KEYWORDS = frozenset({"DIM", "FN", "EXTERN", "EXPORT", "MODEL", "IMPORT", "FROM",
-                           "DEVICES"})
+DECL_KEYWORDS = frozenset({"DIM", "CONST", "FN", "EXTERN", "EXPORT", "MODEL", "IMPORT",
+                           "FROM", "DEVICES"})
 CONSTRUCTORS = frozenset({"zeros", "ones", "eye", "arange", "causal", "randn", "rand", "full"})
 PATTERN_CALLS = frozenset({"rearrange", "reduce", "repeat", "einsum"})
 

@@ -25,7 +25,7 @@ from shapescript.syntax.tokens import Chunk, Tok
 __all__ = ["dropped_decl", "recover_statements"]
 
 _LAYOUT = frozenset({"NEWLINE", "INDENT", "DEDENT"})
-_DECL_WORDS = frozenset({"fn", "dim", "model"})
+_DECL_WORDS = frozenset({"fn", "dim", "const", "model"})
 
 
 def dropped_decl(tokens: list[Tok], path: str) -> ast.DroppedDecl:
@@ -53,7 +53,7 @@ def _word(t: Tok) -> str | None:
 
 def _head_name(toks: list[Tok], i: int) -> str | None:
     """The name a declaration head at ``toks[i]`` declares (see ``ast.DroppedDecl``):
-    ``[export] [extern] fn|dim|model NAME``, or ``import [python] a.b [as c]`` (``c``,
+    ``[export] [extern] fn|dim|const|model NAME``, or ``import [python] a.b [as c]`` (``c``,
     else ``a``). Words are read by their text: the layout pass may have retagged them."""
     n = len(toks)
     if _word(toks[i]) == "import":

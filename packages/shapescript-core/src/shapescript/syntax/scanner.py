@@ -30,9 +30,10 @@ from shapescript.syntax.tokens import Tok
 __all__ = ["KEYWORDS", "MAX_UNKNOWN", "PUNCT", "scan", "unescape"]
 
 KEYWORDS = {
-    "_": "UNDERSCORE", "dim": "DIM", "fn": "FN", "extern": "EXTERN", "export": "EXPORT",
-    "model": "MODEL", "param": "PARAM", "import": "IMPORT", "from": "FROM", "python": "PYTHON",
-    "devices": "DEVICES", "return": "RETURN", "if": "IF", "elif": "ELIF", "else": "ELSE",
+    "_": "UNDERSCORE", "dim": "DIM", "const": "CONST", "fn": "FN", "extern": "EXTERN",
+    "export": "EXPORT", "model": "MODEL", "param": "PARAM", "import": "IMPORT", "from": "FROM",
+    "python": "PYTHON", "devices": "DEVICES", "return": "RETURN", "if": "IF", "elif": "ELIF",
+    "else": "ELSE",
     "for": "FOR", "in": "IN", "and": "OP", "or": "OP", "not": "NOT", "as": "AS", "to": "TO",
     "over": "OVER", "with": "WITH", "true": "TRUE", "false": "FALSE", "none": "NONE",
 }
