@@ -154,5 +154,5 @@ def test_the_table_agrees_with_lark_s_public_parser(lark_parser):
 def test_acceptable_is_the_set_of_terminals_shiftable_after_reductions():
     table = T.tables()
     stack = [table.start["start_decl"]]
-    assert acceptable(table, stack) == {"DEVICES", "IMPORT", "FROM", "DIM", "FN", "EXPORT",
-                                         "EXTERN", "MODEL"}
+    assert acceptable(table, stack) == {"DEVICES", "IMPORT", "FROM", "DIM", "CONST", "FN",
+                                         "EXPORT", "EXTERN", "MODEL"}
