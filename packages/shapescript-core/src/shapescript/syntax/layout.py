@@ -80,9 +80,12 @@ class _Layout:
         line_has_tokens = False
         prev = ""  # the type of the last token appended
         append = toks.append
+        src = self.src
+        indents = self.indents
+        special = _SPECIAL
         for tok in tokens:
             ttype = tok.type
-            if ttype in _SPECIAL or at_line_start or prev == "DOT":
+            if ttype in special or at_line_start or prev == "DOT":
                 if ttype == "NL":
                     if line_has_tokens and not stack:
                         if chunk.local_errs:
@@ -105,10 +108,17 @@ class _Layout:
                     toks[-1].type = "NAME"  # over=n, over: Axis[n]
                 if at_line_start:
                     at_line_start = False
-                    chunk, line_has_tokens = self.line_start(
-                        chunk, stack, tok, line, line_start, line_has_tokens)
-                    toks = chunk.tokens
-                    append = toks.append
+                    col = tok.col
+                    if stack:
+                        changes = col == 1 and ttype in DECL_KEYWORDS
+                    else:  # (a line indented as the one before, with spaces, changes nothing)
+                        changes = col == 1 or col - 1 != indents[-1] or bool(
+                            src[line_start:tok.start].strip(" "))
+                    if changes:
+                        chunk, line_has_tokens = self.line_start(
+                            chunk, stack, tok, line, line_start, line_has_tokens)
+                        toks = chunk.tokens
+                        append = toks.append
                 line_has_tokens = True
                 if ttype in _BRACKETS and not self.bracket(chunk, stack, tok, prev):
                     continue
