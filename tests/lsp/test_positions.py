@@ -126,6 +126,8 @@ async def test_semantic_tokens_and_inlay_hints_count_the_clients_units(client: L
     assert decoded[(p.line, p.character)] == (1, "variable")
     p = _pos(TEXT, "D), h", enc)
     assert decoded[(p.line, p.character)] == (1, "type")
+    p = _pos(TEXT, "mean(x", enc)
+    assert decoded[(p.line, p.character)] == (4, "function")  # a built-in form
     hints = await client.text_document_inlay_hint_async(lsp.InlayHintParams(
         doc, lsp.Range(lsp.Position(0, 0), lsp.Position(9, 0))))
     assert [(h.position, h.label) for h in hints] == [(_pos(TEXT, " = x", enc), ": [n D] f32")]

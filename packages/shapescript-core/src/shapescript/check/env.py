@@ -22,7 +22,7 @@ BUILTIN_FUNCS = frozenset({
     "add", "sub", "mul", "div", "maximum", "minimum", "where", "matmul",
     "sum", "mean", "max", "min", "prod", "var", "std", "logsumexp", "argmax", "argmin",
     "any", "all", "cross_entropy", "topk", "rearrange", "reduce", "repeat", "einsum",
-    "stack", "concat", "split", "map", "print",
+    "stack", "concat", "split", "pack", "unpack", "map", "print",
     # host-only training world
     "value_and_grad", "sgd", "adamw", "update", "clip_norm", "cosine", "warmup",
     "shuffle", "batches", "report", "sink", "save", "load",

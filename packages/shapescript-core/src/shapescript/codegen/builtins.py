@@ -83,6 +83,13 @@ def gen_builtin(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
     if name == "split":
         sizes = ", ".join(g.size(s) for s in data["sizes"])
         return f"{T}.split({g.expr(args[0])}, [{sizes}], dim={data['dim']})"
+    if name == "pack":
+        return f"{g.ctx.rt_helper('pack')}({g.expr(args[0])}, {data['left']}, {data['right']})"
+    if name == "unpack":
+        shapes = ", ".join("(" + "".join(("None" if s is None else g.size(s)) + ", " for s in shape)
+                           + ")" for shape in data["shapes"])
+        return (f"{g.ctx.rt_helper('unpack')}({g.expr(args[0])}, {data['left']}, "
+                f"{data['right']}, ({shapes},), {g.where(e.span)!r})")
     if name == "map":
         return gen_map(g, e, data)
     if name == "print":

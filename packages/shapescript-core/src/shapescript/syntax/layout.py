@@ -12,8 +12,8 @@
 * retagging: ``zeros``/``ones``/… followed by ``[`` become ``CTOR``; a keyword after
   ``.`` is a ``NAME`` (``x.to``); ``over`` before ``=`` or ``:`` is a ``NAME``
   (``over=n``, ``over: Axis[n]``);
-* each chunk's einops patterns are collapsed into ``PATTERN`` tokens
-  (``patterns.collapse_patterns``) once the chunk is complete.
+* each chunk's einops patterns (and ``pack``/``unpack``'s) are collapsed into ``PATTERN``
+  tokens (``patterns.collapse_patterns``) once the chunk is complete.
 
 A lexical error marks the chunk (``Chunk.error_at``, ``Chunk.local_error_at``) so that
 the syntax errors that may follow from it aren't reported too.
@@ -34,7 +34,7 @@ __all__ = ["CONSTRUCTORS", "DECL_KEYWORDS", "PATTERN_CALLS", "layout"]
 DECL_KEYWORDS = frozenset({"DIM", "CONST", "FN", "EXTERN", "EXPORT", "MODEL", "IMPORT",
                            "FROM", "DEVICES"})
 CONSTRUCTORS = frozenset({"zeros", "ones", "eye", "arange", "causal", "randn", "rand", "full"})
-PATTERN_CALLS = frozenset({"rearrange", "reduce", "repeat", "einsum"})
+PATTERN_CALLS = frozenset({"rearrange", "reduce", "repeat", "einsum", "pack", "unpack"})
 
 _BRACKETS = frozenset({"LPAR", "RPAR", "LSQB", "RSQB"})
 _MARKERS = frozenset({"ERR_LINE", "ERR_STRING", "ERR_REST"})

@@ -4,7 +4,9 @@ LALR can't parse ``b (h w) -> b h w`` as an expression, so the layout pass hands
 complete chunk here: in ``rearrange(…)``/``reduce(…)``/``repeat(…)`` the argument holding a
 top-level ``->``, and in ``einsum(…)`` everything from the top-level ``:`` to the first
 ``, NAME =`` or ``)``, collapse into one ``PATTERN`` token whose value is an
-``ast.Pattern`` (``einsum``'s ``:`` becomes a ``,`` before it). A malformed pattern is
+``ast.Pattern`` (``einsum``'s ``:`` becomes a ``,`` before it); in ``pack(…)``/
+``unpack(…)`` the second argument (the first after a pipe) becomes an
+``ast.PackPattern`` (``b * d``, ``b * d -> b d, b n d``). A malformed pattern is
 E0601, with a best-effort ``ast.Pattern`` so that the parse goes on.
 """
 
@@ -19,6 +21,7 @@ from shapescript.syntax.tokens import Chunk, Tok, describe
 __all__ = ["collapse_patterns"]
 
 _PATTERN_HELP = "a pattern holds names, integers, `( … )` groups and `...`"
+PACK_CALLS = frozenset({"pack", "unpack"})
 
 
 class _Reporter:
@@ -49,10 +52,16 @@ def collapse_patterns(chunk: Chunk, path: str, src: str, diags: list[Diagnostic]
         q = chunk.matches.get(p)
         if q is None:
             continue  # unclosed: already reported
-        if toks[p - 1].value == "einsum":
+        fname = toks[p - 1].value
+        if fname == "einsum":
             found = _einsum_pattern(toks, p, q, rep)
             if found is not None:
                 replace.append(found)
+        elif fname in PACK_CALLS:
+            span = _pack_pattern_span(toks, p, q)
+            if span is not None:
+                a, b = span
+                replace.append((a, b, [_pack_pattern_token(toks[a:b], fname == "unpack", rep)]))
         else:
             replace.extend(_arrow_patterns(toks, p, q, rep))
     if not replace:
@@ -136,6 +145,83 @@ def _arrow_patterns(toks: list[Tok], p: int, q: int, rep: _Reporter):
         elif t == "ARROW" and depth == 0:
             run_arrow = True
     return out
+
+
+def _pack_pattern_span(toks: list[Tok], p: int, q: int) -> tuple[int, int] | None:
+    """Where the pattern of ``pack(…)``/``unpack(…)`` (``(`` at ``p``, ``)`` at ``q``) is:
+    its second argument (the first after a pipe), up to the first top-level ``, NAME =``
+    or the ``)``; None when there is no such argument (the checker says what is missing)."""
+    piped = p >= 2 and toks[p - 2].type == "OP" and toks[p - 2].value == "|>"
+    start = p + 1
+    depth = 0
+    if not piped:
+        start = -1
+        for k in range(p + 1, q):
+            t = toks[k].type
+            if t == "LPAR" or t == "LSQB":
+                depth += 1
+            elif t == "RPAR" or t == "RSQB":
+                depth -= 1
+            elif t == "COMMA" and depth == 0:
+                start = k + 1
+                break
+        if start < 0:
+            return None
+    end = q
+    for k in range(start, q):
+        t = toks[k].type
+        if t == "LPAR" or t == "LSQB":
+            depth += 1
+        elif t == "RPAR" or t == "RSQB":
+            depth -= 1
+        elif (t == "COMMA" and depth == 0 and k + 2 < q and toks[k + 1].type == "NAME"
+              and toks[k + 2].type == "EQUAL"):
+            end = k
+            break
+    if end <= start or (start < q and toks[start].type == "NAME" and start + 1 < q
+                        and toks[start + 1].type == "EQUAL"):
+        return None  # no pattern, only keyword arguments
+    return start, end
+
+
+_PACK_HELP = ("a pack pattern is names and one `*` (`b * d`); unpack's adds `->` and a "
+              "pattern for each part (`b * d -> b d, b n d`)")
+
+
+def _pack_pattern_token(ptoks: list[Tok], unpack: bool, rep: _Reporter) -> Tok:
+    """One PATTERN token holding an ``ast.PackPattern``; problems are E0601."""
+    first, last = ptoks[0], ptoks[-1]
+    path = rep.path
+    span = Span(path, first.line, first.col, last.end_line, last.end_col, first.start, last.end)
+    sides: list[list] = [[]]
+    arrow: Tok | None = None
+    for t in ptoks:
+        tt = t.type
+        sp = Span(path, t.line, t.col, t.end_line, t.end_col, t.start, t.end)
+        if tt == "NAME" or (t.value in KEYWORDS and t.value.isidentifier() and t.value != "_"):
+            sides[-1].append(ast.PatName(t.value, sp))
+        elif tt == "OP" and t.value == "*" and arrow is None:
+            sides[-1].append(ast.PatStar(sp))
+        elif tt == "ARROW" and unpack and arrow is None:
+            arrow = t
+            sides.append([])
+        elif tt == "COMMA" and arrow is not None:
+            sides.append([])
+        else:
+            what = "`,`" if tt == "COMMA" else describe(t, rep.src)
+            rep.error("E0601", f"unexpected {what} in a pattern", sp, "not allowed here",
+                      help=_PACK_HELP)
+    stars = [x for x in sides[0] if type(x) is ast.PatStar]
+    if len(stars) != 1:
+        at = span if not stars else stars[1].span
+        rep.error("E0601", "a pack pattern has one `*`" + ("" if stars else ", and this has none"),
+                  at, "the packed axis is `*`" if not stars else "a second `*`", help=_PACK_HELP)
+    if unpack and arrow is None:
+        rep.error("E0601", "expected `->` in this pattern", span, "unpack needs its parts",
+                  help="give each part its pattern after `->`: `b * d -> b d, b n d`")
+    pat = ast.PackPattern(tuple(sides[0]), tuple(tuple(x) for x in sides[1:]), span)
+    return Tok("PATTERN", pat, first.line, first.col, last.end_line, last.end_col, first.start,
+               last.end)
 
 
 def _pattern_token(ptoks: list[Tok], einsum: bool, rep: _Reporter) -> Tok:
