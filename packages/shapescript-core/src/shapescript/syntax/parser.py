@@ -60,7 +60,7 @@ class Parsed:
 def parse(src: str, path: str) -> tuple[ast.Module | None, list[Diagnostic]]:
     """Parse one file. ``Module`` is ``None`` only if no declaration could be parsed.
 
-    >>> module, diags = parse("dim D = 4\nfn f(x: [D]) -> [D] = x +\n", "f.ss")
+    >>> module, diags = parse("dim D = 4\\nfn f(x: [D]) -> [D] = x +\\n", "f.ss")
     >>> [d.name for d in module.decls], [d.names for d in module.dropped], diags[0].code
     (['D'], [('f',)], 'E0101')
     """
@@ -71,7 +71,7 @@ def parse(src: str, path: str) -> tuple[ast.Module | None, list[Diagnostic]]:
 def parse_file(src: str, path: str) -> Parsed:
     """Parse one file, keeping the record of what was dropped even with no module.
 
-    >>> parse_file("fn f( = 1\n", "f.ss").dropped[0].names
+    >>> parse_file("fn f( = 1\\n", "f.ss").dropped[0].names
     ('f',)
     """
     diags: list[Diagnostic] = []
