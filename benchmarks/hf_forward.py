@@ -1,8 +1,8 @@
 """The exported llama example in transformers against transformers' own
 ``LlamaForCausalLM`` with the same configuration and the same weights, CPU, float32.
 
-Interleaved in one run, so the machine's load hits both alike; the figures are ratios
-(ours over transformers'):
+Interleaved in one run, each first in every other round, so the machine's load hits
+both alike; the figures are ratios (ours over transformers'):
 
 - prefill: one forward pass over b=4 sequences of n=128 tokens, time ratio (target ≤ 1.05);
 - cached greedy generation of 64 tokens after a 16-token prompt, tokens/s ratio
