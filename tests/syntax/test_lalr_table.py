@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from shapescript.syntax import lalr_table as T
-from shapescript.syntax.driver import Fail, acceptable, drive, end_token
 from shapescript.syntax.build import Builder
+from shapescript.syntax.driver import Fail, acceptable, drive, end_token
 from shapescript.syntax.lexer import Lexer
 from shapescript.syntax.parser import parse
 
