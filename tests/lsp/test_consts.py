@@ -128,6 +128,18 @@ async def test_definition_of_a_const_across_files(client: LanguageClient, tmp_pa
     (loc,) = await client.text_document_definition_async(lsp.DefinitionParams(
         lsp.TextDocumentIdentifier(muri), _pos(MAIN, "twice\n")))
     assert loc.uri == muri and loc.range.start == _pos(MAIN, "twice =")
+    # Another name of a `from … import` leads to what it imports (here a function).
+    layers2 = LAYERS + "fn block(x: [b D]) -> [b D] = x * eps\n"
+    (tmp_path / "layers.ss").write_text(layers2)
+    text = "from layers import block, eps\nfn g(x: [b 8]) -> [b 8] = block(x) * eps\n"
+    guri = await _open(client, tmp_path / "g.ss", text)
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(uri=luri, version=2),
+        [lsp.TextDocumentContentChangeWholeDocument(text=layers2)]))
+    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    (loc,) = await client.text_document_definition_async(lsp.DefinitionParams(
+        lsp.TextDocumentIdentifier(guri), _pos(text, "block, eps")))
+    assert loc.uri == luri and loc.range.start == _pos(layers2, "block(x: [b D])")
     # The parameter `eps` shadows the const inside `shadow`.
     (loc,) = await client.text_document_definition_async(lsp.DefinitionParams(
         lsp.TextDocumentIdentifier(muri), _pos(MAIN, "x + eps", len("x + "))))
@@ -222,6 +234,7 @@ async def test_document_symbols_and_semantic_tokens_of_consts(client: LanguageCl
     # Consts are read-only variables (host values), not dims (`type`).
     assert kind_at("twice =") == ("variable", {"declaration", "readonly"})
     assert kind_at("eps * 2") == ("variable", {"readonly"})
+    assert kind_at("import eps", len("import ")) == ("variable", {"readonly"})
     assert kind_at("layers.eps") == ("namespace", set())
     assert kind_at("layers.eps", len("layers.")) == ("variable", {"readonly"})
     assert kind_at("float = eps) -> [b E] = rms", len("float = ")) == ("variable", {"readonly"})

@@ -114,6 +114,9 @@ def semantic_tokens(doc: Document) -> lsp.SemanticTokens:
                 tokens.name(cm, n, params)
             elif isinstance(n, (S.SizeName, S.PatName)):
                 tokens.size(n)
+            elif isinstance(n, S.ImportName) and \
+                    const_origin(cm.env, n.alias or n.name) is not None:
+                tokens.put(n.span.line, n.span.col, len(n.name), "variable", RO)
             elif isinstance(n, S.Attr) and n.span.end_line == n.span.line:
                 tokens.put(n.span.line, n.span.end_col - len(n.attr), len(n.attr),
                            *tokens.member(n))
