@@ -118,10 +118,10 @@ def test_other_valid_code_under_a_good_header_never_runs(tmp_path, hook):
 
 @pytest.fixture
 def table_cache(tmp_path, monkeypatch):
-    from shapescript.syntax import parser as P
+    from shapescript.syntax import lalr_table as P
 
     monkeypatch.setenv("SHAPESCRIPT_CACHE_DIR", str(tmp_path))
-    path = P._cache_path(P._grammar_text())
+    path = P._cache_path(P.grammar_text())
     fresh = P._build_tables()  # compiles and writes the cache
     return P, path, fresh
 
@@ -134,14 +134,15 @@ SAMPLE = ("dim D = 4\nmodel M:\n    param w: [D D]\n"
 def _same(a, b):
     """Whether the tables parse as the same grammar (lark numbers its states
     differently from one run to the next, so the tables themselves may differ)."""
-    from shapescript.syntax import parser as P
+    from shapescript.syntax import lalr_table as P
+    from shapescript.syntax.parser import parse
 
     saved = P._TABLES
     try:
         out = []
         for t in (a, b):
             P._TABLES = t
-            out.append(repr(P.parse(SAMPLE, "s.ss")))
+            out.append(repr(parse(SAMPLE, "s.ss")))
     finally:
         P._TABLES = saved
     return out[0] == out[1] and "Module" in out[0]

@@ -45,7 +45,7 @@ from shapescript.check.result import CheckedModule, FnResult
 from shapescript.diagnostics import Diagnostic, Label
 from shapescript.source import Span
 from shapescript.syntax import ast
-from shapescript.syntax.parser import parse
+from shapescript.syntax.parser import parse_file
 
 __all__ = ["IncrementalChecker", "Overlay", "split_chunks"]
 
@@ -121,6 +121,7 @@ class _Chunk:
     # Characters the chunk's nodes are behind its place (an edit above it changed a
     # line's length but not the line count): moved only when something needs offsets.
     pending: int = 0
+    dropped: tuple[Any, ...] = ()  # the declarations the parser dropped (``Module.dropped``)
 
 
 @dataclass
@@ -271,7 +272,8 @@ class IncrementalChecker:
         parse_diags = [d for c in ordered for d in c.diagnostics]
         doc = ordered[0].doc if ordered else None
         doc_spans = tuple(sp for c in ordered for sp in c.doc_spans)
-        module = ast.Module(decls, self.path, doc, doc_spans)
+        dropped = tuple(d for c in ordered for d in c.dropped)
+        module = ast.Module(decls, self.path, doc, doc_spans, dropped)
         skeleton = tuple(k for c in ordered for k in c.skeleton)
         if not decls and any(d.is_error for d in parse_diags):
             from shapescript.compiler import Program
@@ -313,7 +315,8 @@ class IncrementalChecker:
         return lo, hi, bounds
 
     def _parse_chunk(self, ctext: str, a: int, b: int, offset: int) -> _Chunk:
-        module, diags = parse(ctext, self.path)
+        parsed = parse_file(ctext, self.path)
+        module, diags, dropped = parsed.module, parsed.diagnostics, parsed.dropped
         if module is None:
             decls: tuple[Any, ...] = ()
             doc, doc_spans = None, ()
@@ -324,9 +327,10 @@ class IncrementalChecker:
             for node in nodes:
                 _move_node(node, a, offset)
             doc_spans = tuple(_move_span(sp, a, offset) for sp in doc_spans)
+            dropped = tuple(replace(d, span=_move_span(d.span, a, offset)) for d in dropped)
             diags = [_move_diag(d, lambda ln: ln + a) for d in diags]
         return _Chunk(a, b, ctext, offset, decls, list(diags), doc if a == 0 else None,
-                      doc_spans, nodes, _skeleton(decls))
+                      doc_spans, nodes, _skeleton(decls), dropped=dropped)
 
     def _move_chunk(self, ch: _Chunk, dl: int, dc: int) -> None:
         dc += ch.pending
@@ -334,6 +338,7 @@ class IncrementalChecker:
         for node in ch.nodes:
             _move_node(node, dl, dc)
         ch.doc_spans = tuple(_move_span(sp, dl, dc) for sp in ch.doc_spans)
+        ch.dropped = tuple(replace(d, span=_move_span(d.span, dl, dc)) for d in ch.dropped)
         if dl:
             ch.diagnostics = [_move_diag(d, lambda ln: ln + dl) for d in ch.diagnostics]
 

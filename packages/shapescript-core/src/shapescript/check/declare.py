@@ -10,8 +10,6 @@ types. Bodies are not looked at here.
 from __future__ import annotations
 
 import keyword
-
-import re
 from typing import Callable
 
 from shapescript.check.consts import ConstEvaluator, const_literal, size_error
@@ -25,12 +23,6 @@ from shapescript.check.types import ERROR, TensorType
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
-
-# The head of a top-level declaration, at the start of a line (for ``poison_broken``).
-_DECL_HEAD = re.compile(
-    r"^(?:(?:export[ \t]+)?(?:extern[ \t]+)?(?:fn|dim|const|model)[ \t]+(?P<name>[A-Za-z_]\w*)"
-    r"|import[ \t]+(?:python[ \t]+)?(?P<module>[A-Za-z_][\w.]*)"
-    r"(?:[ \t]+as[ \t]+(?P<alias>[A-Za-z_]\w*))?)", re.M)
 
 # load(module_name, importing_path, span) -> ModuleEnv | None (None: reported E0204)
 Loader = Callable[[str, str, Span], "ModuleEnv | None"]
@@ -55,6 +47,15 @@ def is_python_path(target: str) -> bool:
     parts = target.split(".")
     return len(parts) >= 2 and all(p.isidentifier() and p.isascii() and not keyword.iskeyword(p)
                                    for p in parts)
+
+def _head_name(d: ast.Decl) -> str | None:
+    """The name a declaration's head names, as ``ast.DroppedDecl.names`` reads it."""
+    if isinstance(d, (ast.FnDecl, ast.ExternDecl, ast.DimDecl, ast.ConstDecl, ast.ModelDecl)):
+        return d.name
+    if isinstance(d, (ast.Import, ast.ImportPython)):
+        return d.alias or d.module.split(".")[0]
+    return None
+
 
 class Declarer:
     def __init__(self, module: ast.Module, source: str, prelude: ModuleEnv | None,
@@ -162,10 +163,14 @@ class Declarer:
         return env
 
     def poison_broken(self) -> None:
-        """The names of top-level declarations the parser dropped (a syntax error,
-        reported): their uses are silent errors, not "unknown name" cascades."""
-        for m in _DECL_HEAD.finditer(self.source):
-            name = m.group("name") or m.group("alias") or (m.group("module") or "").split(".")[0]
+        """The names of top-level declarations that declared nothing: those the parser
+        dropped (``Module.dropped``: a syntax error, reported) and those refused here (a
+        reserved name, reported): their uses are silent errors, not "unknown name"
+        cascades."""
+        module = self.env.module
+        names = [name for d in module.dropped for name in d.names]
+        names += [_head_name(d) for d in module.decls]
+        for name in names:
             if name and name not in self.seen:
                 self.env.poisoned.add(name)
 

@@ -562,9 +562,29 @@ Decl = Union[Devices, ImportPython, Import, FromImport, DimDecl, ConstDecl, FnDe
 
 
 @dataclass(frozen=True, slots=True)
+class DroppedDecl:
+    """A top-level declaration the parser could not keep: it has a syntax error
+    (reported, or following from a lexical error that is), is nested too deeply
+    (E0107), or broke the parser (E0000). What the parser's recovery skipped.
+
+    ``names`` are what its head declares, read from its first tokens (``fn f``, ``dim D``,
+    ``const c``, ``model M``, ``extern fn f``, ``import m``, ``import python a.b as c``:
+    ``f``, ``D``, ``c``, ``M``, ``f``, ``m``, ``c``), and those of any declaration head its
+    tokens swallowed (a line starting in column 1 that a broken line before it didn't let
+    begin a declaration of its own). The checker treats the uses of these names as silent
+    errors, not as unknown names: the syntax error already explains them.
+    """
+
+    span: Span  # from the declaration's first token to its last
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Module:
     decls: tuple[Decl, ...]
     path: str
     doc: str | None = None
     # Spans of every ``##`` block, for the editor; not needed by the checker.
     doc_spans: tuple[Span, ...] = field(default=())
+    # The top-level declarations the parser dropped, in source order.
+    dropped: tuple[DroppedDecl, ...] = field(default=())
