@@ -26,8 +26,6 @@ from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
 
-_ids = count(1)
-
 
 class BodyChecker(ExprMixin, BuiltinMixin, TrainingMixin, StmtMixin):
     """Checks one function body (or a model's field initialisers) in one file."""
@@ -52,6 +50,9 @@ class BodyChecker(ExprMixin, BuiltinMixin, TrainingMixin, StmtMixin):
         self.loop_vars: set[str] | None = None
         self.tensor_ifs = 0
         self.extern_sites: list[tuple[str, Span, str, str]] = []
+        # Numbers the fresh sizes this body makes (``?k#3``): per checker, so a body's
+        # result never depends on what the process checked before it.
+        self._ids = count(1)
 
     # -- plumbing ---------------------------------------------------------------
     def report(self, d: Diagnostic) -> None:
@@ -64,7 +65,7 @@ class BodyChecker(ExprMixin, BuiltinMixin, TrainingMixin, StmtMixin):
         self.report(Diagnostic.error(f.code, f.message, span, f.label, help=f.help))
 
     def next_id(self) -> int:
-        return next(_ids)
+        return next(self._ids)
 
     def note_call(self, sig: FnSig) -> None:
         self.callees.append(sig)

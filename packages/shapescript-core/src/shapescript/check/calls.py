@@ -9,8 +9,8 @@ return type with each generic replaced by the caller's size and label.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import count
 
 from shapescript.check.env import AxisParam, FnSig, ParamSig, SizeParam
 from shapescript.check.fail import Fail
@@ -20,8 +20,6 @@ from shapescript.check.types import (
     Type, is_float, is_int,
 )
 from shapescript.syntax import ast
-
-_fresh = count(1)
 
 
 @dataclass(slots=True)
@@ -242,10 +240,13 @@ def subst_domain(d: Domain, b: Binding) -> Domain:
     return d
 
 
-def subst_type(t: Type, b: Binding, existential: bool) -> Type:
-    """The callee's type ``t`` in the caller's terms (a return type or a param)."""
+def subst_type(t: Type, b: Binding, fresh_id: Callable[[], int] | None = None) -> Type:
+    """The callee's type ``t`` in the caller's terms (a return type or a param).
+
+    With ``fresh_id`` (the caller's numbering), an axis size the binding leaves
+    unknown becomes a new unknown of the caller (an existential result)."""
     if isinstance(t, TupleType):
-        return TupleType(tuple(subst_type(x, b, existential) for x in t.items))
+        return TupleType(tuple(subst_type(x, b, fresh_id) for x in t.items))
     if not isinstance(t, TensorType):
         return t
     env = b.size_env()
@@ -260,10 +261,10 @@ def subst_type(t: Type, b: Binding, existential: bool) -> Type:
         size = ax.size.substitute(env) if ax.size.free_vars() else ax.size
         label = ax.label.substitute(lenv) if ax.label.free_vars() & lenv.keys() else ax.label
         unbound = [v for v in size.free_vars() if v not in env and v in _callee_vars(t)]
-        if unbound and existential:
+        if unbound and fresh_id is not None:
             for v in unbound:
                 if v not in fresh:
-                    fresh[v] = Size.var(f"?{v.lstrip('?')}#{next(_fresh)}")
+                    fresh[v] = Size.var(f"?{v.lstrip('?')}#{fresh_id()}")
             size = size.substitute(fresh)
             label = label.substitute(fresh)
         axes.append(Axis(size, label))

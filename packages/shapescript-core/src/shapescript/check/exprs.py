@@ -701,7 +701,7 @@ class ExprMixin:
         if sig.ret is None:
             return NOTHING
         try:
-            return subst_type(relabel(sig.ret, labels), b, existential=True)
+            return subst_type(relabel(sig.ret, labels), b, self.next_id)
         except ZeroDivisionError:
             raise self.zero_divisor(sig, e) from None
 

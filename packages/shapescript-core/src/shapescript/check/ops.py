@@ -6,7 +6,6 @@ this module combines them into result types and the records code generation need
 
 from __future__ import annotations
 
-from itertools import count
 from typing import Any
 
 from shapescript.check import broadcast as bc
@@ -35,7 +34,6 @@ from shapescript.check.types import (
 from shapescript.syntax import ast
 from shapescript.vocab import HOST_DTYPE
 
-_fresh = count(1)
 _HOST_DTYPE = HOST_DTYPE
 
 
@@ -43,8 +41,9 @@ def prove_le(a: Size, b: Size) -> bool:
     return (b - a).provably_nonneg()
 
 
-def fresh_unknown(prefix: str = "k") -> Size:
-    return Size.var(f"?{prefix}#{next(_fresh)}")
+def fresh_unknown(ck: Any, prefix: str = "k") -> Size:
+    """A new unknown size, numbered by the checker ``ck`` (so numbering is per body)."""
+    return Size.var(f"?{prefix}#{ck.next_id()}")
 
 
 # -- host arithmetic ------------------------------------------------------------
@@ -513,7 +512,7 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
                 if not isinstance(t, PyType) and not (isinstance(t, HostType) and t.name == "int"):
                     raise Fail("E0410", f"a slice's bounds are ints, not `{t}`", f"this is `{t}`",
                                span=x.span)
-            u = fresh_unknown("k")
+            u = fresh_unknown(ck, "k")
             ax = Axis(u, u)
             check = True
         ck.res[id(e)] = IndexRes("slice", {"lo": r.lo, "hi": r.hi, "check": check})
@@ -570,7 +569,7 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
                            f"`{_axis_words(p)}` but the value's is `{_axis_words(q)}`",
                            f"this is `{t}`", span=idx[0].span,
                            help="a mask matches the value's leading axes by position")
-        u = fresh_unknown("k")
+        u = fresh_unknown(ck, "k")
         ck.res[id(e)] = IndexRes("mask")
         return TensorType((Axis(u, u),) + base.axes[t.rank:], base.dtype, base.domain)
     if isinstance(t, TensorType) and t.dtype in INT_DTYPES:

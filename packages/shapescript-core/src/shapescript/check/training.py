@@ -18,7 +18,6 @@ from shapescript.check.types import (
 from shapescript.diagnostics import Diagnostic
 from shapescript.syntax import ast
 
-_batch = [0]
 
 # Names a field can't have: a compiled model is a ``torch.nn.Module`` whose parameters are
 # its fields, so a field may not hide one of its attributes (torch 2.x's, and ``init``).
@@ -232,8 +231,7 @@ class TrainingMixin:
         self.int_arg(kw["size"], "size")
         if not items:
             return ERROR  # the data failed, already reported
-        _batch[0] += 1
-        nb = Size.var(f"?batch#{_batch[0]}")
+        nb = Size.var(f"?batch#{self.next_id()}")
         out = []
         for it in items:
             assert isinstance(it, TensorType)
