@@ -87,3 +87,31 @@ def test_an_edit_in_a_body_checks_only_that_function():
     # A dim's edit checks the file again.
     ic.update(moved.replace("dim D = 32", "dim D = 48"))
     assert ic.last == "full"
+
+
+def test_an_overlay_gives_an_imported_module_its_unsaved_text(tmp_path: Path):
+    layers = tmp_path / "layers.ss"
+    layers.write_text("dim D = 8\n\nfn block(x: [b D]) -> [b D] = x * 2.0\n")
+    main = tmp_path / "main.ss"
+    text = "from layers import block, D\n\nfn f(x: [b D]) -> [b D]:\n    y = block(x)\n    return y\n"
+    unsaved: dict[str, str] = {}
+    ic = IncrementalChecker(str(main), overlay=unsaved.get)
+    assert ic.update(text).ok
+    # layers.ss is edited, not saved: its buffer's `block` drops an axis.
+    edited = "dim D = 8\n\nfn block(x: [b D]) -> [b] = sum(x, over=D)\n"
+    unsaved[str(layers)] = edited
+    p = ic.update(text)  # the same text: checked again, against the buffer
+    assert ic.last == "full"
+    assert [d.code for d in p.diagnostics] == ["E0402"] and p.diagnostics[0].file == str(main)
+    assert p.sources[str(layers)] == edited
+    # An edit inside the importer's body keeps the imported check while the buffer stays.
+    p = ic.update(text.replace("    return y", "    return y "))
+    assert ic.last == "incremental" and [d.code for d in p.diagnostics] == ["E0402"]
+    # The buffer is closed without saving: the file on disk is the module again.
+    del unsaved[str(layers)]
+    assert ic.update(text).ok
+    # A checker without an overlay reads the disk, and the shared cache of imported
+    # modules doesn't hand it the buffer's check.
+    unsaved[str(layers)] = edited
+    IncrementalChecker(str(main), overlay=unsaved.get).update(text)
+    assert IncrementalChecker(str(main)).update(text).ok

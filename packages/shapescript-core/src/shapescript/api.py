@@ -37,7 +37,7 @@ __all__ = [
     "debug_enabled", "Progress", "format_size", "format_duration",
     # editors (the language server)
     "IncrementalChecker", "split_chunks", "syntax", "walk", "nodes_at", "span_contains", "prelude_file",
-    "prelude_env",
+    "prelude_env", "BuiltinDoc", "builtin_doc", "builtin_docs",
     # plugins
     "ExportTarget", "CheckProfile", "ExportFailed", "KNOWN_TARGETS", "KNOWN_PROFILES", "missing_hint",
     # more for the command line
@@ -50,12 +50,13 @@ __all__ = [
     "distributed",
     # `run --log FILE`: report's JSON-lines sink (torch)
     "report_sink",
-    # `build --dim NAME=N`: a file's dims set from outside
-    "source_with_dims",
+    # `build --dim NAME=N`: a file's dims set from outside; `run --dim`: the module so built
+    "source_with_dims", "load_module",
 ]
 
 _HOMES: dict[str, str] = {
     "source_with_dims": "shapescript.configured",
+    "load_module": "shapescript.configured",
     "decode_source": "shapescript.source",
     "MAX_SOURCE_BYTES": "shapescript.source",
     "check_source": "shapescript.compiler",
@@ -124,6 +125,9 @@ _HOMES: dict[str, str] = {
     "span_contains": "shapescript.check.query",
     "prelude_file": "shapescript.check.query",
     "prelude_env": "shapescript.compiler",
+    "BuiltinDoc": "shapescript.builtin_docs",
+    "builtin_doc": "shapescript.builtin_docs",
+    "builtin_docs": "shapescript.builtin_docs",
     "ExportTarget": "shapescript.plugins",
     "ExportFailed": "shapescript.plugins",
     "CheckProfile": "shapescript.plugins",

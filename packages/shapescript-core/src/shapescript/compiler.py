@@ -100,7 +100,7 @@ class _Compilation:
                 help="move the shared declarations into a third module"))
             return None
         try:
-            src = read_source(path)
+            src = self.read(path)
         except SourceDecodeError as err:  # reported in the module, at the bad byte
             self.program.diagnostics.append(err.diagnostic)
             self.program.sources[path] = err.text
@@ -111,6 +111,10 @@ class _Compilation:
             return None
         cm = self.check(src, path)
         return None if cm is None else cm.env
+
+    def read(self, path: str) -> str:
+        """An imported module's text (an editor's loader gives its unsaved buffers)."""
+        return read_source(path)
 
     def check(self, src: str, path: str) -> CheckedModule | None:
         key = os.path.abspath(path)

@@ -64,14 +64,16 @@ def source_with_dims(src: str, path: str, dims: Mapping[str, int]) -> str:
 
 
 def load_module(path: str | os.PathLike, dims: Mapping[str, int] | None = None, *,
-                checks: str = "always", value_checks: str = "debug") -> types.ModuleType:
+                checks: str | None = None, value_checks: str | None = None) -> types.ModuleType:
     """The ShapeScript file ``path`` compiled and run as a new module, with the dims in
     ``dims`` set to those values (checked again for them).
 
     Raises ``ShapeScriptError`` (the rendered diagnostics) when it doesn't compile,
     ``ValueError`` for a dim it doesn't declare, and ``OSError`` when it can't be read.
     Modules it imports are found as the import hook finds them (``shapescript.install()``,
-    with their folder on ``sys.path``), with their own dims.
+    with their folder on ``sys.path``), with their own dims. ``checks`` and
+    ``value_checks`` default to the import hook's settings (``install``, then
+    ``SHAPESCRIPT_CHECKS`` and ``SHAPESCRIPT_VALUE_CHECKS``, then ``always`` and ``debug``).
 
     >>> import shapescript  # doctest: +SKIP
     >>> gpt2 = shapescript.load_module("examples/gpt2.ss", dims={"D": 128, "L": 4})  # doctest: +SKIP
@@ -81,6 +83,10 @@ def load_module(path: str | os.PathLike, dims: Mapping[str, int] | None = None, 
     from shapescript.importer import render_diagnostics
     from shapescript.source import read_source
 
+    from shapescript.rt import config
+
+    checks = checks or config.checks_mode()
+    value_checks = value_checks or config.value_checks_mode()
     path = os.fspath(path)
     src = read_source(path)
     if dims:

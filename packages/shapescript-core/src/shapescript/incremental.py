@@ -20,7 +20,9 @@ that leaves a declaration unparsable, checks the file afresh, from the chunks.
 
 The result is the same ``Program`` that ``check_program`` gives for the text, and the
 same diagnostics, sorted the same way. Modules the file imports are checked when the
-file is checked afresh, and kept while it is edited. Moving spans is the one place
+file is checked afresh, and kept while their texts don't change: an editor passes
+``overlay``, the texts of the files it has open with unsaved edits, and a module's
+text is its overlay, else its file on disk. Moving spans is the one place
 where the syntax tree is changed after parsing: only nodes this checker parsed itself,
 and only their positions.
 """
@@ -30,6 +32,7 @@ from __future__ import annotations
 import gc
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -44,7 +47,10 @@ from shapescript.source import Span
 from shapescript.syntax import ast
 from shapescript.syntax.parser import parse
 
-__all__ = ["IncrementalChecker", "split_chunks"]
+__all__ = ["IncrementalChecker", "Overlay", "split_chunks"]
+
+# An editor's unsaved texts: a file's absolute path → its text, or None to read it from disk.
+Overlay = Callable[[str], "str | None"]
 
 # Brackets, skipping strings and comments, to tell a continuation line from a new chunk.
 _TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[()\[\]{}]')
@@ -140,6 +146,8 @@ class _State:
     # Every body's types and resolutions, merged (kept up to date function by function).
     types: dict[int, Any] = field(default_factory=dict)
     res: dict[int, Any] = field(default_factory=dict)
+    # The imported modules' texts as checked: absolute path → ``_stamp``.
+    deps: dict[str, Any] = field(default_factory=dict)
 
 
 class IncrementalChecker:
@@ -152,11 +160,18 @@ class IncrementalChecker:
     >>> program = ic.update("fn f(x: [n]) -> [n] = -x\\n\\nfn g(x: [n]) -> [n] = x\\n")
     >>> ic.last                            # only the edited function
     'incremental'
+
+    ``overlay``, when given, is asked for the text of each module the file imports (by
+    absolute path) before its file is read: an editor answers with the buffer of a file
+    open with unsaved edits. A module whose text changed (on disk or in the overlay)
+    makes the next ``update`` check the file afresh, even with the same text.
     """
 
-    def __init__(self, path: str, search: list[str] | None = None) -> None:
+    def __init__(self, path: str, search: list[str] | None = None,
+                 overlay: Overlay | None = None) -> None:
         self.path = path
         self.search = search
+        self.overlay = overlay
         self.last = "none"
         self.program: Any = None
         self._text: str | None = None
@@ -168,7 +183,7 @@ class IncrementalChecker:
     def update(self, text: str) -> Any:
         """The ``Program`` of ``text`` (this file's new contents). Never raises for the
         file: a checker bug is an E0000 diagnostic, as with ``check_program``."""
-        if text == self._text and self.program is not None:
+        if text == self._text and self.program is not None and self._deps_fresh():
             self.last = "unchanged"
             return self.program
         gc_was_on = gc.isenabled()
@@ -188,6 +203,13 @@ class IncrementalChecker:
         self._text = text
         self.program = program
         return program
+
+    def _deps_fresh(self) -> bool:
+        """Whether the imported modules' texts are still those the last check read."""
+        st = self._state
+        if st is None:
+            return self.program is None or not self.program.dependencies
+        return all(_stamp(p, self.overlay) == stamp for p, stamp in st.deps.items())
 
     # -- parsing, by chunks ----------------------------------------------------------
     def _update(self, text: str) -> Any:
@@ -355,7 +377,7 @@ class IncrementalChecker:
         from shapescript.compiler import Program
 
         st = self._state
-        if st is not None and st.skeleton == skeleton:
+        if st is not None and st.skeleton == skeleton and self._deps_fresh():
             env = st.env
             env.module = module
             for d in module.decls:
@@ -371,7 +393,7 @@ class IncrementalChecker:
             from shapescript.compiler import prelude_env
 
             self._settle()
-            comp = _caching_compilation(self.search)
+            comp = _caching_compilation(self.search, self.overlay)
             comp.program.sources[self.path] = text
             key = os.path.abspath(self.path)
             comp.loading.add(key)
@@ -381,6 +403,9 @@ class IncrementalChecker:
                 comp.loading.discard(key)
             st = _State(env, skeleton, comp, list(comp.program.diagnostics),
                         decls=module.decls)
+            here = os.path.abspath(self.path)
+            st.deps = {k: _stamp(k, self.overlay) for k in
+                       {os.path.abspath(p) for p in comp.program.modules} - {here}}
             self._state = st
             self.last = "full"
 
@@ -427,23 +452,29 @@ class IncrementalChecker:
 # -- imported modules, checked once while their files don't change ----------------------
 
 
+def _stamp(path: str, overlay: Overlay | None) -> Any:
+    """What tells one text of the file ``path`` from another: its overlay text, else
+    its file's modification time and size (None: it can't be read)."""
+    text = overlay(path) if overlay is not None else None
+    if text is not None:
+        return ("text", text)
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return ("disk", st.st_mtime_ns, st.st_size)
+
+
 @dataclass
 class _Imported:
     env: ModuleEnv
-    files: dict[str, tuple[int, int]]  # path → (mtime_ns, size) when it was checked
+    files: dict[str, Any]  # absolute path → ``_stamp`` when it was checked
     modules: dict[str, CheckedModule]
     sources: dict[str, str]
     diagnostics: list[Diagnostic]
 
-    def fresh(self) -> bool:
-        for path, stamp in self.files.items():
-            try:
-                st = os.stat(path)
-            except OSError:
-                return False
-            if (st.st_mtime_ns, st.st_size) != stamp:
-                return False
-        return True
+    def fresh(self, overlay: Overlay | None) -> bool:
+        return all(_stamp(p, overlay) == stamp for p, stamp in self.files.items())
 
 
 # By absolute path: every IncrementalChecker of the process shares them (an editor with
@@ -451,17 +482,22 @@ class _Imported:
 _IMPORTED: dict[str, _Imported] = {}
 
 
-def _caching_compilation(search: list[str] | None) -> Any:
-    """The compiler's loader, keeping each imported module's check (with the modules
-    it imports) until one of their files changes on disk."""
+def _caching_compilation(search: list[str] | None, overlay: Overlay | None = None) -> Any:
+    """The compiler's loader, reading a module's text from ``overlay`` first, and
+    keeping each imported module's check (with the modules it imports) until one of
+    their texts changes."""
     from shapescript.compiler import _Compilation
 
     class _Caching(_Compilation):
+        def read(self, path: str) -> str:
+            text = overlay(os.path.abspath(path)) if overlay is not None else None
+            return super().read(path) if text is None else text
+
         def load(self, name: str, importer: str, span: Span) -> ModuleEnv | None:
             path = self.find(name, importer)
             key = os.path.abspath(path) if path is not None else None
             entry = _IMPORTED.get(key) if key is not None else None
-            if entry is not None and entry.fresh() and key not in self.loading:
+            if entry is not None and entry.fresh(overlay) and key not in self.loading:
                 for p, cm in entry.modules.items():
                     self.program.modules.setdefault(p, cm)
                 self.program.sources.update(entry.sources)
@@ -474,11 +510,10 @@ def _caching_compilation(search: list[str] | None) -> Any:
                 modules = {p: cm for p, cm in self.program.modules.items() if p not in before}
                 files = {}
                 for p in modules:
-                    try:
-                        st = os.stat(p)
-                    except OSError:
+                    stamp = _stamp(os.path.abspath(p), overlay)
+                    if stamp is None:
                         return env
-                    files[os.path.abspath(p)] = (st.st_mtime_ns, st.st_size)
+                    files[os.path.abspath(p)] = stamp
                 if modules:
                     # The module's own diagnostics (and its imports'), not the importer's.
                     diags = [d for d in self.program.diagnostics[n_diags:] if d.file in modules]

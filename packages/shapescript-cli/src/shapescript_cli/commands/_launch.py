@@ -45,13 +45,15 @@ def port_in_use(host, port):
     return False
 
 
-def worker_args(checks, value_checks, script, args):
-    """The module and arguments each rank runs."""
+def worker_args(checks, value_checks, script, args, dims=()):
+    """The module and arguments each rank runs (``dims``: the ``--dim`` options as given)."""
     out = ["-m", "shapescript_cli", "run"]
     if checks:
         out += ["--checks", checks]
     if value_checks:
         out += ["--value-checks", value_checks]
+    for text in dims:
+        out += ["--dim", text]
     return out + [script, *args]
 
 

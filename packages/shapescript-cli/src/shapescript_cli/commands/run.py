@@ -5,6 +5,10 @@ A Python script runs as ``python SCRIPT.py ARGS…`` would (as ``__main__``, wit
 importable and ``SHAPESCRIPT_PYTHON`` set to this Python. A ``.ss`` file is imported as a
 module and its ``main()`` is called, with ``sys.argv = [FILE, *ARGS]``.
 A file that doesn't compile prints its diagnostics, without a traceback, and exits 1.
+``--dim NAME=N`` sets a dim of the ``.ss`` file (as ``build --dim`` and
+``shapescript.load_module(path, dims=…)`` do), and the file is checked again for it: a
+malformed or unknown ``--dim``, or sizes the file can't take though it checks with its
+own, are errors of the command (exit 2).
 
 ``--nproc-per-node N`` (with ``--nnodes``, ``--node-rank``, ``--rdzv-endpoint`` for many
 machines) runs it on N processes per machine through ``torch.distributed.run``
@@ -49,14 +53,23 @@ from ._util import MODE_CHOICE, print_shapescript_error
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
               metavar="SECONDS",
               help="How long a rank waits for the others in a collective (default 300).")
+@click.option("--dim", "dims", multiple=True, metavar="NAME=N",
+              help="Set the .ss file's dim NAME to N (the file is checked again for it); "
+                   "repeat for several.")
 @click.argument("script", type=click.Path(exists=True, dir_okay=False))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def command(checks, value_checks, nproc_per_node, nnodes, node_rank, rdzv_endpoint,
-            all_ranks, log, timeout, script, args):
+            all_ranks, log, timeout, dims, script, args):
     """Run a Python script with the import hook installed, or a .ss file's main()."""
     from . import _launch
+    from .build import parse_dims
 
     _launch.check_options(nproc_per_node, nnodes, node_rank, rdzv_endpoint)
+    dim_values = parse_dims(dims)
+    if dim_values and not script.endswith(".ss"):
+        raise click.BadParameter("sets the dims of a .ss file; a Python script sets them "
+                                 "with shapescript.load_module(path, dims={…})",
+                                 param_hint="--dim")
     from shapescript_cli.config import default_modes  # [tool.shapescript]'s checks
 
     checks, value_checks = default_modes(script, checks, value_checks)
@@ -74,7 +87,7 @@ def command(checks, value_checks, nproc_per_node, nnodes, node_rank, rdzv_endpoi
             raise click.UsageError(str(err)) from None
         if log is not None:               # the ranks read it from their environment
             os.environ["SHAPESCRIPT_LOG"] = os.path.abspath(log)
-        worker = _launch.worker_args(checks, value_checks, script, args)
+        worker = _launch.worker_args(checks, value_checks, script, args, dims)
         sys.exit(_launch.launch(nproc_per_node, nnodes, node_rank, rdzv_endpoint,
                                 seconds, worker))
 
@@ -91,7 +104,8 @@ def command(checks, value_checks, nproc_per_node, nnodes, node_rank, rdzv_endpoi
             click.echo(f"error: cannot write {log}: {err.strerror or err}", err=True)
             sys.exit(2)
     try:
-        _run(checks, value_checks, script, args, import_file, install, ShapeScriptError)
+        _run(checks, value_checks, script, args, import_file, install, ShapeScriptError,
+             dim_values)
     finally:
         if group:
             from shapescript.api import distributed
@@ -121,7 +135,8 @@ def _join_group(script):
     return True
 
 
-def _run(checks, value_checks, script, args, import_file, install, ShapeScriptError):
+def _run(checks, value_checks, script, args, import_file, install, ShapeScriptError,
+         dims=None):
     install(checks=checks, value_checks=value_checks)
     os.environ["SHAPESCRIPT_PYTHON"] = sys.executable
     path = os.path.abspath(script)
@@ -130,7 +145,10 @@ def _run(checks, value_checks, script, args, import_file, install, ShapeScriptEr
     try:
         _require_source(script, path)
         if script.endswith(".ss"):
-            module = import_file(path)
+            if dims:
+                module = _load_with_dims(path, script, dims, checks, value_checks)
+            else:
+                module = import_file(path)
             main = getattr(module, "main", None)
             if not callable(main):
                 click.echo(f"error: {script} has no fn main()", err=True)
@@ -155,6 +173,30 @@ def _run(checks, value_checks, script, args, import_file, install, ShapeScriptEr
     except BaseException as err:
         _print_user_traceback(err, path)
         sys.exit(1)
+
+
+def _load_with_dims(path, script, dims, checks, value_checks):
+    """The module of ``path`` compiled with ``dims`` set. The file is checked first as
+    written: its own errors are the program's (``ShapeScriptError``, exit 1); errors that
+    only the new sizes cause, and a dim the file doesn't declare, are the command's
+    (exit 2), their diagnostics shown."""
+    from shapescript.api import (
+        ShapeScriptError, check_program, load_module, read_source, shapescript_error,
+    )
+
+    program = check_program(read_source(path), path)
+    if not program.ok:
+        raise shapescript_error(program.diagnostics, program.sources)
+    given = " ".join(f"--dim {name}={value}" for name, value in dims.items())
+    try:
+        return load_module(path, dims)  # the modes `install` was given
+    except ValueError as err:
+        click.echo(f"error: --dim: {str(err).removeprefix('dims: ')}", err=True)
+    except ShapeScriptError as err:
+        print_shapescript_error(err)
+        click.echo(f"error: {script} doesn't check with {given} (it does with its own "
+                   "dims): choose sizes its code can take", err=True)
+    sys.exit(2)
 
 
 def _stdout_closed():
