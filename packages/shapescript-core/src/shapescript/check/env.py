@@ -11,23 +11,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from shapescript.builtin_registry import CONSTRUCTOR_NAMES, FUNCTION_NAMES
 from shapescript.check.sizes import Size
 from shapescript.check.types import ModelType, TensorType, Type
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
 
-# Names the checker builds in: they can't be declared or shadowed (E0203).
-BUILTIN_FUNCS = frozenset({
-    "add", "sub", "mul", "div", "maximum", "minimum", "where", "matmul",
-    "sum", "mean", "max", "min", "prod", "var", "std", "logsumexp", "argmax", "argmin",
-    "any", "all", "cross_entropy", "topk", "rearrange", "reduce", "repeat", "einsum",
-    "stack", "concat", "split", "map", "print",
-    # host-only training world
-    "value_and_grad", "sgd", "adamw", "update", "clip_norm", "cosine", "warmup",
-    "shuffle", "batches", "report", "sink", "save", "load",
-})
-CONSTRUCTORS = frozenset({"zeros", "ones", "eye", "arange", "causal", "randn", "rand", "full"})
+# Names the checker builds in (the registry's): they can't be declared or shadowed (E0203).
+BUILTIN_FUNCS = FUNCTION_NAMES
+CONSTRUCTORS = CONSTRUCTOR_NAMES
 RESERVED_TYPE_NAMES = frozenset({
     "bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64", "Float", "Int",
     "Real", "NonNeg", "Pos", "Unit", "Signed", "Logit", "LogProb", "Prob", "Index", "Mask",

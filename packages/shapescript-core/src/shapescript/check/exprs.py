@@ -12,7 +12,9 @@ import math
 import os
 from typing import Any
 
+from shapescript.builtin_registry import CONSTRUCTOR_NAMES
 from shapescript.check import ops
+from shapescript.check.builtins import RULES, rule
 from shapescript.check.calls import (
     Binding,
     bind_dtype,
@@ -429,6 +431,11 @@ class ExprMixin:
 
     # -- constructors -------------------------------------------------------------
     def e_Constructor(self, e: ast.Constructor) -> Type:
+        return RULES[e.name](self, e.name, e)
+
+    @rule(*CONSTRUCTOR_NAMES)
+    def b_constructor(self, name: str, e: ast.Constructor) -> Type:
+        """``zeros[b n D]``, ``full[n](v)`` …: the shape, then ``ops.constructor``."""
         tb = self.type_builder("constructor")
         try:
             axes = tb.axes(e.shape)

@@ -344,6 +344,17 @@ def reduction(name: str, t: TensorType, positions: list[int] | None,
     return TensorType(axes, dtype, dom)
 
 
+def scan(name: str, t: TensorType, dim: int) -> TensorType:
+    """The type of the scan ``name`` (``cumprod``) of ``t`` along axis ``dim``: the same
+    axes; the dtype of the matching reduction (integers and masks give ``i64``, as in
+    torch); its domain too, with no class-axis rule (each running product is a product
+    of the values before it: ``Pos`` stays ``Pos``, ``Unit`` and ``Prob`` give ``Unit``)."""
+    of = {"cumprod": "prod"}[name]
+    dtype = dt.reduction_dtype(of, t.dtype)
+    dom = dm.reduction_domain(of, t.domain, t.dtype)
+    return TensorType(t.axes, dtype, dom)
+
+
 def cross_entropy(logits: TensorType, y: TensorType, c: int, yarg: Any) -> dict[str, Any]:
     if logits.dtype not in ("f16", "bf16", "f32", "f64"):
         raise Fail("E0411", f"`cross_entropy` needs float logits, not `{logits.dtype}`", "")
@@ -591,4 +602,4 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
 
 __all__ = ["SizeError", "host_arith", "elementwise", "matmul", "negate", "where", "join_domain",
            "domain_fits", "check_domain", "check_fits", "check_assert", "convert", "constructor",
-           "reduction", "cross_entropy", "stack_tuple", "concat", "pattern", "index"]
+           "reduction", "scan", "cross_entropy", "stack_tuple", "concat", "pattern", "index"]

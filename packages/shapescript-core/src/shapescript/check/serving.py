@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from shapescript.builtin_registry import BUILTINS_BY_NAME
 from shapescript.check.env import AxisParam, FnSig
 from shapescript.check.result import CallRes, CheckedModule, NameRes
 from shapescript.check.sizes import Size
@@ -42,8 +43,6 @@ __all__ = ["ServingForm", "serving_diagnostics", "serving_form"]
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
 EMBEDDING = "torch.nn.functional.embedding"
 LINEAR = "torch.nn.functional.linear"
-_ACROSS = frozenset({"sum", "mean", "max", "min", "prod", "var", "std", "logsumexp",
-                     "argmax", "argmin", "any", "all", "cross_entropy", "topk", "concat", "split"})
 
 HELP = {
     "E3301": "take the model, then `ids: [b n] Index[V]`, then optionally `pos: [b n] Index[P]`; "
@@ -218,12 +217,13 @@ class _Follow:
         if res.kind == "builtin":
             name = res.name
             t = tensor(pos[0]) if pos else None
-            if name in _ACROSS and t is not None:
+            entry = BUILTINS_BY_NAME.get(name)
+            if entry is not None and entry.across and t is not None:
                 dims = (res.data or {}).get("dims") if isinstance(res.data, dict) else None
                 axes = [a for a in t.axes if not a.variadic]
                 hit = any(along(a.size) for a in axes) if dims is None else any(
                     along(t.axes[d].size) for d in dims if -len(t.axes) <= d < len(t.axes))
-                if name in ("concat", "split", "topk", "cross_entropy") and "over" in kw:
+                if "over" in entry.required and "over" in kw:
                     hit = self.over_hits(t, kw["over"], along)
                 if hit:
                     bad(e, f"`{name}` across positions", "works across the token axis")

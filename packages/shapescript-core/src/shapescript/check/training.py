@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shapescript.check.builtins import split_args
+from shapescript.check.builtins import rule, split_args
 from shapescript.check.fail import Fail
 from shapescript.check.result import CallRes, NameRes
 from shapescript.check.sizes import Size
@@ -53,14 +53,6 @@ def check_field_names(cm: Any, env: Any) -> None:
 class TrainingMixin:
     """Training built-ins; mixed into ``BodyChecker``."""
 
-    def training_builtin(self, name: str, e: ast.Call) -> Type:
-        self.host_only(e, f"`{name}`")
-        m = getattr(self, "t_" + name)
-        t = m(e)
-        if id(e) not in self.res:
-            self.res[id(e)] = CallRes("builtin", name=name, data={})
-        return t
-
     def global_name(self, e: ast.Expr) -> str | None:
         """``name`` or ``module.name`` when ``e`` names a top-level declaration (not a local)."""
         if isinstance(e, ast.Name) and self.scope.get(e.id) is None:
@@ -96,7 +88,8 @@ class TrainingMixin:
             raise Fail("E0404", f"`{fn}` needs {want}, not `{t}`", f"this is `{t}`", span=a.value.span)
         return t
 
-    def t_value_and_grad(self, e: ast.Call) -> Type:
+    @rule("value_and_grad")
+    def t_value_and_grad(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) < 2:
             raise Fail("E0501", "`value_and_grad(f, m, args…)` needs a function and a model", "",
@@ -130,10 +123,12 @@ class TrainingMixin:
             return ERROR
         return TupleType((value, ModelType(mt.name, mt.module, grads=True)))
 
-    def t_sgd(self, e: ast.Call) -> Type:
+    @rule("sgd")
+    def t_sgd(self, name: str, e: ast.Call) -> Type:
         return self.optimizer(e, "sgd", ("lr", "momentum", "weight_decay"))
 
-    def t_adamw(self, e: ast.Call) -> Type:
+    @rule("adamw")
+    def t_adamw(self, name: str, e: ast.Call) -> Type:
         return self.optimizer(e, "adamw", ("lr", "weight_decay", "beta1", "beta2", "eps"))
 
     def optimizer(self, e: ast.Call, name: str, allowed: tuple[str, ...]) -> Type:
@@ -150,7 +145,8 @@ class TrainingMixin:
             raise Fail("E0501", f"`{name}` needs `lr=`", "missing `lr=`", span=e.span)
         return HostOnlyType("optimizer")
 
-    def t_update(self, e: ast.Call) -> Type:
+    @rule("update")
+    def t_update(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) != 3 or kw:
             raise Fail("E0501", "`update(m, grads, opt)` takes three arguments", "", span=e.span)
@@ -164,7 +160,8 @@ class TrainingMixin:
                        span=pos[2].span)
         return NOTHING
 
-    def t_clip_norm(self, e: ast.Call) -> Type:
+    @rule("clip_norm")
+    def t_clip_norm(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) != 1 or set(kw) != {"max"}:
             raise Fail("E0501", "`clip_norm(grads, max=…)`", "", span=e.span)
@@ -172,7 +169,8 @@ class TrainingMixin:
         self.host_number_or_schedule(kw["max"], "max")
         return g if g is not None else ERROR
 
-    def t_cosine(self, e: ast.Call) -> Type:
+    @rule("cosine")
+    def t_cosine(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) != 1 or "lr" not in kw or set(kw) - {"lr", "min"}:
             raise Fail("E0501", "`cosine(steps, lr=…)`", "", span=e.span)
@@ -181,7 +179,8 @@ class TrainingMixin:
             self.host_number_or_schedule(a, k)
         return HostOnlyType("schedule")
 
-    def t_warmup(self, e: ast.Call) -> Type:
+    @rule("warmup")
+    def t_warmup(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) != 2 or kw:
             raise Fail("E0501", "`warmup(steps, schedule)`", "", span=e.span)
@@ -214,7 +213,8 @@ class TrainingMixin:
                            span=a.value.span)
         return tuple(items)
 
-    def t_shuffle(self, e: ast.Call) -> Type:
+    @rule("shuffle")
+    def t_shuffle(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) != 1 or set(kw) - {"seed"}:
             raise Fail("E0501", "`shuffle(data, seed=…)`", "", span=e.span)
@@ -223,7 +223,8 @@ class TrainingMixin:
             self.int_arg(kw["seed"], "seed")
         return HostOnlyType("dataset", items)
 
-    def t_batches(self, e: ast.Call) -> Type:
+    @rule("batches")
+    def t_batches(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) != 1 or set(kw) != {"size"}:
             raise Fail("E0501", "`batches(data, size=…)`", "", span=e.span)
@@ -238,7 +239,8 @@ class TrainingMixin:
             out.append(TensorType((Axis(nb, nb),) + it.axes[1:], it.dtype, it.domain))
         return HostOnlyType("batches", tuple(out))
 
-    def t_report(self, e: ast.Call) -> Type:
+    @rule("report")
+    def t_report(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) not in (1, 2):
             raise Fail("E0501", "`report(step, name=value, …)` or `report(step, total, …)`", "",
@@ -258,7 +260,8 @@ class TrainingMixin:
                            span=a.value.span, help="report host numbers or `[]` tensors, e.g. `mean(x)`")
         return NOTHING
 
-    def t_sink(self, e: ast.Call) -> Type:
+    @rule("sink")
+    def t_sink(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) != 1 or kw:
             raise Fail("E0501", "`sink(\"run.jsonl\")`", "", span=e.span)
@@ -270,7 +273,8 @@ class TrainingMixin:
         if not (isinstance(t, (ErrorType, PyType)) or (isinstance(t, HostType) and t.name == "str")):
             raise Fail("E0410", f"a path is a str, not `{t}`", "", span=a.value.span)
 
-    def t_save(self, e: ast.Call) -> Type:
+    @rule("save")
+    def t_save(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) < 2 or kw:
             raise Fail("E0501", "`save(path, m, …)` takes a path and models", "", span=e.span)
@@ -279,7 +283,8 @@ class TrainingMixin:
             self.model_arg(a, "save")
         return NOTHING
 
-    def t_load(self, e: ast.Call) -> Type:
+    @rule("load")
+    def t_load(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) != 2 or kw:
             raise Fail("E0501", "`load(path, Model)`", "", span=e.span)

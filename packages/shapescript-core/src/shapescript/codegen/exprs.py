@@ -181,22 +181,9 @@ class ExprGen:
         return self.ctx.assert_check(code, e, res, self)
 
     def g_Constructor(self, e: ast.Constructor) -> str:
-        t = self.cm.types.get(id(e))
-        assert isinstance(t, TensorType)
-        shape = [self.size(ax.size) for ax in t.axes]
-        dev = self.ctx.device_expr()
-        dt = dtype_expr(t.dtype)
-        tup = "(" + ", ".join(shape) + ("," if len(shape) == 1 else "") + ")"
-        if e.name == "causal":
-            return f"{T}.ones({tup}, dtype={T}.bool, device={dev}).tril()"
-        if e.name == "arange":
-            return f"{T}.arange({shape[0]}, dtype={dt}, device={dev})"
-        if e.name == "eye":
-            return f"{T}.eye({shape[0]}, {shape[1]}, dtype={dt}, device={dev})"
-        if e.name == "full":
-            assert e.fill is not None
-            return f"{T}.full({tup}, {self.expr(e.fill)}, dtype={dt}, device={dev})"
-        return f"{T}.{e.name}({tup}, dtype={dt}, device={dev})"
+        from shapescript.codegen.builtins import EMITTERS
+
+        return EMITTERS[e.name](self, None, e)
 
     def g_Index(self, e: ast.Index) -> str:
         base = self.expr(e.value)
