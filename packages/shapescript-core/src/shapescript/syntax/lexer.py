@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+from shapescript.builtin_registry import CONSTRUCTOR_NAMES
 from shapescript.diagnostics import Diagnostic, Label
 from shapescript.source import Span
 from shapescript.syntax import ast
@@ -113,7 +114,7 @@ PUNCT = {
 }
 
 _BRACKETS = frozenset({"LPAR", "RPAR", "LSQB", "RSQB"})
-CONSTRUCTORS = frozenset({"zeros", "ones", "eye", "arange", "causal", "randn", "rand", "full"})
+CONSTRUCTORS = CONSTRUCTOR_NAMES  # the registry's: `zeros[n D]` is a constructor
 PATTERN_CALLS = frozenset({"rearrange", "reduce", "repeat", "einsum"})
 
 # Whitespace and a comment are skipped in front of every token (one match per token).
