@@ -33,7 +33,8 @@ sys.path.insert(0, str(ROOT))
 
 from check_speed import program  # noqa: E402
 
-from shapescript_lsp.analysis import Document, diagnostics  # noqa: E402
+from shapescript_lsp.diagnostics import diagnostics  # noqa: E402
+from shapescript_lsp.documents import Document  # noqa: E402
 
 
 def _p95(xs: list[float]) -> float:

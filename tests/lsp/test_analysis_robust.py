@@ -9,26 +9,32 @@ from pathlib import Path
 import pytest
 from lsprotocol import types as lsp
 
-from shapescript_lsp import analysis
-from shapescript_lsp.analysis import Document
+from shapescript_lsp.completion import completion
+from shapescript_lsp.diagnostics import diagnostics
+from shapescript_lsp.documents import Document
+from shapescript_lsp.hover import hover
+from shapescript_lsp.navigation import definition, references
+from shapescript_lsp.outline import document_symbols, inlay_hints
+from shapescript_lsp.signatures import signature_help
+from shapescript_lsp.tokens import semantic_tokens
 
 SPOTTER = Path(__file__).resolve().parents[2] / "examples" / "spotter" / "spotter.ss"
 
 
 def _ask_everything(doc: Document, rng: random.Random, n: int) -> None:
     lines = doc.text.split("\n")
-    analysis.diagnostics(doc)
-    analysis.document_symbols(doc)
-    analysis.semantic_tokens(doc)
-    analysis.inlay_hints(doc, lsp.Range(lsp.Position(0, 0), lsp.Position(len(lines), 0)))
+    diagnostics(doc)
+    document_symbols(doc)
+    semantic_tokens(doc)
+    inlay_hints(doc, lsp.Range(lsp.Position(0, 0), lsp.Position(len(lines), 0)))
     for _ in range(n):
         line = rng.randrange(len(lines))
         pos = lsp.Position(line, rng.randrange(len(lines[line]) + 1))
-        analysis.hover(doc, pos)
-        analysis.definition(doc, pos)
-        analysis.references(doc, pos, True)
-        analysis.completion(doc, pos)
-        analysis.signature_help(doc, pos)
+        hover(doc, pos)
+        definition(doc, pos)
+        references(doc, pos, True)
+        completion(doc, pos)
+        signature_help(doc, pos)
 
 
 @pytest.mark.parametrize("seed", range(4))

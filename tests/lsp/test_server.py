@@ -258,7 +258,7 @@ async def test_document_symbols_and_semantic_tokens(client: LanguageClient, tmp_
         line += data[i]
         col = data[i + 1] if data[i] else col + data[i + 1]
         decoded.append((line, col, data[i + 2], data[i + 3]))
-    from shapescript_lsp.analysis import TOKEN_TYPES
+    from shapescript_lsp.tokens import TOKEN_TYPES
 
     def kind_at(needle: str) -> str:
         p = _pos(MODEL, needle)

@@ -229,8 +229,9 @@ def example_inputs(source: ModelSource, *, batch: int = 2, length: int = 7,
                    seed: int = 0) -> list[Any]:
     """Example arguments after the model, made from the parameters' types: integer
     tensors in their ``Index`` bounds (positions counting from 0 along the last axis),
-    float tensors standard normal; generic axes are ``batch`` (the first one met) and
-    ``length`` (the others). Parameters with defaults are left out."""
+    float tensors standard normal; generics are ``batch`` (the first one met) and
+    ``length`` (the others), and an axis ``a*n + c`` is that of its generic ``n``.
+    Parameters with defaults are left out."""
     import torch
     from shapescript import api
 
@@ -247,7 +248,11 @@ def example_inputs(source: ModelSource, *, batch: int = 2, length: int = 7,
         shape = []
         for a in t.axes:
             c = _static(a.size)
-            if c is None:
+            lin = a.size.linear() if c is None else None
+            if lin is not None:  # a*n + c: n is a generic's example size
+                var, k, off = lin
+                c = k * sizes.setdefault(var, batch if not sizes else length) + off
+            elif c is None:
                 var = a.size.var_name or str(a.size)
                 c = sizes.setdefault(var, batch if not sizes else length)
             shape.append(c)

@@ -64,8 +64,18 @@ def _defaulted_float_return(sig: Any) -> bool:
     return dom not in ("Index", "Mask")
 
 
-def compiled_functions(plan: Plan) -> str:
-    """The forward function and what it reaches, compiled with the hooks above."""
+# What the modeling file defines beside the compiled functions: a function of the
+# source named so is renamed.
+DEFINED = ("torch", "nn", "GenerationMixin", "PretrainedConfig", "PreTrainedModel",
+           "DynamicCache", "BaseModelOutputWithPast", "CausalLMOutputWithPast",
+           "ALL_ATTENTION_FUNCTIONS", "ShapeScriptConfig", "eager_attention", "causal_mask",
+           "ShapeScriptAttention", "ShapeScriptCall", "ShapeScriptPreTrainedModel",
+           "ShapeScriptModel", "ShapeScriptForCausalLM")
+
+
+def compiled_functions(plan: Plan) -> Any:
+    """The forward function and what it reaches, compiled with the hooks above (a
+    ``FunctionsModule``: the source, and each function's name in it)."""
     from shapescript import api
 
     form = plan.form
@@ -89,9 +99,8 @@ def compiled_functions(plan: Plan) -> str:
             return f"attn.in_model_dtype({code})"
         return code
 
-    out = api.generate_functions(plan.source.program, plan.source.fn, context="attn",
-                                 calls=calls, returns=returns)
-    return out.source
+    return api.generate_functions(plan.source.program, plan.source.fn, context="attn",
+                                  calls=calls, returns=returns, reserved=DEFINED)
 
 
 def _field_lines(plan: Plan) -> list[str]:
@@ -111,7 +120,8 @@ def modeling_source(plan: Plan) -> str:
     """The whole of ``modeling_shapescript.py``."""
     src = plan.source
     base = os.path.basename(src.path)
-    functions = compiled_functions(plan)
+    compiled = compiled_functions(plan)
+    functions = compiled.source
     fields = _field_lines(plan)
     first_float = next((n for n, (_, dt) in src.fields.items()
                         if dt in FLOAT_DTYPES and n not in plan.engine_fields), None)
@@ -137,11 +147,12 @@ from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
 
 '''
     body = "# " + "-" * 78 + f"\n# The source, compiled: `{src.fn}` and the functions it calls.\n\n" + functions
-    classes = _classes(plan, fields, dtype_expr, inputs, lm)
+    classes = _classes(plan, fields, dtype_expr, inputs, lm, compiled.names[src.fn])
     return head + body + "\n\n" + classes
 
 
-def _classes(plan: Plan, fields: list[str], dtype_expr: str, inputs: list[str], lm: bool) -> str:
+def _classes(plan: Plan, fields: list[str], dtype_expr: str, inputs: list[str], lm: bool,
+             compiled: str) -> str:
     src = plan.source
     split = plan.split
     servable = plan.servable
@@ -246,17 +257,18 @@ class ShapeScriptCall:
     """One call of the model, as the compiled source sees it (`attn`): it runs the
     attentions in order, with the cache and the arguments transformers gave."""
 
-    def __init__(self, model, padding, cache, kwargs):
+    def __init__(self, model, padding, cache, kwargs, embeds=None):
         self.model = model
         self.padding = padding
         self.cache = cache
         self.kwargs = kwargs
+        self.embeds = embeds
         self.layer = 0
         self.dtype = ''' + dtype_expr.replace("model.", "model.", 1) + '''
 
     def embed(self, ids):
-        """The embedding: of token ids, or the vectors an engine already looked up."""
-        return ids if ids.is_floating_point() else self.model.embed_tokens(ids)
+        """The embedding of the token ids, or the vectors an engine looked up itself."""
+        return self.model.embed_tokens(ids) if self.embeds is None else self.embeds
 
     def attention(self, query, key, value, scale):
         layer = self.model.attentions[self.layer]
@@ -317,13 +329,15 @@ class ShapeScriptModel(ShapeScriptPreTrainedModel):
             cache = DynamicCache(config=self.config)
         if not use_cache:
             cache = None
-        tokens = input_ids if inputs_embeds is None else inputs_embeds
-        b, n = tokens.shape[0], tokens.shape[1]
+        # Vectors an engine looked up stand in for the token ids by their first feature,
+        # [b n] as the source checks the ids.
+        ids = input_ids if inputs_embeds is None else inputs_embeds[..., 0]
+        b, n = ids.shape[0], ids.shape[1]
         if position_ids is None:
             past = cache.get_seq_length() if cache is not None else 0
-            position_ids = torch.arange(past, past + n, device=tokens.device).expand(b, n)
-        attn = ShapeScriptCall(self, attention_mask, cache, kwargs)
-        hidden = {fn}(attn, self, tokens{pos_arg})
+            position_ids = torch.arange(past, past + n, device=ids.device).expand(b, n)
+        attn = ShapeScriptCall(self, attention_mask, cache, kwargs, inputs_embeds)
+        hidden = {compiled}(attn, self, ids{pos_arg})
         if return_dict is False:
             return (hidden,) if cache is None else (hidden, cache)
         # By position: transformers 5 renames the cache field (past_key_values, cache).
@@ -335,7 +349,7 @@ class ShapeScriptModel(ShapeScriptPreTrainedModel):
     def forward(self, {params + ", " if params else ""}**kwargs):
         """`{fn}(m, {", ".join(inputs)})`: what the function gives."""
         attn = ShapeScriptCall(self, None, None, {{}})
-        return {fn}(attn, self, {", ".join(f"{p}={p}" for p in inputs)})
+        return {compiled}(attn, self, {", ".join(f"{p}={p}" for p in inputs)})
 ''')
     if lm:
         out.append(_causal_lm(plan))

@@ -1,9 +1,14 @@
-"""The language server: pygls wiring of ``analysis`` to the protocol's requests.
+"""The language server: pygls wiring of the editor's questions (``diagnostics``,
+``hover``, ``navigation``, ``completion``, ``signatures``, ``outline``, ``tokens``) to
+the protocol's requests.
 
 Documents are kept in sync incrementally (pygls applies each change to its copy of the
-text); every change re-checks the file through the document's ``IncrementalChecker`` and
-publishes its diagnostics. A request that fails inside the server answers nothing and
-logs the error: the server itself never stops for a file.
+text, in the position encoding agreed with the client); every change re-checks the file
+through the document's ``IncrementalChecker`` and publishes its diagnostics. A file's
+imports are read from the open documents' buffers first (their unsaved edits), so an
+edit to an open module re-checks the open files that import it. A request that fails
+inside the server answers nothing and logs the error: the server itself never stops
+for a file.
 """
 
 from __future__ import annotations
@@ -18,8 +23,18 @@ from typing import Any, Callable
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
-from shapescript_lsp import __version__, analysis
-from shapescript_lsp.analysis import Document
+from shapescript_lsp import __version__
+from shapescript_lsp.completion import completion as _completion
+from shapescript_lsp.diagnostics import diagnostics as _diagnostics
+from shapescript_lsp.diagnostics import quick_fixes
+from shapescript_lsp.documents import UTF16, Document, uri_to_path
+from shapescript_lsp.hover import hover as _hover
+from shapescript_lsp.navigation import definition as _definition
+from shapescript_lsp.navigation import references as _references
+from shapescript_lsp.outline import document_symbols, inlay_hints
+from shapescript_lsp.signatures import signature_help as _signature_help
+from shapescript_lsp.tokens import LEGEND
+from shapescript_lsp.tokens import semantic_tokens as _semantic_tokens
 
 log = logging.getLogger("shapescript_lsp")
 
@@ -35,14 +50,32 @@ class ShapeScriptServer(LanguageServer):
         # a file checks, only the latest text is checked; a request checks it first.
         self.pending: set[str] = set()
 
+    @property
+    def encoding(self) -> str:
+        """The position encoding agreed with the client (UTF-16 unless it offered
+        UTF-8 or UTF-32)."""
+        try:
+            return str(self.workspace.position_encoding or UTF16)
+        except RuntimeError:  # no session yet
+            return UTF16
+
+    def open_text(self, path: str) -> str | None:
+        """The buffer of the open file at the absolute path ``path`` (None: not open)."""
+        for uri, doc in self.documents.items():
+            if os.path.abspath(doc.path) == path:
+                return self.workspace.get_text_document(uri).source
+        return None
+
+    def new_document(self, uri: str) -> Document:
+        doc = self.documents[uri] = Document(uri, encoding=self.encoding,
+                                             overlay=self.open_text)
+        return doc
+
     def document(self, uri: str) -> Document:
         """The open document ``uri``, checked up to its latest change."""
         if uri in self.pending:
             self.flush(uri)
-        doc = self.documents.get(uri)
-        if doc is None:
-            doc = self.documents[uri] = Document(uri)
-        return doc
+        return self.documents.get(uri) or self.new_document(uri)
 
     def schedule(self, uri: str) -> None:
         """Checks ``uri`` once the notifications already received are handled."""
@@ -55,10 +88,14 @@ class ShapeScriptServer(LanguageServer):
         loop.call_soon(self.flush, uri)
 
     def flush(self, uri: str) -> None:
+        """Checks ``uri`` if a change is waiting, then the open files importing it."""
         if uri in self.pending:
             self.pending.discard(uri)
             try:
                 self.refresh(uri)
+                doc = self.documents.get(uri)
+                if doc is not None:
+                    self.refresh_importers({doc.path})
             except Exception:  # noqa: BLE001 - a failed check must not stop the server
                 log.error("checking %s failed:\n%s", uri, traceback.format_exc())
 
@@ -66,20 +103,33 @@ class ShapeScriptServer(LanguageServer):
         """Re-checks ``uri`` from the workspace's text and publishes its diagnostics."""
         self.pending.discard(uri)
         text_doc = self.workspace.get_text_document(uri)
-        doc = self.documents.get(uri) or self.documents.setdefault(uri, Document(uri))
+        doc = self.documents.get(uri) or self.new_document(uri)
         doc.version = text_doc.version
         doc.update(text_doc.source)
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
-            uri=uri, version=text_doc.version, diagnostics=analysis.diagnostics(doc)))
+            uri=uri, version=text_doc.version, diagnostics=_diagnostics(doc)))
 
-    def refresh_importers(self, paths: set[str]) -> None:
-        """Checks afresh every open file that imports one of ``paths`` (changed on disk)."""
+    def refresh_importers(self, paths: set[str], seen: set[str] | None = None) -> None:
+        """Checks again every open file that imports one of ``paths`` (their text
+        changed, in a buffer or on disk), and the open files importing those. Each
+        file's checker sees that an imported text changed and checks it afresh."""
+        seen = seen if seen is not None else {os.path.abspath(p) for p in paths}
+        changed = set()
         for uri in _importers_of(self.documents, paths):
-            self.documents[uri].checker = None
+            doc = self.documents[uri]
+            here = os.path.abspath(doc.path)
+            if here in seen:
+                continue
+            seen.add(here)
+            self.pending.discard(uri)
             self.refresh(uri)
+            changed.add(doc.path)
+        if changed:
+            self.refresh_importers(changed, seen)
 
 
 def _importers_of(documents: dict[str, Document], paths: set[str]) -> list[str]:
+    """The open documents whose last check read one of ``paths``."""
     wanted = {os.path.abspath(p) for p in paths}
     out = []
     for uri, doc in documents.items():
@@ -87,7 +137,8 @@ def _importers_of(documents: dict[str, Document], paths: set[str]) -> list[str]:
         if program is None:
             continue
         here = os.path.abspath(doc.path)
-        if any(os.path.abspath(p) in wanted for p in program.modules if os.path.abspath(p) != here):
+        if any(os.path.abspath(p) in wanted for p in program.modules
+               if os.path.abspath(p) != here):
             out.append(uri)
     return out
 
@@ -135,67 +186,69 @@ def build() -> ShapeScriptServer:
     @_guard()
     def did_change_watched_files(ls: ShapeScriptServer,
                                  params: lsp.DidChangeWatchedFilesParams) -> None:
-        ls.refresh_importers({analysis.uri_to_path(c.uri) for c in params.changes})
+        ls.refresh_importers({uri_to_path(c.uri) for c in params.changes})
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     @_guard()
     def did_close(ls: ShapeScriptServer, params: lsp.DidCloseTextDocumentParams) -> None:
         ls.pending.discard(params.text_document.uri)
-        ls.documents.pop(params.text_document.uri, None)
+        doc = ls.documents.pop(params.text_document.uri, None)
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
             uri=params.text_document.uri, diagnostics=[]))
+        if doc is not None:  # its importers read the file on disk again
+            ls.refresh_importers({doc.path})
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     @_guard()
     def hover(ls: ShapeScriptServer, params: lsp.HoverParams) -> lsp.Hover | None:
-        return analysis.hover(ls.document(params.text_document.uri), params.position)
+        return _hover(ls.document(params.text_document.uri), params.position)
 
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
     @_guard(list)
     def definition(ls: ShapeScriptServer, params: lsp.DefinitionParams) -> list[lsp.Location]:
-        return analysis.definition(ls.document(params.text_document.uri), params.position)
+        return _definition(ls.document(params.text_document.uri), params.position)
 
     @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
     @_guard(list)
     def references(ls: ShapeScriptServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
-        return analysis.references(ls.document(params.text_document.uri), params.position,
+        return _references(ls.document(params.text_document.uri), params.position,
                                    params.context.include_declaration)
 
     @server.feature(lsp.TEXT_DOCUMENT_COMPLETION,
                     lsp.CompletionOptions(trigger_characters=[".", "=", "[", " ", "("]))
     @_guard(lambda: lsp.CompletionList(is_incomplete=False, items=[]))
     def completion(ls: ShapeScriptServer, params: lsp.CompletionParams) -> lsp.CompletionList:
-        return analysis.completion(ls.document(params.text_document.uri), params.position)
+        return _completion(ls.document(params.text_document.uri), params.position)
 
     @server.feature(lsp.TEXT_DOCUMENT_SIGNATURE_HELP,
                     lsp.SignatureHelpOptions(trigger_characters=["(", ","]))
     @_guard()
     def signature_help(ls: ShapeScriptServer,
                        params: lsp.SignatureHelpParams) -> lsp.SignatureHelp | None:
-        return analysis.signature_help(ls.document(params.text_document.uri), params.position)
+        return _signature_help(ls.document(params.text_document.uri), params.position)
 
     @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)
     @_guard(list)
     def inlay_hint(ls: ShapeScriptServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
-        return analysis.inlay_hints(ls.document(params.text_document.uri), params.range)
+        return inlay_hints(ls.document(params.text_document.uri), params.range)
 
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @_guard(list)
     def document_symbol(ls: ShapeScriptServer,
                         params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
-        return analysis.document_symbols(ls.document(params.text_document.uri))
+        return document_symbols(ls.document(params.text_document.uri))
 
-    @server.feature(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, analysis.LEGEND)
+    @server.feature(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
     @_guard(lambda: lsp.SemanticTokens(data=[]))
     def semantic_tokens(ls: ShapeScriptServer,
                         params: lsp.SemanticTokensParams) -> lsp.SemanticTokens:
-        return analysis.semantic_tokens(ls.document(params.text_document.uri))
+        return _semantic_tokens(ls.document(params.text_document.uri))
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
                     lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))
     @_guard(list)
     def code_action(ls: ShapeScriptServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
-        return analysis.quick_fixes(ls.document(params.text_document.uri), params)
+        return quick_fixes(ls.document(params.text_document.uri), params)
 
     return server
 

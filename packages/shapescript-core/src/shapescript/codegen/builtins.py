@@ -14,6 +14,7 @@ from shapescript.builtin_registry import BUILTINS_BY_NAME
 from shapescript.check.result import CallRes
 from shapescript.check.sizes import Size
 from shapescript.check.types import HostType, TensorType
+from shapescript.codegen.keepdim import keeps
 from shapescript.codegen.names import T, dtype_expr, pyname
 from shapescript.syntax import ast
 
@@ -60,20 +61,24 @@ def _data(res: CallRes) -> dict[str, Any]:
     return res.data or {}
 
 
-def _planned(g: "ExprGen", res: CallRes, e: ast.Call) -> tuple[str, str]:
-    """The two operands of a binary built-in, aligned by the checker's broadcast plan."""
+def _planned(g: "ExprGen", res: CallRes, e: ast.Call, *, keepdims: bool = False) -> tuple[str, str]:
+    """The two operands of a binary built-in, aligned by the checker's broadcast plan
+    (keepdims: an operand kept with keepdim=True is in place already)."""
     args = positional(e)
     a, b = g.expr(args[0]), g.expr(args[1])
     plan = _data(res).get("plan")
     if plan is not None:
-        a, b = g.plan(a, plan.left), g.plan(b, plan.right)
+        if keepdims:
+            a, b = g.plan(a, plan.left, args[0]), g.plan(b, plan.right, args[1])
+        else:
+            a, b = g.plan(a, plan.left), g.plan(b, plan.right)
     return a, b
 
 
 @emits("add", "sub", "mul", "div")
 def _arith(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
     op = {"add": "+", "sub": "-", "mul": "*", "div": "/"}[res.name]
-    a, b = _planned(g, res, e)
+    a, b = _planned(g, res, e, keepdims=True)
     return f"({a} {op} {b})"
 
 
@@ -107,7 +112,8 @@ def _where(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
 @emits("sum", "mean", "max", "min", "prod", "var", "std", "logsumexp", "argmax", "argmin",
        "any", "all")
 def _reduction(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
-    return reduction(g, res.name, positional(e)[0], _data(res).get("dims"))
+    return reduction(g, res.name, positional(e)[0], _data(res).get("dims"),
+                     id(e) in g.keepdims.reductions)
 
 
 @emits("cumprod")
@@ -195,9 +201,16 @@ def _training(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
     return g.ctx.training_builtin(res.name, e, _data(res), g)
 
 
-def reduction(g: "ExprGen", name: str, arg: ast.Expr, dims: list[int] | None) -> str:
+def reduction(g: "ExprGen", name: str, arg: ast.Expr, dims: list[int] | None,
+              keep: bool = False) -> str:
     x = g.expr(arg)
     t = g.cm.types.get(id(arg))
+    if keep and keeps(name, dims, t):
+        # Only broadcast back along the reduced axes (keepdim.py): they stay, size 1.
+        assert dims
+        if name == "logsumexp":
+            return f"{T}.logsumexp({x}, {dims_arg(dims)}, keepdim=True)"
+        return f"{x}.{TORCH_REDUCE[name]}(dim={dims_arg(dims)}, keepdim=True)"
     is_mask = isinstance(t, TensorType) and t.dtype == "bool"
     if name == "mean" and is_mask:
         x = f"{x}.to({T}.float32)"

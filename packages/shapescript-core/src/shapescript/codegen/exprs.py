@@ -15,6 +15,7 @@ from shapescript.check.result import (
 )
 from shapescript.check.sizes import Size
 from shapescript.check.types import HostType, PyType, TensorType, TupleType
+from shapescript.codegen.keepdim import NO_KEEPDIMS, KeepDims
 from shapescript.codegen.names import T, dtype_expr, generic_var, pyname
 from shapescript.syntax import ast
 
@@ -23,6 +24,9 @@ __all__ = ["ExprGen", "T", "dtype_expr", "generic_var", "pyname"]
 
 class ExprGen:
     """Generates Python for one function body (or module-level code)."""
+
+    # The body's reductions kept with ``keepdim=True`` (set per function: keepdim.py).
+    keepdims: KeepDims = NO_KEEPDIMS
 
     def __init__(self, cm: CheckedModule, ctx: Any) -> None:
         self.cm = cm
@@ -58,9 +62,11 @@ class ExprGen:
             return f"({checked} if __debug__ else {plain})"
         return checked
 
-    def plan(self, code: str, plan: Any) -> str:
+    def plan(self, code: str, plan: Any, node: Any = None) -> str:
         if plan is None or plan.is_identity:
             return code
+        if node is not None and id(node) in self.keepdims.unplanned:
+            return code  # a reduction kept with keepdim=True: its axes are in place
         if plan.permute is not None:
             code = f"{code}.permute({', '.join(map(str, plan.permute))})"
         index = plan.index
@@ -128,7 +134,7 @@ class ExprGen:
                 a, b = self.plan(a, res.left), self.plan(b, res.right)
             return f"{T}.matmul({a}, {b})"
         if isinstance(res, BroadcastRes):
-            a, b = self.plan(a, res.left), self.plan(b, res.right)
+            a, b = self.plan(a, res.left, e.left), self.plan(b, res.right, e.right)
         op = e.op
         lt, rt = self.cm.types.get(id(e.left)), self.cm.types.get(id(e.right))
         if op == "/" and isinstance(lt, HostType) and isinstance(rt, HostType):

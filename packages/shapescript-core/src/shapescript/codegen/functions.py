@@ -1,13 +1,27 @@
 """Code generation of one function and what it reaches, as plain readable Python.
 
 ``generate_functions(program, fn, …)`` gives the source of the function ``fn`` of
-``program.main`` and of every function it calls, under their own names, with the dims
-they use as constants, the imports they need and the runtime helpers they call,
-inlined. It needs torch and einops only. There are no checked entries and no ``as``
-checks: the caller (an exporter writing a file for another program, such as a Hugging
-Face modeling file) runs the functions on values it made itself.
+``program.main`` and of every function it calls, at any depth and in any imported
+``.ss`` file, with the dims they use as constants, the imports they need and the runtime
+helpers they call, inlined. It needs torch and einops only (and imports nothing else:
+its error classes are its own). The caller (an exporter writing a file for another
+program, such as a Hugging Face modeling file) calls ``fn`` with values it made itself.
 
-Two hooks let an exporter put its own code in a few places without another code
+Names: the main file's functions keep theirs; a function of an imported file is
+``<file stem>_<name>`` (``blocks.ss``'s ``attention`` is ``blocks_attention``), with a
+number added where that is taken. ``reserved`` names the caller's own definitions, which
+no function may take.
+
+Shape checks stay, written out one test a line: ``fn`` checks its tensor arguments
+against the shapes its signature declares when it is called (rank, then each axis:
+numbers, sizes bound by an earlier argument, sizes solved from ``a*n + c``), and every
+``as`` checks its value's shape, each failure a ``ShapeError`` with the message a checked
+entry would give. The functions ``fn`` calls take what the checker proved, as checked
+code does. Dtypes, devices, models and values aren't checked: an engine gives a model its
+inputs on its own device, often in a lower precision. While ``torch.compile`` traces, a
+comparison of sizes is a ``torch._check`` (no graph break, no guard on a size's value).
+
+Three hooks let an exporter put its own code in a few places without another code
 generator:
 
 ``context``
@@ -19,23 +33,26 @@ generator:
     ``scaled_dot_product_attention`` into transformers' attention interface).
 ``returns(sig, code)``
     Called for every ``return`` value of a function; returns the Python to write.
-
-Only functions of the main file may be reached (a function of an imported ``.ss`` file is
-a ValueError naming it).
 """
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
 from shapescript.check.env import FnSig
 from shapescript.check.exports import reached_functions
-from shapescript.check.result import CallRes
-from shapescript.codegen.layout import Emitter
+from shapescript.check.result import AssertRes, CallRes
+from shapescript.check.sizes import Size
+from shapescript.check.types import TensorType
+from shapescript.codegen.exprs import ExprGen
+from shapescript.codegen.layout import Emitter, Line
 from shapescript.codegen.module import ModuleGen
+from shapescript.codegen.names import generic_var, pyname
+from shapescript.codegen.specs import SpecBuilder, axis_exprs
 from shapescript.codegen.stmts import StmtGen
 from shapescript.syntax import ast
 
@@ -75,13 +92,28 @@ class CallSite:
 
 @dataclass
 class FunctionsModule:
-    """The generated source, and the Python name of each function (its own)."""
+    """The generated source, and the Python name of each function reached (by its
+    ``.ss`` name for the main file's, ``file.ss:name`` for another file's)."""
 
     source: str
     names: dict[str, str]
 
 
 class _Stmts(StmtGen):
+    # Dims of another file's function are numbers here: only the main file's are
+    # module constants.
+    def size(self, s: Size) -> str:
+        if self.ctx.inline_dims:
+            dims = self.cm.env.dims
+            s = s.substitute({v: dims[v] for v in s.free_vars() if v in dims})
+        return super().size(s)
+
+    def g_Name(self, e: ast.Name) -> str:
+        res = self.cm.res.get(id(e))
+        if self.ctx.inline_dims and res is not None and res.kind == "dim":
+            return str(res.value)
+        return super().g_Name(e)
+
     def g_Call(self, e: ast.Call) -> str:
         res = self.cm.res.get(id(e))
         hook = self.ctx.calls
@@ -107,56 +139,271 @@ class _Stmts(StmtGen):
         self.em.emit(s.span.line, ind, "return " + hook(self.ctx.fn, self.expr(s.value)))
 
 
+def _fstring(text: str) -> str:
+    """``text`` (with ``{python}`` holes, and ``{{``/``}}`` for braces) as a Python
+    literal: an f-string when it has holes."""
+    if re.search(r"(?<!\{)\{(?!\{)", text):
+        return "f" + repr(text)
+    return repr(text.replace("{{", "{").replace("}}", "}"))
+
+
+def _literal(text: str) -> str:
+    """Source text inside an f-string: its braces doubled."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+class EntryChecks:
+    """The checks of the exported function's tensor arguments, as a checked entry makes
+    them and in its order (for each argument: rank, the sizes it binds, the sizes solved
+    from ``a*n + c``, every other axis), one statement a line. ``bound`` maps each
+    generic to the local that holds it afterwards."""
+
+    def __init__(self, gen: FunctionsGen, sig: FnSig) -> None:
+        self.gen = gen
+        self.sig = sig
+        self.lines: list[str] = []
+        self.bound: dict[str, str] = {}
+        self.binder: dict[str, str] = {}
+        # Axes whose size needs a generic a later argument binds: (the axis, its size,
+        # the argument's where, name, written type, axes and their texts).
+        self.later: list[tuple[str, Any, str, str, str, list[Any], list[str]]] = []
+        dims = gen.cm.env.dims
+        base = os.path.basename(gen.cm.env.path)
+        for p, dp in zip(sig.params, sig.decl.params):
+            t = p.type
+            if not isinstance(t, TensorType) or p.default is not None:
+                continue  # models, host values and optional tensors aren't shape-checked
+            axes = [a if a.variadic else _Axis(a.size.substitute(
+                {v: dims[v] for v in a.size.free_vars() if v in dims})) for a in t.axes]
+            exprs = axis_exprs(dp.type, gen.cm.env)
+            texts = ([gen.cm.source[e.span.start:e.span.end] for e in exprs[0]]
+                     if exprs is not None and len(exprs[0]) == len(axes)
+                     else [str(a.label) for a in t.axes])
+            where = f"{base}:{dp.span.line}:{dp.span.col}"
+            self.argument(pyname(p.name), where, p.written or str(t), axes, texts)
+        for have, want, where, name, written, axes, texts in self.later:
+            if all(v in self.bound for v in want.free_vars()):
+                expected = ", ".join(self.shown(a, tx) for a, tx in zip(axes, texts))
+                self.expect(f"{have} == {self.size(want)}",
+                            f"{where}: {name}: expected {_literal(written)} = ({expected}), "
+                            f"got shape {{tuple({name}.shape)}}")
+
+    # -- sizes -----------------------------------------------------------------------
+    def size(self, s: Any) -> str:
+        return s.to_python(lambda v: self.bound[v])
+
+    def shown(self, a: Any, text: str) -> str:
+        """An axis in the expected shape: its size where known, else as written."""
+        if getattr(a, "variadic", False):
+            return "..."
+        s = a.size
+        if s.is_const:
+            return str(s.const_value)
+        if all(v in self.bound for v in s.free_vars()):
+            return "{" + self.size(s) + "}"
+        return _literal(text)
+
+    def expect(self, test: str, message: str) -> None:
+        self.lines.append(f"_ss_rt.expect_size({test}, lambda: {_fstring(message)})")
+
+    def argument(self, name: str, where: str, written: str, axes: list[Any],
+                 texts: list[str]) -> None:
+        vi = next((j for j, a in enumerate(axes) if getattr(a, "variadic", False)), None)
+        expected = ", ".join(self.shown(a, tx) for a, tx in zip(axes, texts))
+        if len(axes) == 1:
+            expected += ","
+        head = f"{where}: {name}: expected {_literal(written)} = ({expected})"
+        got = f"{head}, got shape {{tuple({name}.shape)}}"
+        fixed = len(axes) - (1 if vi is not None else 0)
+        more = ", or_more=True" if vi is not None else ""
+        self.lines.append(f"_ss_rt.expect_rank({name}, {fixed}, lambda: {_fstring(head)}{more})")
+
+        def shape(j: int) -> str:
+            pos = j if vi is None or j < vi else j - len(axes)
+            return f"{name}.shape[{pos}]"
+
+        plain = [(j, a) for j, a in enumerate(axes) if not getattr(a, "variadic", False)]
+        # 1. sizes an argument binds, or compared with an earlier binding
+        for j, a in plain:
+            v = a.size.var_name
+            if v is None or v.startswith("?"):
+                continue
+            if v in self.bound:
+                other = self.binder[v]
+                message = (f"{where}: {v} is {{{self.bound[v]}}} in {other} but "
+                           f"{{{shape(j)}}} in {name}" if other != name else got)
+                self.expect(f"{shape(j)} == {self.bound[v]}", message)
+            else:
+                self.bound[v] = generic_var(v)
+                self.binder[v] = name
+                self.lines.append(f"{generic_var(v)} = {shape(j)}")
+        # 2. ``a*n + c`` solves n when nothing bound it
+        solved: set[int] = set()
+        for j, a in plain:
+            lin = a.size.linear()
+            if lin is None or a.size.var_name is not None or lin[0] in self.bound:
+                continue
+            v, k, c = lin
+            rest = f"{shape(j)} - {c}" if c > 0 else f"{shape(j)} + {-c}" if c < 0 else shape(j)
+            whole = f"({rest})" if c else rest
+            if k != 1:
+                self.expect(f"{whole} % {k} == 0",
+                            f"{got}: {{{rest}}} is not a multiple of {abs(k)}")
+            self.lines.append(f"{generic_var(v)} = {whole} // {k}" if k != 1
+                              else f"{generic_var(v)} = {rest}")
+            solved.add(j)
+            self.bound[v] = generic_var(v)
+            self.binder[v] = name
+            if c > 0:
+                self.expect(f"{generic_var(v)} >= 0", f"{got}: {v} would be {{{generic_var(v)}}}")
+        # 3. every other axis
+        for j, a in plain:
+            s = a.size
+            if s.var_name is not None or j in solved:
+                continue
+            if s.is_const:
+                self.expect(f"{shape(j)} == {s.const_value}", got)
+            elif any(v.startswith("?") for v in s.free_vars()):
+                continue
+            elif all(v in self.bound for v in s.free_vars()):
+                self.expect(f"{shape(j)} == {self.size(s)}", got)
+            else:
+                # A size of generics later arguments bind: checked after them.
+                self.later.append((shape(j), s, where, name, written, axes, texts))
+
+
+@dataclass(frozen=True)
+class _Axis:
+    size: Any
+    variadic: bool = False
+
+
 class FunctionsGen(ModuleGen):
     stmt_gen_class = _Stmts
 
     def __init__(self, program: Any, sig: FnSig, *, context: str | None,
                  calls: Callable[[CallSite], str | None] | None,
-                 returns: Callable[[FnSig, str], str] | None) -> None:
+                 returns: Callable[[FnSig, str], str] | None,
+                 reserved: Collection[str] = ()) -> None:
         super().__init__(program.main, program, "never", "never", None, True)
         self.target = sig
         self.context = context
         self.calls = calls
         self.returns = returns
+        self.inline_dims = False
+        env = program.main.env
+        # Names the module's top level holds: the caller's, the dims, the main file's
+        # functions (which keep their names unless the caller's take them).
+        self.taken: set[str] = set(reserved) | set(env.dims)
+        self.names: dict[int, str] = {}
+        for s in reached_functions(sig, env.fn_data):
+            if s.file == env.path:
+                self.names[id(s)] = self._fresh(s.name)
+        self.entry: EntryChecks | None = None
+
+    def _fresh(self, name: str) -> str:
+        out, k = name, 2
+        while out in self.taken:
+            out, k = f"{name}_{k}", k + 1
+        self.taken.add(out)
+        return out
 
     def def_name(self, sig: FnSig) -> str:
-        return sig.name
+        return self.unchecked_ref(sig)
 
     def unchecked_ref(self, sig: FnSig) -> str:
-        if sig.file != self.cm.env.path:
-            raise ValueError(f"`{self.target.name}` calls `{sig.name}` of another file "
-                             f"({sig.file}), which this export can't include yet")
-        return sig.name
+        name = self.names.get(id(sig))
+        if name is None:
+            stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(sig.file))[0])
+            name = self.names[id(sig)] = self._fresh(f"{stem}_{sig.name}")
+        return name
 
     def extra_params(self, sig: FnSig) -> list[str]:
         return [self.context] if self.context else []
 
     def gen_entry(self, sig: FnSig) -> None:
-        pass  # no checked entries
+        pass  # no checked entries: the exported function checks its own arguments
+
+    def prelude_lines(self, sig: FnSig) -> list[str]:
+        if sig is not self.target:
+            return super().prelude_lines(sig)
+        # The exported function checks its arguments, binding the sizes it reads.
+        checks = EntryChecks(self, sig)
+        rest = [ln for ln in super().prelude_lines(sig)
+                if not any(ln.startswith(f"{g} = ") for g in checks.bound.values())]
+        if not checks.lines:
+            return rest
+        return [f"# The arguments' shapes, as `{sig.name}` declares them."] + checks.lines + rest
+
+    def assert_check(self, code: str, e: ast.AssertType, res: AssertRes, g: ExprGen) -> str:
+        t = res.target
+        if not isinstance(t, TensorType) or any(a.variadic for a in t.axes):
+            return code  # a tuple, a host value or a rank left open: the checker's word
+        sizes, shown = [], []
+        for i, a in enumerate(t.axes):
+            s = a.size
+            unknown = [v for v in s.free_vars() if v.startswith("?")]
+            if s.is_const:
+                sizes.append(str(s.const_value))
+                shown.append(str(s.const_value))
+            elif unknown:
+                name = (s.var_name or f"?{i}").split("#")[0]
+                sizes.append(repr(name if s.var_name else f"?_{i}"))
+                shown.append(_literal(name))
+            else:
+                py = g.size(s)
+                sizes.append(py)
+                shown.append("{" + py + "}")
+        tup = "(" + ", ".join(sizes) + ("," if len(sizes) == 1 else "") + ")"
+        expected = "(" + ", ".join(shown) + ("," if len(shown) == 1 else "") + ")"
+        message = f"{res.where}: expected {_literal(res.written)} = {expected}"
+        return f"_ss_rt.expect_shape({code}, {tup}, lambda: {_fstring(message)})"
 
     def reached(self) -> list[FnSig]:
         return reached_functions(self.target, self.cm.env.fn_data)
 
+    def _gen(self, sig: FnSig, decl: Any, body: Emitter) -> None:
+        """``sig``'s function, its doc comment as its docstring, into ``body``."""
+        if body.lines:
+            body.emit(None, 0, "")
+            body.emit(None, 0, "")
+        start = len(body.lines)
+        self.em = body
+        self.gen_fn(sig)
+        doc = getattr(decl, "doc", None)
+        if doc:
+            header = next(i for i in range(start, len(body.lines))
+                          if body.lines[i].text.startswith(f"def {self.def_name(sig)}("))
+            body.lines.insert(header + 1, Line(None, 1, repr(doc)))
+
     def run(self) -> str:  # type: ignore[override]
         env = self.cm.env
         reached = self.reached()
-        for sig in reached:
-            self.unchecked_ref(sig)
         mine = {id(s) for s in reached}
         body = Emitter()
-        self.em = body
         for d in env.module.decls:
             if isinstance(d, ast.FnDecl) and d.name in env.fns and id(env.fns[d.name]) in mine:
-                if body.lines:
+                self._gen(env.fns[d.name], d, body)
+        # The imported files' functions, each file's in its order, its dims as numbers.
+        main = self.cm
+        for path in dict.fromkeys(s.file for s in reached if s.file != env.path):
+            cm = self.program.modules.get(path)
+            if cm is None:
+                raise AssertionError(f"no checked module for {path}")
+            self.cm, self.specs, self.inline_dims = cm, SpecBuilder(cm, self), True
+            first = True
+            for d in cm.env.module.decls:
+                sig = cm.env.fns.get(d.name) if isinstance(d, ast.FnDecl) else None
+                if sig is None or id(sig) not in mine:
+                    continue
+                if first:
                     body.emit(None, 0, "")
                     body.emit(None, 0, "")
-                self.gen_fn(env.fns[d.name])
-                doc = d.doc if hasattr(d, "doc") else None
-                if doc:
-                    # The function's doc comment, as its docstring.
-                    header = next(i for i in range(len(body.lines) - 1, -1, -1)
-                                  if body.lines[i].text.startswith(f"def {d.name}("))
-                    body.lines.insert(header + 1, type(body.lines[0])(None, 1, repr(doc)))
+                    body.emit(None, 0, f"# Of {os.path.basename(path)}, which "
+                                       f"{os.path.basename(env.path)} imports.")
+                    first = False
+                self._gen(sig, d, body)
+            self.cm, self.specs, self.inline_dims = main, SpecBuilder(main, self), False
         for ln in body.lines:
             ln.ss_line = None  # one statement a line, not laid out on the .ss lines
         text = body.layout()
@@ -173,13 +420,15 @@ class FunctionsGen(ModuleGen):
         if names:
             from shapescript.rt.standalone import helper_source
 
-            parts.append(helper_source(names, prefix="_ss_", namespace="_ss_rt").rstrip("\n"))
+            parts.append(helper_source(names, prefix="_ss_", namespace="_ss_rt",
+                                       import_errors=False).rstrip("\n"))
         return "\n\n\n".join(parts) + "\n"
 
 
 def generate_functions(program: Any, fn: str, *, context: str | None = None,
                        calls: Callable[[CallSite], str | None] | None = None,
-                       returns: Callable[[FnSig, str], str] | None = None) -> FunctionsModule:
+                       returns: Callable[[FnSig, str], str] | None = None,
+                       reserved: Collection[str] = ()) -> FunctionsModule:
     """The Python source of ``fn`` of ``program.main`` and what it reaches (see the
     module's doc). ``program`` must have checked without errors.
 
@@ -188,6 +437,10 @@ def generate_functions(program: Any, fn: str, *, context: str | None = None,
     sig = program.main.env.fns.get(fn)
     if sig is None or sig.is_extern:
         raise ValueError(f"no function `{fn}` in {program.main.env.path}")
-    gen = FunctionsGen(program, sig, context=context, calls=calls, returns=returns)
+    gen = FunctionsGen(program, sig, context=context, calls=calls, returns=returns,
+                       reserved=reserved)
     source = gen.run()
-    return FunctionsModule(source, {s.name: s.name for s in gen.reached()})
+    main = program.main.env.path
+    names = {(s.name if s.file == main else f"{os.path.basename(s.file)}:{s.name}"):
+             gen.unchecked_ref(s) for s in gen.reached()}
+    return FunctionsModule(source, names)

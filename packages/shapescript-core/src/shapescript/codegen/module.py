@@ -19,6 +19,7 @@ from shapescript.check.env import AxisParam, FnSig, ModelInfo, SizeParam
 from shapescript.check.result import AssertRes, CheckedModule
 from shapescript.check.types import ModelType, TensorType, TupleType
 from shapescript.codegen.exprs import T, ExprGen, generic_var, pyname
+from shapescript.codegen.keepdim import keepdim_sites
 from shapescript.codegen.layout import Emitter
 from shapescript.codegen.specs import SpecBuilder
 from shapescript.codegen.stmts import StmtGen
@@ -306,6 +307,9 @@ class ModuleGen:
         saved = self.em
         self.em = sub
         g = self.stmt_gen_class(self.cm, self, sub)
+        if getattr(self, "calls", None) is None:
+            # A `calls` hook may rewrite a reduction, so its keepdim can't be relied on.
+            g.keepdims = keepdim_sites(self.cm, decl)
         if isinstance(decl.body, tuple):
             g.block(decl.body, 1)
         else:

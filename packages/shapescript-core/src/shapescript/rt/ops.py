@@ -195,3 +195,50 @@ def counted(n, where):
     """A ``map``'s count, when it is at least 1 (a stack of no items has no shape)."""
     _holds(n >= 1, f"{where}: map over {n} items: the result's shape needs at least one")
     return n
+
+
+# -- shape checks written out -----------------------------------------------------------------
+# Code generated to be read (a Hugging Face modeling file) checks a function's arguments
+# and its ``as`` types with these, one test a line, rather than through a checker built
+# from specs. ``message`` is a function giving the start of the error, so no string is
+# formatted unless a check fails, and none of a size while ``torch.compile`` traces (which
+# would make it guard on the size's value): there a comparison of symbolic sizes is a
+# ``torch._check``, which puts no break in the graph.
+def expect_rank(x, axes, message, or_more=False):
+    """``x`` when it is a tensor of ``axes`` axes (``or_more``: that many or more, for a
+    type with ``...``); else ``ShapeError`` with ``message()`` and the shape it has.
+
+    >>> expect_rank(torch.zeros(2, 3), 2, lambda: "m.ss:1:7: x: expected [b n] = (b, n)").shape
+    torch.Size([2, 3])
+    """
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{message()}, got {type(x).__name__}")
+    if (x.dim() < axes) if or_more else (x.dim() != axes):
+        raise ShapeError(f"{message()}, got shape {tuple(x.shape)}")
+    return x
+
+
+def expect_size(ok, message):
+    """Raises ``ShapeError(message())`` unless ``ok``, a comparison of sizes (symbolic
+    while compiling: then ``torch._check``)."""
+    if isinstance(ok, bool):
+        if not ok:
+            raise ShapeError(message())
+        return
+    torch._check(ok, message)
+
+
+def expect_shape(x, sizes, message):
+    """``x as T`` for a tensor type: ``x`` when its shape is ``sizes`` (a size each, or
+    a ``"?k"`` name: a size the type leaves unknown, the same one wherever it appears).
+
+    >>> expect_shape(torch.zeros(2, 3), (2, "?k"), lambda: "m.ss:4:9: expected [2 ?k] = (2, ?k)").shape
+    torch.Size([2, 3])
+    """
+    expect_rank(x, len(sizes), message)
+    unknown = {}
+    for have, want in zip(x.shape, sizes):
+        if isinstance(want, str):
+            want = unknown.setdefault(want, have)
+        expect_size(have == want, lambda: f"{message()}, got shape {tuple(x.shape)}")
+    return x

@@ -145,13 +145,15 @@ except (ImportError, AttributeError):
     _TRAINING = contextvars.ContextVar("shapescript_training", default=False)'''
 
 
-def _errors_source(names):
+def _errors_source(names, import_errors=True):
     doc = {"ShapeError": "A tensor's rank, sizes or dtype don't fit its type.",
            "DeviceError": "A tensor is on another device than the program's.",
            "DomainError": "A tensor's values are outside its domain."}
     mine = [n for n in _ERROR_CLASSES if n in names]
     if not mine:
         return ""
+    if not import_errors:
+        return "\n\n\n".join(f"class {n}(ValueError):\n    \"\"\"{doc[n]}\"\"\"" for n in mine)
     out = ["try:", "    from shapescript.rt import errors as _ss_errors_module"]
     out += [f"    class {n}(_ss_errors_module.{n}):\n        \"\"\"{doc[n]}\"\"\"" for n in mine]
     out += ["except (ImportError, AttributeError):"]
@@ -203,12 +205,14 @@ def _import_source(node, mapping):
             + (f" as {new or alias.asname}" if (new or alias.asname) else ""))
 
 
-def helper_source(names, *, prefix="", namespace=None):
+def helper_source(names, *, prefix="", namespace=None, import_errors=True):
     """The Python source defining the helpers ``names`` and what they depend on.
 
     It needs only torch, einops and the standard library. ``prefix`` renames every
     inlined name but the error classes; ``namespace`` adds a ``SimpleNamespace`` of the
-    requested helpers under their plain names.
+    requested helpers under their plain names. ``import_errors=False`` makes the error
+    classes plain ``ValueError`` subclasses, for a file that must not import ShapeScript
+    even where it is installed (a Hugging Face modeling file).
 
     >>> src = helper_source(["softmax"])
     >>> ns = {}
@@ -229,7 +233,7 @@ def helper_source(names, *, prefix="", namespace=None):
     chunks = ["# ShapeScript runtime helpers (shapescript.rt), inlined."]
     chunks.append("\n".join(_import_source(imports[n], mapping)
                             for n in sorted(used_imports, key=_import_key)))
-    errors = _errors_source(needed)
+    errors = _errors_source(needed, import_errors)
     if errors:
         chunks.append(errors)
     for d in sorted((defs[n] for n in needed if n in defs and n not in _ERROR_CLASSES),
