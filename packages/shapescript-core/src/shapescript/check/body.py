@@ -17,6 +17,7 @@ from shapescript.check.declare import Loader, declare
 from shapescript.check.env import FnSig, ModuleEnv
 from shapescript.check.exprs import ExprMixin
 from shapescript.check.fail import Fail
+from shapescript.check.resolutions import FieldInit
 from shapescript.check.result import CheckedModule, FnResult
 from shapescript.check.scope import Scope, Var
 from shapescript.check.stmts import StmtMixin
@@ -150,7 +151,7 @@ def check_model_inits(cm: CheckedModule, env: ModuleEnv) -> None:
             if init is None:
                 continue
             if isinstance(init, ast.Name) and init.id in ("zeros", "ones"):
-                cm.res[id(init)] = ("init", init.id, {})
+                cm.res[id(init)] = FieldInit(init.id)
                 continue
             if isinstance(init, ast.Call) and isinstance(init.func, ast.Name) and init.func.id in ("normal", "uniform"):
                 kind = init.func.id
@@ -179,7 +180,7 @@ def check_model_inits(cm: CheckedModule, env: ModuleEnv) -> None:
                         "E0501", "`uniform` takes `lo` and `hi`", init.span, ""))
                     ok = False
                 if ok:
-                    cm.res[id(init)] = ("init", kind, values)
+                    cm.res[id(init)] = FieldInit(kind, tuple(values.items()))
                 continue
             cm.diagnostics.append(Diagnostic.error(
                 "E0503", "not a parameter initialiser", init.span, "unknown initialiser",

@@ -20,7 +20,7 @@ from shapescript.builtin_registry import BUILTINS_BY_NAME, Builtin
 from shapescript.check import ops
 from shapescript.check.fail import Fail
 from shapescript.check.patterns import REDUCE_OPS
-from shapescript.check.result import CallRes
+from shapescript.check.resolutions import BuiltinCall
 from shapescript.check.scope import Var
 from shapescript.check.sizes import Size
 from shapescript.check.types import (
@@ -149,7 +149,7 @@ class BuiltinMixin:
             self.host_only(e, f"`{name}`")
         t = RULES[name](self, name, e)
         if entry.host_only and id(e) not in self.res:
-            self.res[id(e)] = CallRes("builtin", name=name, data={})
+            self.res[id(e)] = BuiltinCall(name, data={})
         return t
 
     def tensor_arg(self, a: ast.Arg, fn: str, what: str = "argument") -> TensorType | None:
@@ -186,7 +186,7 @@ class BuiltinMixin:
         else:
             t = self.binop(op, a, b, e)
             plan = self.res.get(id(e))
-        self.res[id(e)] = CallRes("builtin", name=name, data={"plan": plan, "op": op})
+        self.res[id(e)] = BuiltinCall(name, data={"plan": plan, "op": op})
         return t
 
     @rule("matmul")
@@ -199,7 +199,7 @@ class BuiltinMixin:
             return ERROR
         t = self.matmul(a, b, e)
         plan = self.res.get(id(e))
-        self.res[id(e)] = CallRes("builtin", name="matmul", data={"plan": plan})
+        self.res[id(e)] = BuiltinCall("matmul", data={"plan": plan})
         return t
 
     @rule("where")
@@ -214,7 +214,7 @@ class BuiltinMixin:
         if isinstance(m, TensorType) and m.dtype != "bool":
             raise Fail("E0804", f"`where` needs a mask, not `{m}`", f"this is `{m}`", span=pos[0].span)
         t, data = ops.where(m, a, b)
-        self.res[id(e)] = CallRes("builtin", name="where", data=data)
+        self.res[id(e)] = BuiltinCall("where", data=data)
         return t
 
     # -- reductions -----------------------------------------------------------------
@@ -237,7 +237,7 @@ class BuiltinMixin:
         elif name in ("argmax", "argmin"):
             raise Fail("E0501", f"`{name}` needs `over=`", "missing `over=`", span=e.span)
         out = ops.reduction(name, t, positions, labels, e)
-        self.res[id(e)] = CallRes("builtin", name=name, data={"dims": positions})
+        self.res[id(e)] = BuiltinCall(name, data={"dims": positions})
         return out
 
     @rule("cross_entropy")
@@ -255,7 +255,7 @@ class BuiltinMixin:
         self.types[id(node)] = INT
         c = find_axis(logits, lab, node)
         data = ops.cross_entropy(logits, y, c, pos[1])
-        self.res[id(e)] = CallRes("builtin", name="cross_entropy", data=data)
+        self.res[id(e)] = BuiltinCall("cross_entropy", data=data)
         return TensorType((), logits.dtype, Domain("NonNeg"))
 
     @rule("topk")
@@ -281,7 +281,7 @@ class BuiltinMixin:
         axes[i] = Axis(kk, kk)
         vals = TensorType(tuple(axes), t.dtype, t.domain)
         idx = TensorType(tuple(axes), "i64", Domain("Index", index=ax.size))
-        self.res[id(e)] = CallRes("builtin", name="topk", data={"k": k, "dim": i, "check": check,
+        self.res[id(e)] = BuiltinCall("topk", data={"k": k, "dim": i, "check": check,
                                                                  "label": str(ax.label)})
         return TupleType((vals, idx))
 
@@ -302,7 +302,7 @@ class BuiltinMixin:
         self.types[id(node)] = INT
         dim = find_axis(t, lab, node)
         out = ops.scan(name, t, dim)
-        self.res[id(e)] = CallRes("builtin", name=name, data={"dim": dim})
+        self.res[id(e)] = BuiltinCall(name, data={"dim": dim})
         return out
 
     # -- patterns ---------------------------------------------------------------------
@@ -375,7 +375,7 @@ class BuiltinMixin:
         out, data = ops.pattern(name, e.pattern, inputs, kw_sizes, self.env,
                                 self.sig.generics if self.sig else frozenset(), reduce_op)
         data["stacked"] = stacked
-        self.res[id(e)] = CallRes("builtin", name=name, data=data)
+        self.res[id(e)] = BuiltinCall(name, data=data)
         return out
 
     def label_of_size_expr(self, node: ast.Expr, size: Size) -> Size:
@@ -413,7 +413,7 @@ class BuiltinMixin:
         if not isinstance(t, TupleType):
             raise Fail("E0408", "`stack` takes a tuple of tensors", f"this is `{t}`", span=pos[0].span)
         out = ops.stack_tuple(t, pos[0])
-        self.res[id(e)] = CallRes("builtin", name="stack", data={})
+        self.res[id(e)] = BuiltinCall("stack", data={})
         return out
 
     @rule("concat")
@@ -428,7 +428,7 @@ class BuiltinMixin:
         lab, node = over_labels(kw["over"])[0]
         self.types[id(node)] = INT
         out, dim = ops.concat(t, lab, node, pos[0])
-        self.res[id(e)] = CallRes("builtin", name="concat", data={"dim": dim})
+        self.res[id(e)] = BuiltinCall("concat", data={"dim": dim})
         return out
 
     @rule("split")
@@ -464,7 +464,7 @@ class BuiltinMixin:
             axes = list(t.axes)
             axes[i] = Axis(s, label)
             outs.append(TensorType(tuple(axes), t.dtype, t.domain))
-        self.res[id(e)] = CallRes("builtin", name="split", data={"dim": i, "sizes": [s for s, _ in sizes]})
+        self.res[id(e)] = BuiltinCall("split", data={"dim": i, "sizes": [s for s, _ in sizes]})
         return TupleType(tuple(outs))
 
     # -- map ----------------------------------------------------------------------------
@@ -510,7 +510,7 @@ class BuiltinMixin:
             raise Fail("E0410", f"`map`'s lambda gives `{body}`, not a tensor or number", "",
                        span=lam.body.span)
         self.map_sites.append((e, count))
-        self.res[id(e)] = CallRes("builtin", name="map", data={"count": count, "param": lam.params[0],
+        self.res[id(e)] = BuiltinCall("map", data={"count": count, "param": lam.params[0],
                                                                 "body": lam.body})
         return out
 

@@ -38,13 +38,32 @@ from shapescript.check.env import (
 )
 from shapescript.check.exports import HOST_EXTERNS, extern_in_torch
 from shapescript.check.fail import Fail
-from shapescript.check.result import (
+from shapescript.check.result import AssertRes, ConvertRes
+from shapescript.check.resolutions import (
     ArgVal,
-    AssertRes,
-    CallRes,
-    ConvertRes,
-    IndexRes,
-    NameRes,
+    AxisName,
+    ConstArg,
+    DefaultArg,
+    DimName,
+    ExprArg,
+    ExternCall,
+    FieldName,
+    FnCall,
+    FnName,
+    GenericName,
+    LocalName,
+    ModeName,
+    ModelInit,
+    ModelName,
+    ModelNew,
+    NameResolution,
+    PoisonedName,
+    PyAttr,
+    PyModuleName,
+    PythonCall,
+    PythonIndex,
+    SsModuleName,
+    TupleIndex,
 )
 from shapescript.check.sizes import Size
 from shapescript.check.typeconv import SizeError, TypeBuilder
@@ -162,41 +181,41 @@ class ExprMixin:
         if isinstance(t, FnRef):
             raise Fail("E0503", f"`{e.id}` is a function, used here as a value", "a function",
                        help=f"call it: `{e.id}(…)`, or use it as a pipe stage: `x |> {e.id}`")
-        if res.kind == "model":
+        if isinstance(res, ModelName):
             raise Fail("E0503", f"`{e.id}` is a model type, used here as a value", "a model",
                        help=f"make one with `{e.id}.init(seed=0)`")
         return t
 
-    def lookup(self, name: str, node: ast.Expr) -> tuple[Type, NameRes]:
+    def lookup(self, name: str, node: ast.Expr) -> tuple[Type, NameResolution]:
         var = self.scope.get(name)
         if var is not None:
-            return var.type, NameRes("local")
+            return var.type, LocalName()
         if name in self.scope.dead:
             raise Fail("E0802", f"`{name}` is out of scope here",
                        "bound only in a loop body or in some branches",
                        help="bind it before the `if` or loop, or in every branch")
         if self.sig is not None and name in self.sig.generics:
             self.used_generics.add(name)
-            return HostType("int", None, "Pos"), NameRes("generic", name)
+            return HostType("int", None, "Pos"), GenericName(name)
         v = self.env.dim_size(name)
         if v is not None:
-            return HostType("int", v, "Pos" if v > 0 else "Zero"), NameRes("dim", v)
+            return HostType("int", v, "Pos" if v > 0 else "Zero"), DimName(v)
         sig = self.env.fn(name)
         if sig is not None:
             self.note_call(sig)
-            return FnRef(name, sig.file), NameRes("fn", sig)
+            return FnRef(name, sig.file), FnName(sig)
         model = self.env.model(name)
         if model is not None:
-            return ModelType(model.name, model.file), NameRes("model", model)
+            return ModelType(model.name, model.file), ModelName(model)
         if name in self.env.pymods:
             self.python_use(node)
-            return PY, NameRes("pymod", self.env.pymods[name])
+            return PY, PyModuleName(self.env.pymods[name])
         if name in self.env.ssmods:
-            return ModuleRef(name), NameRes("ssmod", self.env.ssmods[name])
+            return ModuleRef(name), SsModuleName(self.env.ssmods[name], name)
         if name == "Train":
-            return HostOnlyType("mode"), NameRes("mode", name)
+            return HostOnlyType("mode"), ModeName(name)
         if name in self.env.poisoned:
-            return ERROR, NameRes("poisoned")
+            return ERROR, PoisonedName()
         if name in BUILTIN_FUNCS or name in CONSTRUCTORS:
             raise Fail("E0503", f"`{name}` is a built-in function, used here as a value",
                        "a built-in", help=f"call it: `{name}(…)`")
@@ -225,12 +244,12 @@ class ExprMixin:
             base = e.value.id
             if base in self.env.ssmods:
                 sub = self.env.ssmods[base]
-                self.res[id(e.value)] = NameRes("ssmod", sub)
+                self.res[id(e.value)] = SsModuleName(sub, base)
                 if not sub.public(e.attr):
                     raise Fail("E0205", f"`{e.attr}` is not public in `{base}`", "no such public name")
                 if e.attr in sub.dims:
                     v = sub.dims[e.attr]
-                    self.res[id(e)] = NameRes("dim", v)
+                    self.res[id(e)] = DimName(v)
                     return HostType("int", v, "Pos")
                 if e.attr in sub.fns:
                     raise Fail("E0503", f"`{base}.{e.attr}` is a function, used here as a value",
@@ -246,12 +265,12 @@ class ExprMixin:
                 raise Fail("E0901", f"model `{t.name}` has no field `{e.attr}`", "unknown field",
                            help=("fields: " + ", ".join(f"`{n}`" for n in info.fields))
                            if info and info.fields else None)
-            self.res[id(e)] = NameRes("field", e.attr)
+            self.res[id(e)] = FieldName(e.attr)
             if info is not None and info.env is not None and info.env is not self.env:
                 return relabel(f.type, self.env.labels_from(info.env))
             return f.type
         if isinstance(t, (PyType, ErrorType)):
-            self.res[id(e)] = NameRes("pyattr")
+            self.res[id(e)] = PyAttr()
             return t
         raise Fail("E0901", f"`{t}` has no field `{e.attr}`", "not a model or Python value")
 
@@ -469,7 +488,7 @@ class ExprMixin:
                     self.expr(i.lo), self.expr(i.hi)
                 else:
                     self.expr(i)
-            self.res[id(e)] = IndexRes("python")
+            self.res[id(e)] = PythonIndex()
             return PY
         if isinstance(base, TupleType):
             k = _literal_int(e.indices[0]) if len(e.indices) == 1 else None
@@ -485,7 +504,7 @@ class ExprMixin:
                 raise Fail("E0406", f"index {k} is out of bounds for a tuple of {n}", "out of bounds",
                            span=e.indices[0].span)
             self.types[id(e.indices[0])] = INT
-            self.res[id(e)] = IndexRes("tuple", k % n)
+            self.res[id(e)] = TupleIndex(k % n)
             return base.items[k]
         if not isinstance(base, TensorType):
             raise Fail("E0410", f"`{base}` can't be indexed", f"this is `{base}`")
@@ -500,14 +519,14 @@ class ExprMixin:
                 return self.builtin(name, e)
             sig = self.env.fn(name)
             if sig is not None:
-                self.res[id(f)] = NameRes("fn", sig)
+                self.res[id(f)] = FnName(sig)
                 self.note_call(sig)
                 return self.call_sig(sig, e)
             model = self.env.model(name)
             if model is not None:
                 return self.model_literal(model, e)
             if name in self.env.pymods:
-                self.res[id(f)] = NameRes("pymod", self.env.pymods[name])
+                self.res[id(f)] = PyModuleName(self.env.pymods[name])
                 self.python_use(f)
                 return self.python_call(e)
             if name in self.env.poisoned:
@@ -520,14 +539,14 @@ class ExprMixin:
             base = f.value.id
             if base in self.env.ssmods:
                 sub = self.env.ssmods[base]
-                self.res[id(f.value)] = NameRes("ssmod", sub)
+                self.res[id(f.value)] = SsModuleName(sub, base)
                 if not sub.public(f.attr) or f.attr not in sub.fns:
                     raise Fail("E0205", f"`{f.attr}` is not a public function of `{base}`",
                                "no such public function", span=f.span,
                                help="public names are top-level names not starting with `_`"
                                if f.attr.startswith("_") and f.attr in sub.fns else None)
                 sig = sub.fns[f.attr]
-                self.res[id(f)] = NameRes("fn", sig)
+                self.res[id(f)] = FnName(sig)
                 self.note_call(sig)
                 return self.call_sig(sig, e)
             model = self.env.model(base)
@@ -555,7 +574,7 @@ class ExprMixin:
     def python_call(self, e: ast.Call) -> Type:
         for a in e.args:
             self.expr(a.value)
-        self.res[id(e)] = CallRes("python")
+        self.res[id(e)] = PythonCall()
         return PY
 
     def model_literal(self, model: ModelInfo, e: ast.Call) -> Type:
@@ -582,7 +601,7 @@ class ExprMixin:
         if missing:
             raise Fail("E0501", f"`{model.name}(…)` is missing " + ", ".join(f"`{m}`" for m in missing),
                        "every field is required", help="give each field by name")
-        self.res[id(e)] = CallRes("model_new", data=model)
+        self.res[id(e)] = ModelNew(model)
         self.host_only(e, "a model")
         return model.type
 
@@ -595,7 +614,7 @@ class ExprMixin:
             if not (isinstance(t, (HostType, PyType, ErrorType)) and getattr(t, "name", "int") in ("int",)):
                 raise Fail("E0410", "`seed` is an int", f"this is `{t}`", span=a.span)
             seed = a.value
-        self.res[id(e)] = CallRes("model_init", data=model, args=(ArgVal("expr", seed),) if seed else ())
+        self.res[id(e)] = ModelInit(model, seed)
         self.host_only(e, "a model")
         return model.type
 
@@ -636,13 +655,14 @@ class ExprMixin:
                     b.sizes[p.type.name] = (Size.const(d), Size.const(d))
         prelude_rules(sig, matched, e)
         first_tensor = next((p for p in sig.params if isinstance(p.type, TensorType)), None)
+        axis_positions: dict[str, Any] = {}  # an `Axis[n]` parameter → the position(s) given
         for p in sig.params:
             a = matched.get(p.name)
             if isinstance(p.type, AxisParam) and a is not None:
                 if first_tensor is None or first_tensor.name not in types:
                     raise Fail("E1001", "no tensor to find the axis in", "", span=a.span)
-                pos = self.axis_arg(p.type, a, types[first_tensor.name], first_tensor, b, sig)
-                self.res[id(a.value)] = pos
+                axis_positions[p.name] = self.axis_arg(p.type, a, types[first_tensor.name],
+                                                       first_tensor, b, sig)
         tensors: list[tuple[str, TensorType, TensorType, ast.Arg]] = []
         argvals: dict[str, ArgVal] = {}
         # A signature of another module names its dims by that module's labels.
@@ -653,22 +673,22 @@ class ExprMixin:
             if a is None:
                 continue
             if isinstance(pt, (SizeParam, AxisParam)):
-                argvals[p.name] = ArgVal("const", value=self.res.get(id(a.value)) if isinstance(pt, AxisParam)
-                                         else b.sizes[pt.name][0].const_value)
+                argvals[p.name] = ConstArg(axis_positions.get(p.name) if isinstance(pt, AxisParam)
+                                           else b.sizes[pt.name][0].const_value)
                 continue
             at = types[p.name]
             if isinstance(pt, TensorType):
                 if isinstance(at, TensorType):
                     tensors.append((p.name, pt, at, a))
-                    argvals[p.name] = ArgVal("expr", a.value)
+                    argvals[p.name] = ExprArg(a.value)
                 elif isinstance(at, PyType):
                     raise Fail("E0413", "the shape of this Python value is unknown",
                                f"parameter `{p.name}` of `{sig.name}` is `{p.written or pt}`",
                                span=a.value.span, help=f"assert its shape with `as {p.written or pt}`")
                 elif is_number(at):
-                    argvals[p.name] = ArgVal("expr", a.value, wrap=pt.dtype)
+                    argvals[p.name] = ExprArg(a.value, wrap=pt.dtype)
                 elif isinstance(at, ErrorType):
-                    argvals[p.name] = ArgVal("expr", a.value)
+                    argvals[p.name] = ExprArg(a.value)
                 else:
                     raise Fail("E0410", f"argument `{p.name}` of `{sig.name}` is a tensor, not `{at}`",
                                f"this is `{at}`", span=a.span)
@@ -679,14 +699,14 @@ class ExprMixin:
                 if not host_fits(at, pt):
                     raise Fail("E0404", f"argument `{p.name}` of `{sig.name}` is `{pt}`, not `{at}`",
                                f"this is `{at}`", span=a.span)
-                argvals[p.name] = ArgVal("expr", a.value)
+                argvals[p.name] = ExprArg(a.value)
             elif isinstance(pt, ModelType):
                 if not isinstance(at, (ModelType, ErrorType)) or (isinstance(at, ModelType) and at.name != pt.name):
                     raise Fail("E0404", f"argument `{p.name}` of `{sig.name}` is a `{pt.name}`, not `{at}`",
                                f"this is `{at}`", span=a.span)
-                argvals[p.name] = ArgVal("expr", a.value)
+                argvals[p.name] = ExprArg(a.value)
             else:
-                argvals[p.name] = ArgVal("expr", a.value)
+                argvals[p.name] = ExprArg(a.value)
         if failed:
             self.record_call(sig, e, matched, argvals)
             return ERROR if sig.ret is None or not isinstance(sig.ret, TensorType) else self.fallback_ret(sig, b)
@@ -702,8 +722,8 @@ class ExprMixin:
         # Host numbers for tensor parameters: the dtype the parameter (or its class) says.
         for p in sig.params:
             av = argvals.get(p.name)
-            if av is not None and av.wrap in ("Float", "Int"):
-                argvals[p.name] = ArgVal("expr", av.node, wrap=b.dclass.get(av.wrap, "f32" if av.wrap == "Float" else "i64"))
+            if isinstance(av, ExprArg) and av.wrap in ("Float", "Int"):
+                argvals[p.name] = ExprArg(av.node, wrap=b.dclass.get(av.wrap, "f32" if av.wrap == "Float" else "i64"))
         self.record_call(sig, e, matched, argvals)
         if sig.ret is None:
             return NOTHING
@@ -730,23 +750,23 @@ class ExprMixin:
                 a = matched.get(p.name)
                 if a is None:
                     if p.default is not None:
-                        kw.append((p.name, ArgVal("default", p.default)))
+                        kw.append((p.name, DefaultArg(p.default)))
                     continue
-                av = argvals.get(p.name, ArgVal("expr", a.value))
+                av = argvals.get(p.name, ExprArg(a.value))
                 if a.name is None:
                     pos.append(av)
                 else:
                     kw.append((p.name, av))
-            self.res[id(e)] = CallRes("extern", sig, tuple(pos), tuple(kw))
+            self.res[id(e)] = ExternCall(sig, tuple(pos), tuple(kw))
         else:
             args = []
             for p in sig.params:
                 a = matched.get(p.name)
                 if a is None:
-                    args.append(ArgVal("default", p.default))
+                    args.append(DefaultArg(p.default))
                 else:
-                    args.append(argvals.get(p.name, ArgVal("expr", a.value)))
-            self.res[id(e)] = CallRes("fn", sig, tuple(args))
+                    args.append(argvals.get(p.name, ExprArg(a.value)))
+            self.res[id(e)] = FnCall(sig, tuple(args))
 
     def axis_arg(self, p: AxisParam, a: ast.Arg, t: Type, tensor_param: Any, b: Binding,
                  sig: FnSig) -> Any:
@@ -802,7 +822,7 @@ class ExprMixin:
                 b.origin.setdefault(p.name, f"{a.name or 'over'}=")
             positions.append(pos)
             self.types[id(n)] = INT
-            self.res[id(n)] = NameRes("axis", pos)
+            self.res[id(n)] = AxisName(pos)
         self.types[id(a.value)] = INT
         return positions if p.many else positions[0]
 
@@ -823,12 +843,12 @@ class ExprMixin:
         if isinstance(e, ast.Name):
             v = self.env.dim_size(e.id)
             if v is not None:
-                self.res[id(e)] = NameRes("dim", v)
+                self.res[id(e)] = DimName(v)
                 self.types[id(e)] = HostType("int", v, "Pos")
                 return Size.const(v)
             if allow_generics and self.sig is not None and e.id in self.sig.generics:
                 self.used_generics.add(e.id)
-                self.res[id(e)] = NameRes("generic", e.id)
+                self.res[id(e)] = GenericName(e.id)
                 self.types[id(e)] = HostType("int", None, "Pos")
                 return Size.var(e.id)
             return None

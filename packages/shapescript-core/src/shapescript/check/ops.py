@@ -12,7 +12,8 @@ from shapescript.check import broadcast as bc
 from shapescript.check import domains as dm
 from shapescript.check import dtypes as dt
 from shapescript.check.fail import Fail
-from shapescript.check.result import BroadcastRes, IndexRes
+from shapescript.check.result import BroadcastRes
+from shapescript.check.resolutions import GatherIndex, IntIndex, MaskIndex, SliceIndex
 from shapescript.check.sizes import Size
 from shapescript.check.typeconv import SizeError, TypeBuilder
 from shapescript.check.types import (
@@ -526,7 +527,7 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
             u = fresh_unknown(ck, "k")
             ax = Axis(u, u)
             check = True
-        ck.res[id(e)] = IndexRes("slice", {"lo": r.lo, "hi": r.hi, "check": check})
+        ck.res[id(e)] = SliceIndex(r.lo, r.hi, check)
         return TensorType((ax,) + base.axes[1:], base.dtype, base.domain)
     ranges = [i for i in idx if isinstance(i, ast.Range)]
     if ranges:
@@ -564,7 +565,7 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
             elif not -n.const_value <= v < n.const_value:  # type: ignore[operator]
                 raise Fail("E0406", f"index {v} is out of bounds for an axis of {n}", "out of bounds",
                            span=i.span)
-        ck.res[id(e)] = IndexRes("int", check)
+        ck.res[id(e)] = IntIndex(check)
         return TensorType(base.axes[len(idx):], base.dtype, base.domain)
     if len(idx) != 1:
         raise Fail("E0410", "index with one mask or one tensor of indices", "", span=e.span)
@@ -581,7 +582,7 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
                            f"this is `{t}`", span=idx[0].span,
                            help="a mask matches the value's leading axes by position")
         u = fresh_unknown(ck, "k")
-        ck.res[id(e)] = IndexRes("mask")
+        ck.res[id(e)] = MaskIndex()
         return TensorType((Axis(u, u),) + base.axes[t.rank:], base.dtype, base.domain)
     if isinstance(t, TensorType) and t.dtype in INT_DTYPES:
         if not base.axes:
@@ -595,7 +596,7 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
             raise Fail("E0701", f"the indices {have}, but the table has `{_axis_words(base.axes[0])}` rows",
                        f"this is `{t}`", span=idx[0].span,
                        help=f"assert the bound with `as {target}`, checked at run time")
-        ck.res[id(e)] = IndexRes("gather")
+        ck.res[id(e)] = GatherIndex()
         return TensorType(t.axes + base.axes[1:], base.dtype, base.domain)
     raise Fail("E0410", f"can't index with `{t}`", f"this is `{t}`", span=idx[0].span)
 

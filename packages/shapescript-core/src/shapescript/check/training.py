@@ -9,7 +9,7 @@ from typing import Any
 
 from shapescript.check.builtins import rule, split_args
 from shapescript.check.fail import Fail
-from shapescript.check.result import CallRes, NameRes
+from shapescript.check.resolutions import BuiltinCall, FnName, ModelName
 from shapescript.check.sizes import Size
 from shapescript.check.types import (
     ERROR, NOTHING, Axis, Domain, ErrorType, HostOnlyType, HostType, ModelType, PyType,
@@ -104,7 +104,7 @@ class TrainingMixin:
                 else self.env.fn(name)
         if sig is None or sig.is_extern:
             raise Fail("E1101", "`value_and_grad` needs a top-level `fn`", "not a function", span=f.span)
-        self.res[id(f)] = NameRes("fn", sig)
+        self.res[id(f)] = FnName(sig)
         self.note_call(sig)
         mt = self.model_arg(pos[1], "value_and_grad")
         if not sig.params or not isinstance(sig.params[0].type, ModelType):
@@ -118,7 +118,7 @@ class TrainingMixin:
         # Check the rest as a call of `f(m, args…)`.
         call = ast.Call(f, tuple(pos[1:]) + tuple(a for a in e.args if a.name is not None), e.span)
         value = self.call_sig(sig, call)
-        self.res[id(e)] = CallRes("builtin", name="value_and_grad", data={"sig": sig, "call": call})
+        self.res[id(e)] = BuiltinCall("value_and_grad", data={"sig": sig, "call": call})
         if mt is None or isinstance(value, ErrorType):
             return ERROR
         return TupleType((value, ModelType(mt.name, mt.module, grads=True)))
@@ -294,9 +294,9 @@ class TrainingMixin:
         info = self.env.model(name) if name is not None else None
         if info is None:
             raise Fail("E0404", "`load` needs a model's name", "not a model", span=m.span)
-        self.res[id(m)] = NameRes("model", info)
+        self.res[id(m)] = ModelName(info)
         self.types[id(m)] = info.type
-        self.res[id(e)] = CallRes("builtin", name="load", data={"model": info})
+        self.res[id(e)] = BuiltinCall("load", data={"model": info})
         return info.type
 
 

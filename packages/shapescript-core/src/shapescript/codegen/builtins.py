@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from shapescript.builtin_registry import BUILTINS_BY_NAME
-from shapescript.check.result import CallRes
+from shapescript.check.resolutions import BuiltinCall
 from shapescript.check.sizes import Size
 from shapescript.check.types import HostType, TensorType
 from shapescript.codegen.keepdim import keeps
@@ -52,16 +52,16 @@ def emits(*names: str) -> Callable[[Emitter], Emitter]:
     return register
 
 
-def gen_builtin(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
+def gen_builtin(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     """The Python expression of a call of a built-in, by its registered emitter."""
     return EMITTERS[res.name](g, res, e)
 
 
-def _data(res: CallRes) -> dict[str, Any]:
+def _data(res: BuiltinCall) -> dict[str, Any]:
     return res.data or {}
 
 
-def _planned(g: "ExprGen", res: CallRes, e: ast.Call, *, keepdims: bool = False) -> tuple[str, str]:
+def _planned(g: "ExprGen", res: BuiltinCall, e: ast.Call, *, keepdims: bool = False) -> tuple[str, str]:
     """The two operands of a binary built-in, aligned by the checker's broadcast plan
     (keepdims: an operand kept with keepdim=True is in place already)."""
     args = positional(e)
@@ -76,14 +76,14 @@ def _planned(g: "ExprGen", res: CallRes, e: ast.Call, *, keepdims: bool = False)
 
 
 @emits("add", "sub", "mul", "div")
-def _arith(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
+def _arith(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     op = {"add": "+", "sub": "-", "mul": "*", "div": "/"}[res.name]
     a, b = _planned(g, res, e, keepdims=True)
     return f"({a} {op} {b})"
 
 
 @emits("maximum", "minimum")
-def _extremum(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
+def _extremum(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     args = positional(e)
     a, b = _planned(g, res, e)
     ta, tb = g.cm.types.get(id(args[0])), g.cm.types.get(id(args[1]))
@@ -96,13 +96,13 @@ def _extremum(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
 
 
 @emits("matmul")
-def _matmul(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
+def _matmul(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     a, b = _planned(g, res, e)
     return f"{T}.matmul({a}, {b})"
 
 
 @emits("where")
-def _where(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
+def _where(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     m, a, b = (g.expr(x) for x in positional(e))
     plans = _data(res).get("plans") or [None, None, None]
     m, a, b = g.plan(m, plans[0]), g.plan(a, plans[1]), g.plan(b, plans[2])
@@ -111,18 +111,18 @@ def _where(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
 
 @emits("sum", "mean", "max", "min", "prod", "var", "std", "logsumexp", "argmax", "argmin",
        "any", "all")
-def _reduction(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
+def _reduction(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     return reduction(g, res.name, positional(e)[0], _data(res).get("dims"),
                      id(e) in g.keepdims.reductions)
 
 
 @emits("cumprod")
-def _scan(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
+def _scan(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     return f"{T}.{res.name}({g.expr(positional(e)[0])}, dim={_data(res)['dim']})"
 
 
 @emits("cross_entropy")
-def _cross_entropy(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
+def _cross_entropy(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     data = _data(res)
     args = positional(e)
     logits, y = g.expr(args[0]), g.expr(args[1])
@@ -132,7 +132,7 @@ def _cross_entropy(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
 
 
 @emits("topk")
-def _topk(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
+def _topk(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     data = _data(res)
     x = g.expr(positional(e)[0])
     if data.get("check"):
@@ -143,34 +143,34 @@ def _topk(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
 
 
 @emits("rearrange", "reduce", "repeat", "einsum")
-def _pattern(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
+def _pattern(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     return pattern(g, res.name, e, _data(res))
 
 
 @emits("stack")
-def _stack(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
+def _stack(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     return f"{T}.stack({g.expr(positional(e)[0])})"
 
 
 @emits("concat")
-def _concat(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
+def _concat(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     return f"{T}.cat({g.expr(positional(e)[0])}, dim={_data(res)['dim']})"
 
 
 @emits("split")
-def _split(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
+def _split(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     data = _data(res)
     sizes = ", ".join(g.size(s) for s in data["sizes"])
     return f"{T}.split({g.expr(positional(e)[0])}, [{sizes}], dim={data['dim']})"
 
 
 @emits("map")
-def _map(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
+def _map(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     return gen_map(g, e, _data(res))
 
 
 @emits("print")
-def _print(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
+def _print(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     return f"print({', '.join(g.expr(a.value) for a in e.args)})"
 
 
@@ -196,7 +196,7 @@ def gen_constructor(g: "ExprGen", res: None, e: ast.Constructor) -> str:
 
 @emits("value_and_grad", "sgd", "adamw", "update", "clip_norm", "cosine", "warmup", "shuffle",
        "batches", "report", "sink", "save", "load")
-def _training(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
+def _training(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     # The training built-ins are host code: the context writes them (``codegen.training``).
     return g.ctx.training_builtin(res.name, e, _data(res), g)
 

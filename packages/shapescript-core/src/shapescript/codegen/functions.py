@@ -45,7 +45,8 @@ from typing import Any
 
 from shapescript.check.env import FnSig
 from shapescript.check.exports import reached_functions
-from shapescript.check.result import AssertRes, CallRes
+from shapescript.check.resolutions import BuiltinCall, DimName, ExternCall, FnCall
+from shapescript.check.result import AssertRes
 from shapescript.check.sizes import Size
 from shapescript.check.types import TensorType
 from shapescript.codegen.exprs import ExprGen
@@ -70,13 +71,16 @@ class CallSite:
 
     node: ast.Call
     target: str
-    res: CallRes
+    res: ExternCall | BuiltinCall
     gen: Any
 
     def arg(self, i: int) -> str:
+        assert isinstance(self.res, ExternCall), "a built-in's arguments are its node's"
         return self.gen.argval(self.res.args[i])
 
     def kwarg(self, name: str) -> str | None:
+        if not isinstance(self.res, ExternCall):
+            return None
         for k, av in self.res.kwargs:
             if k == name:
                 return self.gen.argval(av)
@@ -84,7 +88,7 @@ class CallSite:
 
     @property
     def nargs(self) -> int:
-        return len(self.res.args)
+        return len(self.res.args) if isinstance(self.res, ExternCall) else 0
 
     def expr(self, node: ast.Expr) -> str:
         return self.gen.expr(node)
@@ -110,22 +114,21 @@ class _Stmts(StmtGen):
 
     def g_Name(self, e: ast.Name) -> str:
         res = self.cm.res.get(id(e))
-        if self.ctx.inline_dims and res is not None and res.kind == "dim":
+        if self.ctx.inline_dims and isinstance(res, DimName):
             return str(res.value)
         return super().g_Name(e)
 
     def g_Call(self, e: ast.Call) -> str:
         res = self.cm.res.get(id(e))
         hook = self.ctx.calls
-        if hook is not None and isinstance(res, CallRes) and res.kind in ("extern", "builtin"):
-            target = res.sig.extern if res.kind == "extern" and res.sig is not None else res.name
+        if hook is not None and isinstance(res, (ExternCall, BuiltinCall)):
+            target = res.sig.extern if isinstance(res, ExternCall) else res.name
             out = hook(CallSite(e, target or "", res, self))
             if out is not None:
                 return out
         return super().g_Call(e)
 
-    def fn_call(self, res: CallRes) -> str:
-        assert res.sig is not None
+    def fn_call(self, res: FnCall) -> str:
         args = [self.argval(a) for a in res.args]
         if self.ctx.context:
             args.insert(0, self.ctx.context)
