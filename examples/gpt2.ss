@@ -24,6 +24,9 @@ dim F = 4 * D
 ## Number of blocks.
 dim L = 2
 
+## The layer norms' epsilon.
+const eps = 1e-5
+
 ## The weights of every block are stacked along a leading axis L.
 model GPT2:
     ## A token of width D for each token id; also the output layer.
@@ -53,14 +56,14 @@ model GPT2:
 
 ## Causal self-attention of block l.
 fn attention(m: GPT2, x: [b n D], l: int) -> [b n D]:
-    h = layer_norm(x, over=D, weight=m.ln1_w[l], bias=m.ln1_b[l], eps=1e-5)
+    h = layer_norm(x, over=D, weight=m.ln1_w[l], bias=m.ln1_b[l], eps=eps)
     qkv = linear(h, m.w_qkv[l], m.b_qkv[l]) |> rearrange(b n (three H Dh) -> three b H n Dh, three=3)
     y = scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], attn_mask=causal[n n])
     return linear(rearrange(y, b H n Dh -> b n (H Dh)), m.w_o[l], m.b_o[l])
 
 ## The feed-forward layer of block l.
 fn feed_forward(m: GPT2, x: [b n D], l: int) -> [b n D]:
-    h = layer_norm(x, over=D, weight=m.ln2_w[l], bias=m.ln2_b[l], eps=1e-5)
+    h = layer_norm(x, over=D, weight=m.ln2_w[l], bias=m.ln2_b[l], eps=eps)
     h = gelu(linear(h, m.w_fc[l], m.b_fc[l]), approximate="tanh")
     return linear(h, m.w_proj[l], m.b_proj[l])
 
@@ -70,7 +73,7 @@ fn forward(m: GPT2, ids: [b n] Index[V], pos: [b n] Index[P]) -> [b n V] Logit o
     for l in 0..L:
         x = x + attention(m, x, l)
         x = x + feed_forward(m, x, l)
-    return x |> layer_norm(over=D, weight=m.ln_f_w, bias=m.ln_f_b, eps=1e-5) |> linear(m.embed)
+    return x |> layer_norm(over=D, weight=m.ln_f_w, bias=m.ln_f_b, eps=eps) |> linear(m.embed)
 
 ## The mean cross-entropy of the scores against the next tokens.
 fn loss(m: GPT2, ids: [b n] Index[V], pos: [b n] Index[P], next: [b n] Index[V]) -> [] NonNeg:

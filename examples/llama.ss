@@ -29,6 +29,11 @@ dim F = 128
 ## Number of blocks.
 dim L = 2
 
+## The norms' epsilon.
+const eps = 1e-5
+## The rotary embedding's base: pair i of a head turns by pos * rope_base^(-2i/Dh).
+const rope_base = 10000.0
+
 ## The weights of every block are stacked along a leading axis L.
 model Llama:
     ## A token of width D for each token id.
@@ -52,10 +57,10 @@ model Llama:
     param output: [V D] = normal(std=0.05)
 
 ## The cosine and the sine of the angle each pair of neighbouring features (2i, 2i+1) of a
-## head is turned by at each position, pos * 10000^(-2i/Dh), repeated for both features
-## of the pair. Computed once per call, in f32 whatever the model's dtype.
+## head is turned by at each position, pos * rope_base^(-2i/Dh), repeated for both
+## features of the pair. Computed once per call, in f32 whatever the model's dtype.
 fn rotation(pos: [b n] Index[P]) -> ([b n Dh] f32, [b n Dh] f32):
-    freq = exp((arange[Dr] to f32) * (-2.0 * 9.210340371976184 / Dh))
+    freq = 1.0 / rope_base ** ((arange[Dr] to f32) * (2.0 / Dh))
     angle = repeat((pos to f32) * freq, b n Dr -> b n (Dr two), two=2)
     return cos(angle), sin(angle)
 
@@ -68,7 +73,7 @@ fn rotary(x: [b h n Dh], c: [b n Dh] f32, s: [b n Dh] f32) -> [b h n Dh]:
 
 ## Causal self-attention of block l; each key and value head serves R query heads.
 fn attention(m: Llama, x: [b n D], c: [b n Dh] f32, s: [b n Dh] f32, l: int) -> [b n D]:
-    h = rms_norm(x, over=D, weight=m.attn_norm[l], eps=1e-5)
+    h = rms_norm(x, over=D, weight=m.attn_norm[l], eps=eps)
     q = linear(h, m.wq[l]) |> rearrange(b n (H Dh) -> b H n Dh) |> rotary(c, s)
     k = linear(h, m.wk[l]) |> rearrange(b n (Hkv Dh) -> b Hkv n Dh) |> rotary(c, s)
     v = linear(h, m.wv[l]) |> rearrange(b n (Hkv Dh) -> b Hkv n Dh)
@@ -79,7 +84,7 @@ fn attention(m: Llama, x: [b n D], c: [b n Dh] f32, s: [b n Dh] f32, l: int) -> 
 
 ## The SwiGLU feed-forward layer of block l.
 fn feed_forward(m: Llama, x: [b n D], l: int) -> [b n D]:
-    h = rms_norm(x, over=D, weight=m.mlp_norm[l], eps=1e-5)
+    h = rms_norm(x, over=D, weight=m.mlp_norm[l], eps=eps)
     return linear(silu(linear(h, m.w_gate[l])) * linear(h, m.w_up[l]), m.w_down[l])
 
 ## Block l: attention, then the feed-forward layer, each added to its input.
@@ -93,7 +98,7 @@ fn forward(m: Llama, ids: [b n] Index[V], pos: [b n] Index[P]) -> [b n V] Logit 
     c, s = rotation(pos)
     for l in 0..L:
         x = block(m, x, c, s, l)
-    return x |> rms_norm(over=D, weight=m.norm, eps=1e-5) |> linear(m.output)
+    return x |> rms_norm(over=D, weight=m.norm, eps=eps) |> linear(m.output)
 
 ## The mean cross-entropy of the scores against the next tokens.
 fn loss(m: Llama, ids: [b n] Index[V], pos: [b n] Index[P], next: [b n] Index[V]) -> [] NonNeg:

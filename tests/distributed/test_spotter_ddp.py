@@ -1,6 +1,7 @@
 """The spotter's ``train.ss`` on two processes (gloo, CPU) against one process: the same
 global batches give the same weights (within 1e-5) and the same test accuracy; the
-checkpoint is written once, by rank 0, and loads in a single process."""
+checkpoint is written once, by rank 0, and loads in a single process. The same with the
+fields sharded among the ranks (``--fsdp``)."""
 
 from __future__ import annotations
 
@@ -95,3 +96,46 @@ def test_checkpoint_written_once_loads_in_one_process(runs):
                        text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "Spotter (16, 32) 1"
+
+
+@pytest.fixture(scope="module")
+def fsdp(runs, tmp_path_factory):
+    """``train.ss 1`` on two processes with sharded fields."""
+    folder = _spotter_copy(tmp_path_factory.mktemp("spotter") / "fsdp")
+    r = run_shapescript("run", "--fsdp", "--nproc-per-node", "2", "train.ss", EPOCHS, cwd=folder)
+    assert r.returncode == 0, r.stderr
+    return folder, r
+
+
+def test_fsdp_ends_with_one_process_weights_and_accuracy(runs, fsdp):
+    (one, r1), _ = runs
+    folder, r = fsdp
+    a, b = _weights(one), _weights(folder)
+    assert sorted(a) == sorted(b)
+    for key in a:
+        assert a[key].shape == b[key].shape
+        assert torch.allclose(a[key], b[key], rtol=0, atol=1e-5), key
+    acc = [re.search(r"^test accuracy: (.*)$", x.stdout, re.M).group(1) for x in (r1, r)]
+    assert acc[0] == acc[1]
+    assert r.stdout.count("saved spotter.safetensors; reloaded, it makes the same "
+                          "predictions") == 1
+
+
+def test_fsdp_checkpoint_loads_in_one_process(fsdp):
+    folder, _ = fsdp
+    import subprocess
+
+    script = (
+        "import sys, shapescript\n"
+        "from shapescript.importer import import_file\n"
+        "sys.path.insert(0, '.')\n"
+        "shapescript.install()\n"
+        "train = import_file('train.ss', 'spotter_train')\n"
+        "m = shapescript.load('spotter.safetensors', train.Spotter)\n"
+        "print(type(m).__name__, tuple(m.w_e.shape), shapescript.rt.world_size())\n"
+    )
+    r = subprocess.run([sys.executable, "-c", script], cwd=folder, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "Spotter (16, 32) 1"
+    assert [p.name for p in folder.iterdir() if p.name.endswith(".tmp")] == []

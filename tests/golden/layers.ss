@@ -29,3 +29,6 @@ dim C = 3
 dim Scores = [b C] Logit over C
 
 fn head(x: [b D], w: [D C]) -> Scores = x @ w
+
+## The norms' epsilon, for the files that import this one.
+const eps = 1e-5

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["BuiltinDoc", "BUILT_IN_GROUPS", "builtin_doc", "builtin_docs"]
+__all__ = ["BUILT_IN_GROUPS", "BuiltinDoc", "builtin_doc", "builtin_docs"]
 
 
 @dataclass(frozen=True)
@@ -143,6 +143,13 @@ _TABLE: tuple[tuple[str, tuple[tuple[str, str, str, str], ...]], ...] = (
         ("split", "split(x, over=A, sizes=(p, q))",
          "split(x: [... A], over: Axis[A], sizes: (int, …)) -> ([...], …)",
          "A tuple of pieces of `x` cut along `A`; the sizes must provably add up to `A`'s."),
+        ("pack", "pack((cls, x), b * D)", "pack(xs: ([l… … r…], …), pattern: names * names) -> [l… S r…]",
+         "einops' `pack`: each tensor's axes in place of `*` flattened, then all joined there; "
+         "the packed axis `S` is the sum of their products (`1 + n`)."),
+        ("unpack", "unpack(p, b * D -> b D, b n D)",
+         "unpack(x: [l… S r…], pattern: names * names -> part, …, sizes…) -> ([…], …)",
+         "einops' `unpack`: a tuple, one tensor per part, each with its own axes in place of `*` "
+         "(dims, generics, keyword sizes, or one unknown the others leave); the parts must add up to `S`."),
         ("map", "C |> map(c => e)", "map(count: dim C, f: c => [...]) -> [C ...]",
          "`e` for each `c` in `0 .. C-1`, stacked along a new first axis `C`."),
     )),
@@ -173,8 +180,8 @@ _TABLE: tuple[tuple[str, tuple[tuple[str, str, str, str], ...]], ...] = (
          "sgd(m: Model, lr: float | Schedule, momentum: float = 0, weight_decay: float = 0) -> Optimizer",
          "Stochastic gradient descent's state for `m`."),
         ("adamw", "adamw(m, lr=…, weight_decay=…)",
-         "adamw(m: Model, lr: float | Schedule, weight_decay: float = 0.01, beta1: float = 0.9, "
-         "beta2: float = 0.999, eps: float = 1e-8) -> Optimizer",
+         ("adamw(m: Model, lr: float | Schedule, weight_decay: float = 0.01, beta1: float = 0.9, "
+          "beta2: float = 0.999, eps: float = 1e-8) -> Optimizer"),
          "AdamW's state for `m`; `lr` may be a schedule."),
         ("update", "update(m, grads, opt)", "update(m: Model, grads: Grads, opt: Optimizer) -> None",
          "One optimizer step on `m`."),

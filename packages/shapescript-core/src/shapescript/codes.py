@@ -97,6 +97,8 @@ _TABLE: tuple[tuple[str, ...], ...] = (
     ("E0303", "a generic size that no parameter determines"),
     ("E0304", "not a size expression"),
     ("E0305", "a size too large to compute with"),
+    ("E0306", "a const used as a size"),
+    ("E0307", "a const whose value isn't known before the program runs"),
     # E04 types and shapes
     ("E0401", "sizes not provably equal"),
     ("E0402", "ranks differ"),

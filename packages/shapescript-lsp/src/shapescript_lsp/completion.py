@@ -19,10 +19,11 @@ from shapescript_lsp.targets import body_of
 KEYWORDS = ("fn", "export", "extern", "dim", "model", "param", "import", "python", "from",
             "as", "to", "return", "if", "elif", "else", "for", "in", "with", "and", "or",
             "not", "over", "True", "False", "None", "devices")
-PATTERN_CALLS = ("rearrange", "reduce", "repeat", "einsum")
 K = lsp.CompletionItemKind
-_SHAPE_CALL = re.compile(
-    r"\b(dim\s+\w+\s*=\s*|zeros|ones|eye|causal|randn|rand|full|arange)\s*\[[^\]]*$")
+# The built-in forms that take a pattern, and those that take a shape in brackets.
+PATTERN_CALLS = tuple(b.name for b in api.builtin_docs() if "pattern" in b.signature)
+_SHAPE_CALL = re.compile(r"\b(dim\s+\w+\s*=\s*|" + "|".join(
+    b.name for b in api.builtin_docs() if b.signature.startswith(b.name + "[")) + r")\s*\[[^\]]*$")
 
 
 def text_before(doc: Document, pos: lsp.Position, lines: int = 12) -> str:

@@ -57,10 +57,10 @@ class Lines:
     and the editor's code units.
 
     >>> lines = Lines("# é → 😀\\nx", "utf-16")
-    >>> lines.position(1, 9)          # after the emoji: 8 characters, 9 UTF-16 units
-    Position(line=0, character=9)
-    >>> lines.chars(0, 9)
-    8
+    >>> lines.position(1, 8)          # after the emoji: 7 characters, 8 UTF-16 units
+    0:8
+    >>> lines.chars(0, 8)
+    7
     """
 
     def __init__(self, text: str, encoding: str = UTF16) -> None:

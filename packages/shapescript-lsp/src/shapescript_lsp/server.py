@@ -18,7 +18,8 @@ import functools
 import logging
 import os
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
@@ -72,9 +73,10 @@ class ShapeScriptServer(LanguageServer):
         return doc
 
     def document(self, uri: str) -> Document:
-        """The open document ``uri``, checked up to its latest change."""
-        if uri in self.pending:
-            self.flush(uri)
+        """The open document ``uri``, checked up to its latest change (and the changes
+        of the open files it may import)."""
+        for other in sorted(self.pending, key=lambda u: u == uri):
+            self.flush(other)
         return self.documents.get(uri) or self.new_document(uri)
 
     def schedule(self, uri: str) -> None:
@@ -160,6 +162,13 @@ def _guard(default: Any = None) -> Callable:
 def build() -> ShapeScriptServer:
     """A new server with every feature registered."""
     server = ShapeScriptServer()
+    _sync_features(server)
+    _question_features(server)
+    return server
+
+
+def _sync_features(server: ShapeScriptServer) -> None:
+    """The notifications that keep the documents in sync with the editor."""
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     @_guard()
@@ -198,6 +207,10 @@ def build() -> ShapeScriptServer:
         if doc is not None:  # its importers read the file on disk again
             ls.refresh_importers({doc.path})
 
+
+def _question_features(server: ShapeScriptServer) -> None:
+    """The editor's questions about a document."""
+
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     @_guard()
     def hover(ls: ShapeScriptServer, params: lsp.HoverParams) -> lsp.Hover | None:
@@ -212,7 +225,7 @@ def build() -> ShapeScriptServer:
     @_guard(list)
     def references(ls: ShapeScriptServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
         return _references(ls.document(params.text_document.uri), params.position,
-                                   params.context.include_declaration)
+                           params.context.include_declaration)
 
     @server.feature(lsp.TEXT_DOCUMENT_COMPLETION,
                     lsp.CompletionOptions(trigger_characters=[".", "=", "[", " ", "("]))
@@ -249,8 +262,6 @@ def build() -> ShapeScriptServer:
     @_guard(list)
     def code_action(ls: ShapeScriptServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         return quick_fixes(ls.document(params.text_document.uri), params)
-
-    return server
 
 
 def main() -> None:

@@ -56,6 +56,10 @@ class _Tokens:
             self.put(sp.line, sp.col, len(n.id), "function", lib)
         elif kind in _NAME_KINDS:
             self.put(sp.line, sp.col, len(n.id), *_NAME_KINDS[kind])
+        elif kind is None and n.id not in params and self.env.dim_origin(n.id) is not None:
+            self.put(sp.line, sp.col, len(n.id), "type", RO)  # an axis named, as `over=D`
+        elif kind is None and n.id not in params and api.builtin_doc(n.id) is not None:
+            self.put(sp.line, sp.col, len(n.id), "function", LIB)  # a built-in form
         elif kind == "local" or kind is None and sp.end_line == sp.line:
             self.put(sp.line, sp.col, len(n.id), "parameter" if n.id in params else "variable")
 

@@ -23,7 +23,6 @@ and a ShapeError names the cell's line.
 from __future__ import annotations
 
 import html
-import os
 import re
 import sys
 import types

@@ -46,6 +46,9 @@ from ._util import MODE_CHOICE, print_shapescript_error
 @click.option("--all-ranks", is_flag=True, default=False,
               help="Every rank prints and reports, its lines prefixed [rankR]: "
                    "(default: rank 0 alone).")
+@click.option("--fsdp", is_flag=True, default=False,
+              help="Shard the model's fields among the ranks (FSDP2's fully_shard) "
+                   "instead of keeping a whole copy on each.")
 @click.option("--log", "log", type=click.Path(dir_okay=False, writable=True), default=None,
               metavar="FILE",
               help="Also write every report to FILE, one JSON object a line "
@@ -59,7 +62,7 @@ from ._util import MODE_CHOICE, print_shapescript_error
 @click.argument("script", type=click.Path(exists=True, dir_okay=False))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def command(checks, value_checks, nproc_per_node, nnodes, node_rank, rdzv_endpoint,
-            all_ranks, log, timeout, dims, script, args):
+            all_ranks, fsdp, log, timeout, dims, script, args):
     """Run a Python script with the import hook installed, or a .ss file's main()."""
     from . import _launch
     from .build import parse_dims
@@ -76,6 +79,8 @@ def command(checks, value_checks, nproc_per_node, nnodes, node_rank, rdzv_endpoi
     # The ranks read these from their environment, however they were launched.
     if all_ranks:
         os.environ["SHAPESCRIPT_ALL_RANKS"] = "1"
+    if fsdp:
+        os.environ["SHAPESCRIPT_FSDP"] = "1"
     if timeout is not None:
         os.environ["SHAPESCRIPT_DIST_TIMEOUT"] = repr(float(timeout))
     if nproc_per_node is not None:

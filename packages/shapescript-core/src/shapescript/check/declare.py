@@ -14,9 +14,10 @@ import keyword
 import re
 from typing import Callable
 
+from shapescript.check.consts import ConstEvaluator, const_literal, size_error
 from shapescript.check.env import (
     AxisParam, SizeParam, BUILTIN_FUNCS, CONSTRUCTORS, RESERVED_TYPE_NAMES, FieldInfo, FnSig, ModelInfo,
-    ModuleEnv, ParamSig, is_generated_name, reserved_name_error,
+    ModuleEnv, ParamSig, is_generated_name, reserved_name_error, written_type,
 )
 from shapescript.check.sizes import Size, SizeTooLarge
 from shapescript.check.typeconv import SizeError, TypeBuilder
@@ -27,7 +28,7 @@ from shapescript.syntax import ast
 
 # The head of a top-level declaration, at the start of a line (for ``poison_broken``).
 _DECL_HEAD = re.compile(
-    r"^(?:(?:export[ \t]+)?(?:extern[ \t]+)?(?:fn|dim|model)[ \t]+(?P<name>[A-Za-z_]\w*)"
+    r"^(?:(?:export[ \t]+)?(?:extern[ \t]+)?(?:fn|dim|const|model)[ \t]+(?P<name>[A-Za-z_]\w*)"
     r"|import[ \t]+(?:python[ \t]+)?(?P<module>[A-Za-z_][\w.]*)"
     r"(?:[ \t]+as[ \t]+(?P<alias>[A-Za-z_]\w*))?)", re.M)
 
@@ -122,6 +123,7 @@ class Declarer:
                 if sub is None:
                     env.poisoned.update(n.alias or n.name for n in d.names)
                     continue
+                env.from_modules.setdefault(sub.path, d.module)
                 for n in d.names:
                     if not sub.public(n.name):
                         env.poisoned.add(n.alias or n.name)
@@ -138,12 +140,18 @@ class Declarer:
                         env.aliases[d.name] = d
                     else:
                         env.dim_decls[d.name] = d
+            elif isinstance(d, ast.ConstDecl):
+                if self.claim(d.name, d.name_span, "const"):
+                    env.const_decls[d.name] = d
             elif isinstance(d, (ast.FnDecl, ast.ExternDecl)):
                 self.claim(d.name, d.name_span, "function")
             elif isinstance(d, ast.ModelDecl):
                 if self.claim(d.name, d.name_span, "model"):
                     env.models[d.name] = ModelInfo(d.name, env.path, d, env=env)
         self.poison_broken()
+        # Consts first: one may use a dim (evaluated on demand); a dim can't use a const
+        # (E0306, which then shows the const's value).
+        ConstEvaluator(env, self.report, self.dim).run()
         for name in env.dim_decls:
             self.dim(name)
         for d in env.module.decls:
@@ -220,6 +228,10 @@ class Declarer:
                 v = self.env.dim_size(e.name)
             if v is None and (e.name in self.env.poisoned or e.module in self.env.poisoned):
                 raise SizeError  # a failed import, already reported
+            if v is None and self.env.is_const(e.name, e.module):
+                self.report(size_error(f"{e.module}.{e.name}" if e.module else e.name,
+                                       self.env.const_value(e.name, e.module), e.span))
+                raise SizeError
             if v is None:
                 self.err("E0201", f"unknown dim `{e.name}`", e.span, "not a dim",
                          help="a dim's size may use only numbers and other dims")
@@ -263,7 +275,13 @@ class Declarer:
                 msg, label, help_ = reserved_name_error(p.name)
                 self.err("E0203", msg, p.span, label, help=help_)
             t = tb.type(p.type) if p.type is not None else None
-            params.append(ParamSig(p.name, t, p.span, p.default, type_text(p.type, self.source)))
+            default = p.default
+            if isinstance(d, ast.ExternDecl) and default is not None:
+                # An extern's default is passed by every call, in the caller's module:
+                # a const there is its value.
+                default = const_literal(self.env, default) or default
+            params.append(ParamSig(p.name, t, p.span, default, type_text(p.type, self.source),
+                                   written_type(p.type, self.env, self.source)))
         determined = _determined(params)
         in_axes = _axis_vars(params)
         # A parameter whose type failed (already reported) may be the one that would
@@ -303,7 +321,8 @@ class Declarer:
                      help="name a function by its module and name, e.g. `\"torch.exp\"`")
         sig = FnSig(d.name, self.env.path, d, params, ret, frozenset(generics),  # type: ignore[arg-type]
                     extern=d.target if isinstance(d, ast.ExternDecl) else None,
-                    export=isinstance(d, ast.FnDecl) and d.export, module=self.env)
+                    export=isinstance(d, ast.FnDecl) and d.export, module=self.env,
+                    ret_written=written_type(d.ret, self.env, self.source))
         for p in d.params:
             if p.name in generics or self.env.dim_size(p.name) is not None:
                 self.err("E0203", f"parameter `{p.name}` shadows a {'dim' if p.name not in generics else 'generic axis'}",
@@ -335,7 +354,7 @@ class Declarer:
                          "`...` has no fixed rank", help="a param's axes are dims and literals")
                 continue
             info.failed.discard(f.name)
-            info.fields[f.name] = FieldInfo(f.name, t, f)
+            info.fields[f.name] = FieldInfo(f.name, t, f, written_type(f.type, self.env, self.source))
 
 
 def _determined(params: list[ParamSig]) -> set[str]:

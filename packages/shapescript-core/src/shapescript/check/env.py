@@ -75,6 +75,43 @@ class AxisParam:
 ParamType = Type | SizeParam | AxisParam
 
 
+@dataclass(frozen=True, slots=True)
+class Written:
+    """A type as the source writes it, for messages in the program's own words: its
+    text, each axis's text when the axes are written out (following a shape alias of the
+    same file; None otherwise), and a tuple type's items. The checker records it, so code
+    generation never reads the source again."""
+
+    text: str = ""
+    axes: tuple[str, ...] | None = None
+    items: tuple["Written", ...] = ()
+
+
+def written_type(te: ast.TypeExpr | None, env: "ModuleEnv", source: str) -> Written:
+    """The ``Written`` of the type expression ``te`` of ``env``'s file (its ``source``)."""
+    if te is None:
+        return Written()
+
+    def text(node: object) -> str:
+        sp = node.span  # type: ignore[attr-defined]
+        return source[sp.start:sp.end] if sp.end > sp.start else ""
+
+    if isinstance(te, ast.TupleTypeExpr):
+        return Written(text(te), None, tuple(written_type(x, env, source) for x in te.items))
+    shape = None
+    if isinstance(te, ast.TensorTypeExpr):
+        if te.shape is not None:
+            shape = te.shape
+        elif te.alias is not None and te.alias in env.aliases:
+            decl = env.aliases[te.alias].shape
+            shape = decl.shape if decl is not None else None
+    elif isinstance(te, ast.NamedTypeExpr) and te.name in env.aliases:
+        decl = env.aliases[te.name].shape
+        shape = decl.shape if decl is not None else None
+    axes = tuple(text(x) for x in shape) if shape is not None else None
+    return Written(text(te), axes)
+
+
 @dataclass(slots=True)
 class ParamSig:
     name: str
@@ -82,6 +119,7 @@ class ParamSig:
     span: Span
     default: ast.Expr | None = None
     written: str = ""  # the type as written, for messages
+    shape: Written = Written()  # the same, with each axis as written (run-time messages)
 
 
 @dataclass(slots=True)
@@ -97,6 +135,7 @@ class FnSig:
     extern: str | None = None
     export: bool = False
     module: "ModuleEnv | None" = None
+    ret_written: Written = Written()  # the return type as written
 
     @property
     def is_extern(self) -> bool:
@@ -108,6 +147,7 @@ class FieldInfo:
     name: str
     type: TensorType
     decl: ast.ParamField
+    written: Written = Written()  # the field's type as written
 
 
 @dataclass(slots=True)
@@ -134,11 +174,18 @@ class ModuleEnv:
     dims: dict[str, int] = field(default_factory=dict)
     dim_decls: dict[str, ast.DimDecl] = field(default_factory=dict)
     aliases: dict[str, ast.DimDecl] = field(default_factory=dict)
+    # ``const eps = 1e-6``: host values (int, float, bool, str) known before the program
+    # runs; not sizes.
+    consts: dict[str, int | float | bool | str] = field(default_factory=dict)
+    const_decls: dict[str, ast.ConstDecl] = field(default_factory=dict)
     fns: dict[str, FnSig] = field(default_factory=dict)
     models: dict[str, ModelInfo] = field(default_factory=dict)
     pymods: dict[str, str] = field(default_factory=dict)  # local name → Python module
     ssmods: dict[str, "ModuleEnv"] = field(default_factory=dict)  # local name → module
     imported: dict[str, tuple["ModuleEnv", str]] = field(default_factory=dict)
+    # Path of a module names were imported from → its dotted name in ``from m import x``
+    # (generated code imports it once under an alias made from that name).
+    from_modules: dict[str, str] = field(default_factory=dict)
     device: str | None = None
     prelude: "ModuleEnv | None" = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -169,6 +216,32 @@ class ModuleEnv:
             env, orig = self.imported[name]
             return env.dims.get(orig)
         return None
+
+    def const_value(self, name: str, module: str | None = None) -> int | float | bool | str | None:
+        """The value of the const this file calls ``name`` (``module.name`` when
+        ``module`` is set; an imported name too), or None when it names no const."""
+        if module is not None:
+            sub = self.ssmods.get(module)
+            return None if sub is None else sub.consts.get(name)
+        if name in self.consts:
+            return self.consts[name]
+        if name in self.imported:
+            env, orig = self.imported[name]
+            return env.const_value(orig)
+        return None
+
+    def is_const(self, name: str, module: str | None = None) -> bool:
+        """Whether ``name`` (or ``module.name``) is a const of this file or an import,
+        evaluated or not (a const whose value failed is still not a size)."""
+        if module is not None:
+            sub = self.ssmods.get(module)
+            return sub is not None and name in sub.const_decls
+        if name in self.const_decls:
+            return True
+        if name in self.imported:
+            env, orig = self.imported[name]
+            return env.is_const(orig)
+        return False
 
     def alias(self, name: str) -> tuple["ModuleEnv", ast.DimDecl] | None:
         if "." in name:
@@ -264,7 +337,7 @@ class ModuleEnv:
         if name.startswith("_"):
             return False
         return (name in self.dims or name in self.aliases or name in self.fns
-                or name in self.models)
+                or name in self.models or name in self.const_decls)
 
 
 def dim_value(env: ModuleEnv, name: str, module: str | None = None) -> int | None:

@@ -26,6 +26,7 @@ from shapescript.check.calls import (
     subst_domain,
     subst_type,
 )
+from shapescript.check.consts import size_error_parts
 from shapescript.check.env import (
     BUILTIN_FUNCS,
     CONSTRUCTORS,
@@ -35,6 +36,7 @@ from shapescript.check.env import (
     ModelInfo,
     ModuleEnv,
     SizeParam,
+    written_type,
 )
 from shapescript.check.exports import HOST_EXTERNS, extern_in_torch
 from shapescript.check.fail import Fail
@@ -43,6 +45,7 @@ from shapescript.check.resolutions import (
     ArgVal,
     AxisName,
     ConstArg,
+    ConstName,
     DefaultArg,
     DimName,
     ExprArg,
@@ -200,6 +203,9 @@ class ExprMixin:
         v = self.env.dim_size(name)
         if v is not None:
             return HostType("int", v, "Pos" if v > 0 else "Zero"), DimName(v)
+        c = self.env.const_value(name)
+        if c is not None:
+            return const_type(c), ConstName(c)
         sig = self.env.fn(name)
         if sig is not None:
             self.note_call(sig)
@@ -251,6 +257,12 @@ class ExprMixin:
                     v = sub.dims[e.attr]
                     self.res[id(e)] = DimName(v)
                     return HostType("int", v, "Pos")
+                if e.attr in sub.consts:
+                    c = sub.consts[e.attr]
+                    self.res[id(e)] = ConstName(c)
+                    return const_type(c)
+                if e.attr in sub.poisoned:
+                    return ERROR  # its declaration failed, already reported
                 if e.attr in sub.fns:
                     raise Fail("E0503", f"`{base}.{e.attr}` is a function, used here as a value",
                                "a function", help=f"call it: `{base}.{e.attr}(…)`")
@@ -445,7 +457,8 @@ class ExprMixin:
         elif isinstance(target, (SizeParam, AxisParam)):
             raise Fail("E0504", f"`{target}` is only for `extern fn` parameters", "not a value's type",
                        span=e.type.span)
-        self.res[id(e)] = AssertRes(target, on_python, written, where)  # type: ignore[arg-type]
+        self.res[id(e)] = AssertRes(target, on_python, written, where,  # type: ignore[arg-type]
+                                    written_type(e.type, self.env, self.source))
         return target  # type: ignore[return-value]
 
     # -- constructors -------------------------------------------------------------
@@ -851,6 +864,16 @@ class ExprMixin:
                 self.res[id(e)] = GenericName(e.id)
                 self.types[id(e)] = HostType("int", None, "Pos")
                 return Size.var(e.id)
+            if self.scope.get(e.id) is None and self.env.is_const(e.id):
+                msg, label, help_ = size_error_parts(e.id, self.env.const_value(e.id))
+                raise Fail("E0306", msg, label, help=help_, span=e.span)
+            return None
+        if isinstance(e, ast.Attr) and isinstance(e.value, ast.Name) \
+                and e.value.id in self.env.ssmods and self.scope.get(e.value.id) is None:
+            if self.env.is_const(e.attr, e.value.id):
+                msg, label, help_ = size_error_parts(f"{e.value.id}.{e.attr}",
+                                                     self.env.const_value(e.attr, e.value.id))
+                raise Fail("E0306", msg, label, help=help_, span=e.span)
             return None
         if isinstance(e, ast.NumName):
             inner = self.expr_size(ast.Name(e.name, e.span), allow_generics)
@@ -919,6 +942,15 @@ def prelude_rules(sig: FnSig, matched: dict[str, ast.Arg], e: ast.Call) -> None:
             raise Fail("E0701", f"`dropout`'s probability is {v}, outside [0, 1]",
                        "not a probability", span=matched["p"].value.span,
                        help="drop a fraction of the elements: a number from 0 to 1")
+
+
+def const_type(v: int | float | bool | str) -> Type:
+    """The type of a const's value: a host value, with its literal's domain."""
+    if isinstance(v, bool):
+        return HostType("bool", v)
+    if isinstance(v, str):
+        return STR
+    return HostType("int" if isinstance(v, int) else "float", v, literal_domain(v))
 
 
 def _literal_number(e: ast.Expr) -> float | None:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from shapescript.check.env import FnSig, ModelInfo, ModuleEnv
 
 __all__ = [
-    "LocalName", "DimName", "GenericName", "AxisName", "FnName", "ModelName", "PyModuleName",
+    "LocalName", "DimName", "ConstName", "GenericName", "AxisName", "FnName", "ModelName", "PyModuleName",
     "SsModuleName", "ModeName", "PoisonedName", "FieldName", "PyAttr", "NameResolution",
     "ExprArg", "ConstArg", "DefaultArg", "ArgVal",
     "FnCall", "ExternCall", "BuiltinCall", "PythonCall", "ModelInit", "ModelNew", "CallResolution",
@@ -46,6 +46,14 @@ class DimName:
 
     value: int
     kind: ClassVar[str] = "dim"
+
+
+@dataclass(frozen=True, slots=True)
+class ConstName:
+    """A const (``const eps = 1e-6``), by its value, wherever it was declared."""
+
+    value: int | float | bool | str
+    kind: ClassVar[str] = "const"
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +140,7 @@ class PyAttr:
     kind: ClassVar[str] = "pyattr"
 
 
-NameResolution = Union[LocalName, DimName, GenericName, AxisName, FnName, ModelName,
+NameResolution = Union[LocalName, DimName, ConstName, GenericName, AxisName, FnName, ModelName,
                        PyModuleName, SsModuleName, ModeName, PoisonedName, FieldName, PyAttr]
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from shapescript.check.env import FnSig, ModelInfo, ModuleEnv
+from shapescript.check.env import FnSig, ModelInfo, ModuleEnv, Written
 from shapescript.check.sizes import Size
 from shapescript.check.types import TensorType, Type
 from shapescript.diagnostics import Diagnostic
@@ -42,6 +42,7 @@ class AssertRes:
     on_python: bool
     written: str
     where: str
+    shape: Written = Written()  # the target as written, axis by axis (tuple: item by item)
 
 
 @dataclass(slots=True)

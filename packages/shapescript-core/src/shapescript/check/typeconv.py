@@ -107,6 +107,8 @@ class TypeBuilder:
             if v is None and e.module in self.env.poisoned:
                 self.failed = True  # a failed import, already reported
                 raise SizeError
+            if v is None and self.env.is_const(e.name, e.module):
+                self.const_as_size(f"{e.module}.{e.name}", self.env.const_value(e.name, e.module), e.span)
             if v is None:
                 self.error("E0201", f"unknown dim `{e.module}.{e.name}`", e.span, "not a dim of that module")
                 raise SizeError
@@ -116,6 +118,8 @@ class TypeBuilder:
             return Size.const(v), Size.var(e.name)
         if e.name in self.renames:
             return self.renames[e.name]
+        if self.env.is_const(e.name):
+            self.const_as_size(e.name, self.env.const_value(e.name), e.span)
         if e.name in self.env.poisoned:
             self.failed = True  # a failed import, already reported
             raise SizeError
@@ -140,6 +144,15 @@ class TypeBuilder:
         self.generics.add(e.name)
         s = Size.var(e.name)
         return s, s
+
+    def const_as_size(self, name: str, value: object, span: Span) -> None:
+        """E0306: a const is a host value, never a size (nor a new generic)."""
+        from shapescript.check.consts import size_error_parts
+
+        msg, label, help_ = size_error_parts(name, value)  # type: ignore[arg-type]
+        self.error("E0306", msg, span, label, help=help_)
+        self.failed = True
+        raise SizeError
 
     def axes(self, shape: tuple[ast.SizeExpr, ...]) -> tuple[Axis, ...]:
         out: list[Axis] = []

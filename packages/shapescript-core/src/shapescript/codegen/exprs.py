@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from shapescript.check.resolutions import (
-    ArgVal, AxisName, BuiltinCall, ConstArg, DefaultArg, DimName, ExprArg, ExternCall, FnCall,
-    FnName, GenericName, IntIndex, ModelInit, ModelName, ModelNew, PyModuleName, PythonCall,
+    ArgVal, AxisName, BuiltinCall, ConstArg, ConstName, DefaultArg, DimName, ExprArg,
+    ExternCall, FnCall, FnName, GenericName, IntIndex, ModelInit, ModelName, ModelNew, PyModuleName, PythonCall,
     SliceIndex, SsModuleName, TupleIndex,
 )
 from shapescript.check.result import AssertRes, BroadcastRes, CheckedModule, ConvertRes
@@ -102,6 +102,8 @@ class ExprGen:
         match self.cm.res.get(id(e)):
             case DimName(value):
                 return pyname(e.id) if e.id in self.cm.env.dims else str(value)
+            case ConstName(value):  # its value, wherever the const was declared
+                return repr(value)
             case GenericName(name):
                 self.ctx.need_generic(name)
                 return generic_var(name)
@@ -122,6 +124,8 @@ class ExprGen:
         match self.cm.res.get(id(e)):
             case DimName(value):
                 return str(value)
+            case ConstName(value):
+                return repr(value)
             case _:
                 return f"{self.expr(e.value)}.{e.attr}"
 

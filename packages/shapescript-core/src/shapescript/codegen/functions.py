@@ -53,7 +53,7 @@ from shapescript.codegen.exprs import ExprGen
 from shapescript.codegen.layout import Emitter, Line
 from shapescript.codegen.module import ModuleGen
 from shapescript.codegen.names import generic_var, pyname
-from shapescript.codegen.specs import SpecBuilder, axis_exprs
+from shapescript.codegen.specs import SpecBuilder, axis_texts
 from shapescript.codegen.stmts import StmtGen
 from shapescript.syntax import ast
 
@@ -178,10 +178,7 @@ class EntryChecks:
                 continue  # models, host values and optional tensors aren't shape-checked
             axes = [a if a.variadic else _Axis(a.size.substitute(
                 {v: dims[v] for v in a.size.free_vars() if v in dims})) for a in t.axes]
-            exprs = axis_exprs(dp.type, gen.cm.env)
-            texts = ([gen.cm.source[e.span.start:e.span.end] for e in exprs[0]]
-                     if exprs is not None and len(exprs[0]) == len(axes)
-                     else [str(a.label) for a in t.axes])
+            texts = axis_texts(t, p.shape)
             where = f"{base}:{dp.span.line}:{dp.span.col}"
             self.argument(pyname(p.name), where, p.written or str(t), axes, texts)
         for have, want, where, name, written, axes, texts in self.later:

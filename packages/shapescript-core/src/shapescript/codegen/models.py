@@ -69,10 +69,10 @@ def model_class_lines(ctx: Any, decl: ast.ModelDecl) -> list[str]:
         fi = info.fields.get(f.name)
         if fi is None or fi.decl is not f:
             continue
-        text = ctx.cm.source[f.type.span.start:f.type.span.end]
+        text = fi.written.text
         written[f.name] = text
         where = ctx.specs.where(f.span)
-        specs.append(ctx.specs.tensor_spec(f.name, where, text, fi.type, f.type))
+        specs.append(ctx.specs.tensor_spec(f.name, where, text, fi.type, fi.written))
         inits.append(_init_code(ctx, f.init))
         if f.doc:
             docs[f.name] = f.doc.strip()

@@ -35,7 +35,7 @@ from shapescript.vocab import SAFETENSORS_DTYPES as _SAFETENSORS_DTYPES
 from .device import call_device
 from .errors import ShapeError
 from .specs import dtype_name
-from .training import _process_group, _rank0_flag
+from .training import _process_group, _rank0_flag, gathered
 
 _CKPT_KEY = "shapescript"
 _CKPT_VERSION = 1
@@ -65,10 +65,19 @@ def save(path, *models):
         raise TypeError("save needs a path and at least one model")
     import safetensors.torch
 
-    tensors, described, seen = {}, [], set()
     for i, m in enumerate(models):
         if not _is_model_class(type(m)):
             raise TypeError(f"save: argument {i + 2} is a {type(m).__name__}, not a ShapeScript model")
+    # Under a process group rank 0 writes, and every rank returns once the file is whole.
+    # A model whose fields are sharded among the ranks is first gathered whole on rank 0
+    # (every rank takes part).
+    models = tuple(gathered(m) for m in models)
+    group = _process_group()
+    if group is not None and group[0] != 0:
+        _rank0_flag(None, f"save {os.fspath(path)}")
+        return
+    tensors, described, seen = {}, [], set()
+    for i, m in enumerate(models):
         fields = []
         for name, p in m._ss_fields():
             t = p.detach().to("cpu").contiguous()
@@ -85,11 +94,6 @@ def save(path, *models):
     meta = {"format": "pt",
             _CKPT_KEY: json.dumps({"version": _CKPT_VERSION, "models": described})}
     path = os.fspath(path)
-    # Under a process group rank 0 writes, and every rank returns once the file is whole.
-    group = _process_group()
-    if group is not None and group[0] != 0:
-        _rank0_flag(None, f"save {path}")
-        return
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         import errno

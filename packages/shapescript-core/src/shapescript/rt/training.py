@@ -21,6 +21,13 @@ shard of every batch, ``value_and_grad`` averages the gradients and the value ov
 ranks (an all-reduce per bucket, DDP's arithmetic), ``shuffle`` without a seed uses rank
 0's order, and an optimizer starts every rank from rank 0's weights.
 
+With ``SHAPESCRIPT_FSDP`` set (``shapescript run --fsdp``) the optimizer shards the
+model's fields among the ranks instead, with FSDP2's ``fully_shard`` (``_shard``):
+``value_and_grad`` calls the model, so FSDP gathers the fields before the function and
+reduce-scatters their averaged gradients into the shards after backward; the optimizer
+steps the shards; a field read between steps gathers them (``_ShardedFields``), and
+``save`` gathers the full fields on rank 0 (``gathered``).
+
 The formulas are in ``docs/models.md``. Only torch and the standard library are used,
 so ``shapescript.rt.standalone`` can inline these helpers.
 """
@@ -61,6 +68,13 @@ def rank():
     """This process's rank in the default process group, from 0; 0 when none is started."""
     d = torch.distributed
     return d.get_rank() if d.is_available() and d.is_initialized() else 0
+
+
+def _fsdp_wanted():
+    """Whether the run asks for sharded fields: ``SHAPESCRIPT_FSDP`` (``shapescript run
+    --fsdp``) set, under a process group of more than one process."""
+    return (os.environ.get("SHAPESCRIPT_FSDP", "") not in ("", "0")
+            and _process_group() is not None)
 
 
 def _all_ranks_output():
@@ -135,6 +149,135 @@ def _average(value, wrt, grads, world):
     return got[0].to(value.dtype), out
 
 
+# -- sharded fields (FSDP) --------------------------------------------------------------
+
+
+def _is_sharded(m):
+    """Whether ``m``'s fields are sharded among the ranks (``_shard``)."""
+    return getattr(type(m), "_ss_sharded", False)
+
+
+class _ShardedFields:
+    """Mixed into the class of a model whose fields FSDP2 shards (``_shard``).
+
+    Between steps a field is a shard (a ``DTensor`` holding this rank's rows); while the
+    model runs, FSDP puts the whole field in its place. ShapeScript's functions read
+    fields directly (``m.w_e``) rather than through a ``forward()``, so:
+
+    - ``forward(f, *args)`` is ``f(self, *args)``, and ``value_and_grad`` calls the model
+      (``m(f, …)``): FSDP's hooks around it gather the fields before ``f`` and, in
+      backward, reduce-scatter their gradients into the shards;
+    - reading a field that is a shard (host code between steps: a report's accuracy, a
+      prediction after training) gathers the fields first (``unshard``, a collective:
+      every rank runs the same host code), and ``update`` puts the shards back before the
+      optimizer steps them. FSDP's own reads (inside ``_fsdp``) see the shards.
+    """
+
+    _ss_sharded = True
+    _ss_inside = 0
+    # FSDP swaps a field's shard and its whole value on the model; the plain
+    # ``Module.__setattr__`` lets it (ShapeScript's `m.field = v` goes through set_field).
+    __setattr__ = torch.nn.Module.__setattr__
+
+    def forward(self, f, *args, **kwargs):
+        return f(self, *args, **kwargs)
+
+    def __getattr__(self, name):
+        value = torch.nn.Module.__getattr__(self, name)
+        if not self._ss_inside and isinstance(value, _dtensor_type()):
+            with _fsdp(self):
+                self.unshard()
+            value = torch.nn.Module.__getattr__(self, name)
+        return value
+
+
+class _fsdp:
+    """``with _fsdp(m):`` FSDP's machinery runs on ``m``: its reads of the fields get
+    what is there, shards included."""
+
+    __slots__ = ("m",)
+
+    def __init__(self, m):
+        self.m = m
+
+    def __enter__(self):
+        self.m.__dict__["_ss_inside"] = self.m._ss_inside + 1
+
+    def __exit__(self, *exc):
+        self.m.__dict__["_ss_inside"] -= 1
+
+
+_SHARDED_CLASSES = {}
+
+
+def _dtensor_type():
+    from torch.distributed.tensor import DTensor
+
+    return DTensor
+
+
+def _shard(m):
+    """Shards ``m``'s fields among the ranks with ``fully_shard``, in place, after
+    setting them to rank 0's (as DDP does when it wraps a module)."""
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.fsdp import fully_shard
+
+    fields = [p for _, p in m._ss_fields()]
+    _broadcast_from_rank0(fields)
+    cls = type(m)
+    sharded = _SHARDED_CLASSES.get(cls)
+    if sharded is None:
+        # Same name and module: messages name the model's own type.
+        sharded = _SHARDED_CLASSES[cls] = type(cls.__name__, (_ShardedFields, cls), {
+            "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+            "_ss_base": cls})
+    m.__class__ = sharded
+    device = fields[0].device if fields else torch.device("cpu")
+    mesh = init_device_mesh(device.type, (torch.distributed.get_world_size(),))
+    with _fsdp(m):
+        fully_shard(m, mesh=mesh)
+
+
+def _sharded_value_and_grad(f, m, args, kwargs):
+    """``value_and_grad`` of a sharded model: the gradients are this rank's shards of the
+    global batch's (FSDP's reduce-scatter averages them), the value the ranks' mean."""
+    with _fsdp(m):
+        m.reshard()             # a field read since the last step left them gathered
+        with torch.enable_grad():
+            value = m(f, *args, **kwargs)
+            if not isinstance(value, torch.Tensor) or value.dim() != 0:
+                raise TypeError("value_and_grad: the function must return a [] tensor, not "
+                                + (f"shape {tuple(value.shape)}"
+                                   if isinstance(value, torch.Tensor) else type(value).__name__))
+            if value.requires_grad:
+                value.backward()
+    values = {}
+    for n, p in m._ss_fields():
+        values[n] = p.grad if p.requires_grad else None
+        p.grad = None
+    value = value.detach().clone()
+    d = torch.distributed
+    d.all_reduce(value)
+    value.div_(d.get_world_size())
+    return value, Grads(m, values)
+
+
+def gathered(m):
+    """``m`` itself; for a sharded model, one of its own class holding the whole fields,
+    gathered on rank 0 (every rank takes part; the others get ``None``)."""
+    if not _is_sharded(m):
+        return m
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+
+    with _fsdp(m):
+        m.reshard()
+        full = get_model_state_dict(m, options=StateDictOptions(full_state_dict=True,
+                                                                cpu_offload=True))
+    if torch.distributed.get_rank() != 0:
+        return None
+    return type(m)._ss_base._ss_from_tensors(full)
+
+
 # -- gradients ------------------------------------------------------------------------
 
 
@@ -162,6 +305,8 @@ class Grads:
         g = values[name]
         if g is None:
             g = torch.zeros_like(self._ss_model._parameters[name])
+        if _is_sharded(self._ss_model):
+            g = g.full_tensor()  # a shard: the whole gradient (a collective)
         return g
 
     def items(self):
@@ -191,6 +336,8 @@ def value_and_grad(f, m, *args, **kwargs):
     Under a process group of more than one process, both are the mean over the ranks
     (each rank having its shard of the global batch): the global batch's."""
     _need_model(m, "value_and_grad")
+    if _is_sharded(m):
+        return _sharded_value_and_grad(f, m, args, kwargs)
     fields = m._ss_fields()
     if torch.is_grad_enabled():
         value = f(m, *args, **kwargs)
@@ -312,8 +459,14 @@ def _params(m):
 
 def _start_together(m):
     """Under a process group, ``m``'s fields set to rank 0's, as DDP does when it wraps a
-    module, so every rank takes the same steps from the same weights."""
-    if _process_group() is not None:
+    module, so every rank takes the same steps from the same weights; sharded among the
+    ranks when the run asks for it (``_fsdp_wanted``)."""
+    if _is_sharded(m):
+        with _fsdp(m):
+            m.reshard()         # the optimizer steps the shards
+    elif _fsdp_wanted():
+        _shard(m)
+    elif _process_group() is not None:
         _broadcast_from_rank0([p for _, p in m._ss_fields()])
 
 
@@ -350,6 +503,9 @@ def update(m, grads, opt):
         raise TypeError(f"update: gradients of a {type(grads._ss_model).__name__} "
                         f"for a {type(m).__name__}")
     topt = opt.torch_optimizer
+    if _is_sharded(m):
+        with _fsdp(m):
+            m.reshard()         # a field read since value_and_grad gathered them
     if callable(opt.lr):
         rate = _rate(opt.lr, opt.steps)
         for group in topt.param_groups:
@@ -482,5 +638,5 @@ def batches(data, size):
 __all__ = [
     "Grads", "value_and_grad", "clip_norm", "Cosine", "Warmup", "cosine", "warmup",
     "Optimizer", "sgd", "adamw", "update", "Dataset", "Batches", "shuffle", "batches",
-    "world_size", "rank",
+    "world_size", "rank", "gathered",
 ]

@@ -475,6 +475,17 @@ class DimDecl:
 
 
 @dataclass(frozen=True, slots=True)
+class ConstDecl:
+    """``const eps = 1e-6``: a named host number (or bool, or string), not a size."""
+
+    name: str
+    value: Expr
+    span: Span
+    name_span: Span
+    doc: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Param:
     name: str
     span: Span
@@ -529,7 +540,8 @@ class ModelDecl:
     doc: str | None = None
 
 
-Decl = Union[Devices, ImportPython, Import, FromImport, DimDecl, FnDecl, ExternDecl, ModelDecl]
+Decl = Union[Devices, ImportPython, Import, FromImport, DimDecl, ConstDecl, FnDecl, ExternDecl,
+             ModelDecl]
 
 
 @dataclass(frozen=True, slots=True)

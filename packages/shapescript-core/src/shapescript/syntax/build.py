@@ -243,6 +243,11 @@ class Builder:
         return self._decl_done(ast.DimDecl(c[1].value, self.sp(c[0], t.span),
                                            self.sp(c[1], c[1]), shape=t, doc=self.doc_at(c[0])))
 
+    def r_const_decl(self, c):
+        value = c[3]
+        return self._decl_done(ast.ConstDecl(c[1].value, value, self.sp(c[0], value.span),
+                                             self.sp(c[1], c[1]), doc=self.doc_at(c[0])))
+
     # fn_head: (first_tok, export, name_tok, params, ret)
     def r_fn_head(self, c):
         name, params, _ = c[1]

@@ -96,7 +96,7 @@ class Chunk:
 
 
 KEYWORDS = {
-    "_": "UNDERSCORE", "dim": "DIM", "fn": "FN", "extern": "EXTERN", "export": "EXPORT",
+    "_": "UNDERSCORE", "dim": "DIM", "const": "CONST", "fn": "FN", "extern": "EXTERN", "export": "EXPORT",
     "model": "MODEL", "param": "PARAM", "import": "IMPORT", "from": "FROM", "python": "PYTHON",
     "devices": "DEVICES", "return": "RETURN", "if": "IF", "elif": "ELIF", "else": "ELSE",
     "for": "FOR", "in": "IN", "and": "OP", "or": "OP", "not": "NOT", "as": "AS", "to": "TO",
@@ -105,7 +105,7 @@ KEYWORDS = {
 
 # Keywords that start a top-level declaration: one met in column 1 inside brackets ends
 # the brackets (they were left open) so that the rest of the file still parses.
-DECL_KEYWORDS = frozenset({"DIM", "FN", "EXTERN", "EXPORT", "MODEL", "IMPORT", "FROM",
+DECL_KEYWORDS = frozenset({"DIM", "CONST", "FN", "EXTERN", "EXPORT", "MODEL", "IMPORT", "FROM",
                            "DEVICES"})
 
 PUNCT = {
