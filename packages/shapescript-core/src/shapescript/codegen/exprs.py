@@ -18,6 +18,7 @@ from shapescript.check.resolutions import (
 from shapescript.check.result import AssertRes, BroadcastRes, CheckedModule, ConvertRes
 from shapescript.check.sizes import Size
 from shapescript.check.types import HostType, PyType, TensorType, TupleType
+from shapescript.codegen.context import CodegenContext
 from shapescript.codegen.keepdim import NO_KEEPDIMS, KeepDims
 from shapescript.codegen.names import T, dtype_expr, generic_var, pyname
 from shapescript.syntax import ast
@@ -31,7 +32,7 @@ class ExprGen:
     # The body's reductions kept with ``keepdim=True`` (set per function: keepdim.py).
     keepdims: KeepDims = NO_KEEPDIMS
 
-    def __init__(self, cm: CheckedModule, ctx: Any) -> None:
+    def __init__(self, cm: CheckedModule, ctx: CodegenContext) -> None:
         self.cm = cm
         self.ctx = ctx  # the module generator: imports, extern names, device, modes
 

@@ -137,7 +137,9 @@ def _tuple(names: list[str]) -> str:
 class TracedStmtGen(StmtGen):
     """Statements of an exported function and of what it calls (see the module doc)."""
 
-    def __init__(self, cm: CheckedModule, ctx: Any, em: Emitter) -> None:
+    ctx: "TracedModuleGen"  # this mode's context: its blocks, its inlined dims
+
+    def __init__(self, cm: CheckedModule, ctx: "TracedModuleGen", em: Emitter) -> None:  # type: ignore[override]
         super().__init__(cm, ctx, em)
         sig = ctx.fn
         self.defined: set[str] = (
