@@ -29,6 +29,7 @@ BUILT_INS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = tuple(
 FROM_TORCH: tuple[tuple[str, str], ...] = (
     ("`torch.cat(xs, dim=…)`", "`concat(xs, over=A)`"),
     ("`torch.stack(xs)`", "`stack(xs)`"),
+    ("`einops.pack(xs, \"b * d\")`, `einops.unpack(p, ps, \"b * d\")`", "`pack(xs, b * d)`, `unpack(p, b * d -> b d, b n d)`"),
     ("`x.view`, `x.reshape`, `x.permute`, `x.transpose`, `x.flatten`", "`rearrange`"),
     ("`x.unsqueeze(…)` before an operation", "nothing: broadcasting matches labels"),
     ("`x.expand`, `einops.repeat`", "`repeat`"),

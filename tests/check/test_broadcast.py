@@ -260,7 +260,7 @@ def test_batch_axes_broadcast_by_label():
 def test_matmul_errors():
     with pytest.raises(Fail) as e:
         matmul(T("b D"), T("C D"))
-    assert e.value.code == "E0401" and "`D` (32)" in e.value.message
+    assert e.value.code == "E0401" and "`D = 32`" in e.value.message
     with pytest.raises(Fail) as e:
         matmul(T(""), T("D C"))
     assert e.value.code == "E0402"

@@ -234,7 +234,7 @@ def test_undecidable_group_is_a_runtime_check():
     assert len(r.runtime_checks) == 1
     c = r.runtime_checks[0]
     assert (c.input, c.axis, c.num, c.den) == (0, 1, V("n"), K(2))
-    assert "multiple of 2" in c.text
+    assert "multiple of `2`" in c.text
     assert r.out.axes[1].size == V("n").floordiv(2)
     run("rearrange", r, [torch.randn(3, 8)], env={"n": 8})
     # after `...`, the axis counts from the end

@@ -117,6 +117,13 @@ def test_a_const_is_not_a_size():
     ]
     assert diags[0].help == "a size is a `dim`: declare `dim k = 4` to use it in shapes"
     assert diags[2].help.startswith("a size is a whole number")
+    diags = check_source("const k = 2\nfn f(x: [n]) -> [2] = k |> map(c => x[c])\n"
+                         "fn g(x: [n K]) -> ([n 2], [n 2]) = split(x, over=K, sizes=(k, 2))\ndim K = 4\n",
+                         "t.ss")
+    assert [(d.code, d.line) for d in diags] == [("E0306", 2), ("E0306", 3)]
+    # As a host value, a const may index and slice (a slice by values has a `?` size).
+    assert check_source("const k = 2\nfn f(x: [n 4]) -> [?m 4] = x[0..k]\n"
+                        "fn g(x: [n 4]) -> [4] = x[k]\n", "t.ss") == []
 
 
 @pytest.mark.parametrize("value, message", [

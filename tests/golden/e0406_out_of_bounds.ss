@@ -14,7 +14,7 @@ fn pair(x: [n]) -> ([n], [n]) = (x, x)
 
 fn third(x: [n]) -> [n] = pair(x)[2]   #~ E0406
 
-fn unpack(x: [n]) -> [n]:
+fn three_names(x: [n]) -> [n]:
     a, b, c = pair(x)   #~ E0406
     return a
 

@@ -148,3 +148,42 @@ def test_vectors_an_engine_looked_up_pass_the_ids_check(folders):
         want = model(input_ids=ids, use_cache=False).last_hidden_state
         got = model(inputs_embeds=model.embed_tokens(ids), use_cache=False).last_hidden_state
     assert torch.equal(got, want)
+
+
+# Sizes solved from `n + 1` and `2*k`, and bound by one argument for the next.
+OFFSETS = '''\
+dim C = 3
+
+model Weights:
+    param w: [C] = ones
+
+## The weighted values of `y`, checked against `x` and `z`.
+fn weigh(m: Weights, x: [b n+1 C], y: [b n C], z: [b 2*k]) -> [b n C]:
+    return y * m.w
+'''
+
+
+@pytest.mark.slow
+def test_sizes_solved_from_an_offset_or_a_multiple_give_the_sources_messages(tmp_path):
+    from shapescript import api
+    from shapescript_hf import export_hf
+    from transformers import AutoModel
+
+    path = tmp_path / "offsets.ss"
+    path.write_text(OFFSETS)
+    export_hf(str(path), str(tmp_path / "offsets_hf"), fn="weigh", seed=0)
+    model = AutoModel.from_pretrained(str(tmp_path / "offsets_hf"), trust_remote_code=True)
+    checked = api.import_file(str(path))
+    m = checked.Weights.init(seed=0)
+    x, y, z = torch.randn(2, 5, 3), torch.randn(2, 4, 3), torch.randn(2, 6)
+    cases = [
+        (x, torch.randn(2, 5, 3), z),             # n: 4 from x, 5 in y
+        (x, y, torch.randn(2, 5)),                # 5 is not a multiple of 2
+        (torch.randn(2, 0, 3), y, z),             # n would be -1
+        (x, torch.randn(2, 4, 2), z),             # C
+    ]
+    for args in cases:
+        want = errors(lambda: checked.weigh(m, *args))
+        assert want is not None and want[0] == "ShapeError", want
+        assert errors(lambda: model(*args)) == want
+    assert torch.equal(model(x, y, z), checked.weigh(m, x, y, z))

@@ -58,3 +58,25 @@ def test_questions_on_edited_text_never_raise(seed: int, tmp_path: Path):
             del lines[k]
         doc.update("\n".join(lines))
         _ask_everything(doc, rng, 20)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8", "utf-32"])
+def test_questions_on_non_ascii_lines_never_raise(encoding: str, tmp_path: Path):
+    """Comments and strings with `é`, `→` and emoji, and positions anywhere in units of
+    the encoding: past a line's end, inside a surrogate pair or a UTF-8 sequence."""
+    rng = random.Random(encoding)
+    lines = SPOTTER.read_text().split("\n")
+    for k in rng.sample(range(len(lines)), 40):
+        if lines[k].strip() and '"' not in lines[k]:
+            lines[k] += rng.choice(["  # é → 😀", "  # 😀😀", "  # ∑ over C — ok"])
+    doc = Document((tmp_path / "spotter.ss").as_uri(), encoding=encoding)
+    doc.update("\n".join(lines))
+    assert not [d for d in doc.program.diagnostics if d.is_error]
+    _ask_everything(doc, rng, 150)
+    for _ in range(60):
+        line = rng.randrange(len(lines))
+        pos = lsp.Position(line, rng.randrange(2 * len(lines[line]) + 3))
+        hover(doc, pos)
+        completion(doc, pos)
+        signature_help(doc, pos)
+        definition(doc, pos)

@@ -2,7 +2,8 @@
 
 Every phase reads its name sets from here, so a built-in is declared once:
 
-- the lexer (``syntax/``) reads which names are constructors (``zeros[n D]``);
+- the lexer (``syntax/``) reads which names are constructors (``zeros[n D]``) and which
+  calls take a bare pattern (``rearrange(x, b n d -> b d)``, ``pack((a, b), b * d)``);
 - the checker (``check/``) reads which names can't be declared or shadowed (E0203), the
   arity and keywords its rules check, which built-ins are host-only (E1704 in an
   exported function) and which work along the axes they are given (the serving rules);
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 __all__ = ["Builtin", "BUILTINS", "BUILTINS_BY_NAME", "FUNCTION_NAMES", "CONSTRUCTOR_NAMES",
-           "HOST_ONLY_NAMES", "ACROSS_NAMES"]
+           "HOST_ONLY_NAMES", "ACROSS_NAMES", "PATTERN_NAMES"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +41,9 @@ class Builtin:
     ``host_only``: no torch-only lowering (E1704 in a function an exported one reaches).
     ``across``: works along the axes given by ``over=`` (or every axis without it), so
     serving code may not apply it to the token axis (E3304).
+    ``pattern``: the call takes a bare pattern, which the lexer reads as one token:
+    ``einops`` (``b c h w -> b c``, einsum's ``a, b: i j, j k -> i k``) or ``pack``
+    (``b * d``, unpack's ``b * d -> b d, b n d``).
     """
 
     name: str
@@ -50,6 +54,7 @@ class Builtin:
     variadic: bool = False
     host_only: bool = False
     across: bool = False
+    pattern: Literal["einops", "pack"] | None = None
 
 
 def _reduction(name: str, *, operand: str = "x", over_required: bool = False) -> Builtin:
@@ -82,12 +87,15 @@ BUILTINS: tuple[Builtin, ...] = (
             across=True),
     Builtin("topk", params=("x", "k"), keywords=("over",), required=("over",), across=True),
     # patterns: operands, then a pattern, then keyword sizes
-    *(Builtin(n, variadic=True) for n in ("rearrange", "reduce", "repeat", "einsum")),
+    *(Builtin(n, variadic=True, pattern="einops")
+      for n in ("rearrange", "reduce", "repeat", "einsum")),
     # joining and splitting
     Builtin("stack", params=("xs",)),
     Builtin("concat", params=("xs",), keywords=("over",), required=("over",), across=True),
     Builtin("split", params=("x",), keywords=("over", "sizes"), required=("over", "sizes"),
             across=True),
+    Builtin("pack", variadic=True, pattern="pack"),
+    Builtin("unpack", variadic=True, pattern="pack"),
     Builtin("map", params=("count", "f")),
     # host code
     Builtin("print", variadic=True, host_only=True),
@@ -103,3 +111,4 @@ FUNCTION_NAMES: frozenset[str] = frozenset(b.name for b in BUILTINS if b.form ==
 CONSTRUCTOR_NAMES: frozenset[str] = frozenset(b.name for b in BUILTINS if b.form == "constructor")
 HOST_ONLY_NAMES: frozenset[str] = frozenset(b.name for b in BUILTINS if b.host_only)
 ACROSS_NAMES: frozenset[str] = frozenset(b.name for b in BUILTINS if b.across)
+PATTERN_NAMES: frozenset[str] = frozenset(b.name for b in BUILTINS if b.pattern is not None)

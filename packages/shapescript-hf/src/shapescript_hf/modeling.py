@@ -64,18 +64,25 @@ def _defaulted_float_return(sig: Any) -> bool:
     return dom not in ("Index", "Mask")
 
 
-# What the modeling file defines beside the compiled functions: a function of the
-# source named so is renamed.
-DEFINED = ("torch", "nn", "GenerationMixin", "PretrainedConfig", "PreTrainedModel",
-           "DynamicCache", "BaseModelOutputWithPast", "CausalLMOutputWithPast",
-           "ALL_ATTENTION_FUNCTIONS", "ShapeScriptConfig", "eager_attention", "causal_mask",
-           "ShapeScriptAttention", "ShapeScriptCall", "ShapeScriptPreTrainedModel",
-           "ShapeScriptModel", "ShapeScriptForCausalLM")
+def _defined(text: str) -> set[str]:
+    """The names the top level of ``text`` binds (its imports, classes and functions)."""
+    import ast
+
+    out: set[str] = set()
+    for node in ast.parse(text).body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            out |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.Assign):
+            out |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return out
 
 
-def compiled_functions(plan: Plan) -> Any:
-    """The forward function and what it reaches, compiled with the hooks above (a
-    ``FunctionsModule``: the source, and each function's name in it)."""
+def compiled_functions(plan: Plan, reserved: set[str] | frozenset[str] = frozenset()) -> Any:
+    """The forward function and what it reaches, compiled with the hooks above, none
+    named as one of ``reserved`` (a ``FunctionsModule``: the source, and each function's
+    name in it)."""
     from shapescript import api
 
     form = plan.form
@@ -100,7 +107,7 @@ def compiled_functions(plan: Plan) -> Any:
         return code
 
     return api.generate_functions(plan.source.program, plan.source.fn, context="attn",
-                                  calls=calls, returns=returns, reserved=DEFINED)
+                                  calls=calls, returns=returns, reserved=reserved)
 
 
 def _field_lines(plan: Plan) -> list[str]:
@@ -120,8 +127,6 @@ def modeling_source(plan: Plan) -> str:
     """The whole of ``modeling_shapescript.py``."""
     src = plan.source
     base = os.path.basename(src.path)
-    compiled = compiled_functions(plan)
-    functions = compiled.source
     fields = _field_lines(plan)
     first_float = next((n for n, (_, dt) in src.fields.items()
                         if dt in FLOAT_DTYPES and n not in plan.engine_fields), None)
@@ -146,7 +151,11 @@ from transformers.modeling_outputs import BaseModelOutputWithPast, CausalLMOutpu
 from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
 
 '''
-    body = "# " + "-" * 78 + f"\n# The source, compiled: `{src.fn}` and the functions it calls.\n\n" + functions
+    # The source's functions take no name the file's own code has.
+    own = _defined(head + _classes(plan, fields, dtype_expr, inputs, lm, src.fn))
+    compiled = compiled_functions(plan, own)
+    body = ("# " + "-" * 78 + f"\n# The source, compiled: `{src.fn}` and the functions it "
+            "calls.\n\n" + compiled.source)
     classes = _classes(plan, fields, dtype_expr, inputs, lm, compiled.names[src.fn])
     return head + body + "\n\n" + classes
 

@@ -12,6 +12,7 @@ import gc
 from itertools import count
 from typing import Any
 
+from shapescript.check import packing  # noqa: F401  (registers the rules of pack and unpack)
 from shapescript.check.builtins import BuiltinMixin
 from shapescript.check.declare import Loader, declare
 from shapescript.check.env import FnSig, ModuleEnv

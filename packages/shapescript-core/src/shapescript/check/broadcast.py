@@ -219,7 +219,7 @@ def matmul(a: TensorType, b: TensorType) -> Broadcast:
             "E0401",
             f"sizes not provably equal: `@` contracts {_axis_text(ka)} of the left "
             f"operand with {_axis_text(kb)} of the right",
-            f"{ka.size} against {kb.size}",
+            f"`{ka.written}` against `{kb.written}`",
             help="`a @ b` contracts the last axis of `a` with the second-to-last of `b`; "
                  "use `einsum` to contract other axes, or `as` if they are equal at run time")
     if a.rank == 1 and b.rank == 1:
@@ -289,6 +289,6 @@ def check_fits(value: TensorType, declared: TensorType, what: str = "the value")
 
 
 def _axis_text(ax: Axis) -> str:
-    """An axis for a message: its label, and its size when that reads differently."""
-    label, size = str(ax.label), str(ax.size)
-    return f"`{label}`" if label == size else f"`{label}` ({size})"
+    """An axis for a message: its label, and its size when that reads differently
+    (`` `D = 8` ``, as every message writes a size)."""
+    return f"`{ax.written}`"

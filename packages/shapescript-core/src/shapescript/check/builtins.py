@@ -37,6 +37,7 @@ from shapescript.check.types import (
     TupleType,
     Type,
     label_hits,
+    size_text,
 )
 from shapescript.syntax import ast
 from shapescript.vocab import HOST_DTYPE
@@ -273,8 +274,9 @@ class BuiltinMixin:
         ax = t.axes[i]
         kk = Size.const(k)
         if k < 0 or (kk - ax.size).provably_pos():
-            raise Fail("E0406", f"`topk` takes {k} of an axis of {ax.size}", "more than the axis has",
-                       span=pos[1].value.span, help=f"take at most {ax.size}")
+            raise Fail("E0406", f"`topk` takes {k} of the axis `{ax.written}`",
+                       "more than the axis has", span=pos[1].value.span,
+                       help=f"take at most `{ax.written}`")
         # An axis the prover can't compare with k (a generic) is checked at run time.
         check = not (ax.size - kk).provably_nonneg()
         axes = list(t.axes)
@@ -364,6 +366,7 @@ class BuiltinMixin:
         for k, a in kw.items():
             s = self.expr_size(a.value)
             if s is None:
+                self.const_not_size(a.value)
                 t = self.expr(a.value)
                 if isinstance(t, ErrorType):
                     return ERROR
@@ -447,18 +450,20 @@ class BuiltinMixin:
         for it in items:
             s = self.expr_size(it)
             if s is None:
+                self.const_not_size(it)
                 t = self.expr(it)
                 if isinstance(t, ErrorType):
                     return ERROR
                 raise Fail("E0304", "`sizes=` takes size expressions", f"this is `{t}`, not a size",
                            span=it.span, help="use literals, dims and the signature's generics")
             sizes.append((s, self.label_of_size_expr(it, s)))
-        total = Size.const(0)
-        for s, _ in sizes:
-            total = total + s
+        total, total_label = Size.const(0), Size.const(0)
+        for s, label in sizes:
+            total, total_label = total + s, total_label + label
         if total != t.axes[i].size:
-            raise Fail("E0401", f"the sizes add up to `{total}`, but the axis `{lab}` is `{t.axes[i].size}`",
-                       "sizes don't add up", span=kw["sizes"].span)
+            raise Fail("E0401", f"the sizes add up to `{size_text(total, total_label)}`, but the "
+                       f"axis `{lab}` is `{t.axes[i].size}`", "sizes don't add up",
+                       span=kw["sizes"].span)
         outs = []
         for s, label in sizes:
             axes = list(t.axes)
@@ -474,6 +479,7 @@ class BuiltinMixin:
         need_args(e, BUILTINS_BY_NAME[name], pos, kw)
         count = self.expr_size(pos[0].value)
         if count is None:
+            self.const_not_size(pos[0].value)
             t = self.expr(pos[0].value)
             if isinstance(t, ErrorType):
                 return ERROR

@@ -184,9 +184,9 @@ def _solve_label(v: str, param_label: Size, label: Size, fallback: Size) -> Size
 
 
 def _axis_text(ax: Axis) -> str:
-    """An axis for a message: its label, and its size when that reads differently."""
-    label, size = str(ax.label), str(ax.size)
-    return f"`{label}`" if label == size else f"`{label}` ({size})"
+    """An axis for a message: its label, and its size when that reads differently
+    (`` `D = 8` ``, as every message writes a size)."""
+    return f"`{ax.written}`"
 
 
 def _same_name_help(a: Size, b: Size) -> str | None:

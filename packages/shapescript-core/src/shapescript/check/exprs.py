@@ -842,6 +842,8 @@ class ExprMixin:
     def static_size(self, e: ast.Expr) -> int:
         """A ``Size[K]`` argument: literals and dims only (E1003)."""
         s = self.expr_size(e, allow_generics=False)
+        if s is None:
+            self.const_not_size(e)
         if (s is None or not s.is_const) and isinstance(e, ast.NumName):
             raise Fail.reported()  # `2x` outside a size: the parser reported it (E0104)
         if s is None or not s.is_const:
@@ -864,16 +866,6 @@ class ExprMixin:
                 self.res[id(e)] = GenericName(e.id)
                 self.types[id(e)] = HostType("int", None, "Pos")
                 return Size.var(e.id)
-            if self.scope.get(e.id) is None and self.env.is_const(e.id):
-                msg, label, help_ = size_error_parts(e.id, self.env.const_value(e.id))
-                raise Fail("E0306", msg, label, help=help_, span=e.span)
-            return None
-        if isinstance(e, ast.Attr) and isinstance(e.value, ast.Name) \
-                and e.value.id in self.env.ssmods and self.scope.get(e.value.id) is None:
-            if self.env.is_const(e.attr, e.value.id):
-                msg, label, help_ = size_error_parts(f"{e.value.id}.{e.attr}",
-                                                     self.env.const_value(e.attr, e.value.id))
-                raise Fail("E0306", msg, label, help=help_, span=e.span)
             return None
         if isinstance(e, ast.NumName):
             inner = self.expr_size(ast.Name(e.name, e.span), allow_generics)
@@ -893,6 +885,24 @@ class ExprMixin:
                 return None
             return a.floordiv(b)
         return None
+
+    def const_not_size(self, e: ast.Expr) -> None:
+        """Where a size is required and ``e`` isn't one: E0306 when ``e`` uses a const
+        (a host value, never a size), so the message says why."""
+        if isinstance(e, ast.BinOp):
+            self.const_not_size(e.left)
+            self.const_not_size(e.right)
+            return
+        name, module = None, None
+        if isinstance(e, ast.Name) and self.scope.get(e.id) is None:
+            name = e.id
+        elif isinstance(e, ast.Attr) and isinstance(e.value, ast.Name) \
+                and e.value.id in self.env.ssmods and self.scope.get(e.value.id) is None:
+            name, module = e.attr, e.value.id
+        if name is not None and self.env.is_const(name, module):
+            msg, label, help_ = size_error_parts(f"{module}.{name}" if module else name,
+                                                 self.env.const_value(name, module))
+            raise Fail("E0306", msg, label, help=help_, span=e.span)
 
     def expect_fits(self, t: Type, want: Type, node: ast.Expr, what: str) -> None:
         if isinstance(t, ErrorType):

@@ -39,7 +39,7 @@ from shapescript.check.dtypes import reduction_dtype
 from shapescript.check.fail import Fail
 from shapescript.check.sizes import Size, exact_div
 from shapescript.check.types import (
-    NOBOUND, REAL, Axis, Domain, INT_DTYPES, TensorType,
+    NOBOUND, REAL, Axis, Domain, INT_DTYPES, TensorType, size_text,
 )
 from shapescript.syntax import ast
 
@@ -281,8 +281,8 @@ class _Checker:
                            "unknown keyword", help="remove it, or use the name in the pattern")
             prev = self.known.get(n)
             if prev is not None and prev[0] != size:
-                raise Fail("E0605", f"`{n}` is {prev[0]} but its keyword says {size}",
-                           f"`{n}={size}`")
+                raise Fail("E0605", f"`{n}` is `{size_text(prev[0], prev[1])}` but its keyword "
+                           f"says `{size_text(size, label)}`", f"`{n}={label}`")
             if prev is None or prev[2] != "dim":
                 self.known[n] = (size, label, "kw")
 
@@ -309,9 +309,9 @@ class _Checker:
         if name in self.bound:
             size, label = self.bound[name]
             if size != axis.size:
-                raise Fail("E0401", f"sizes not provably equal: `{name}` is {size} in one "
-                           f"place but {axis.size} (`{axis.label}`) in another",
-                           f"`{name}` is {axis.size} here",
+                raise Fail("E0401", f"sizes not provably equal: `{name}` is "
+                           f"`{size_text(size, label)}` in one place but `{axis.written}` "
+                           "in another", f"`{name}` is `{axis.written}` here",
                            help="use different names for different axes, or `as`")
             return
         self.bound[name] = (axis.size, axis.label)
@@ -334,10 +334,9 @@ class _Checker:
         gs = g.src()
         if not unknown:
             if k_size != axis.size:
-                raise Fail("E0605", f"the group `{gs}` is {k_size} but "
-                           + (f"its axis is `{axis.label}`" if str(axis.size) == str(axis.label)
-                              else f"its axis `{axis.label}` has size {axis.size}"),
-                           f"{k_size} against `{axis.label}`",
+                raise Fail("E0605", f"the group `{gs}` is `{size_text(k_size, k_label)}` but "
+                           f"its axis is `{axis.written}`",
+                           f"`{k_label}` against `{axis.label}`",
                            help="check the pattern's axis order and its keyword sizes")
             for m in g.items:
                 if m.kind == "name":
@@ -346,8 +345,8 @@ class _Checker:
             return
         if len(unknown) > 1:
             raise Fail("E0604", f"the group `{gs}` has {len(unknown)} unknown sizes "
-                       f"({', '.join('`' + u + '`' for u in unknown)}) on an axis of size "
-                       f"{axis.size}", "not solvable",
+                       f"({', '.join('`' + u + '`' for u in unknown)}) on the axis "
+                       f"`{axis.written}`", "not solvable",
                        help=f"give all but one as keywords, e.g. `{unknown[-1]}=…`")
         u = unknown[0]
         if k_size == 0:
@@ -356,13 +355,14 @@ class _Checker:
         if q is None:
             if _provably_inexact(axis.size, k_size):
                 raise Fail("E0604", f"the group `{gs}` doesn't divide its axis exactly: "
-                           f"{axis.size} is not a multiple of {k_size}",
-                           f"{axis.size} / {k_size}",
+                           f"`{axis.written}` is not a multiple of `{size_text(k_size, k_label)}`",
+                           f"`{axis.label}` / `{k_label}`",
                            help="choose sizes whose product is the axis's size")
             q = axis.size.floordiv(k_size)
             self.checks.append(RuntimeCheck(
                 i, pos, axis.size, k_size,
-                f"`{gs}` needs axis `{axis.label}` to be a multiple of {k_size}"))
+                f"`{gs}` needs axis `{axis.label}` to be a multiple of "
+                f"`{size_text(k_size, k_label)}`"))
         ql = exact_div(axis.label, k_label)
         if ql is None:
             ql = axis.label.floordiv(k_label)

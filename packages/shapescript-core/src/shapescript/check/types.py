@@ -47,6 +47,14 @@ class Domain:
         return shown if shown == value else f"{shown} = {value}"
 
 
+def size_text(size: "Size", label: "Size | None" = None) -> str:
+    """A size for a message as the source writes it (its label), then its value where
+    that reads differently: ``D = 8``, ``3*H = 12``, ``n + 1``, ``4``."""
+    value = str(size)
+    shown = value if label is None else str(label)
+    return shown if shown == value else f"{shown} = {value}"
+
+
 REAL = Domain("Real")
 NOBOUND = Domain("Int")
 MASK = Domain("Mask")
@@ -69,6 +77,12 @@ class Axis:
 
     def __str__(self) -> str:
         return "..." if self.variadic else str(self.label)
+
+    @property
+    def written(self) -> str:
+        """The axis for a message: its label, then its size where that reads differently
+        (``D = 8``)."""
+        return "..." if self.variadic else size_text(self.size, self.label)
 
 
 def label_hits(axes: tuple[Axis, ...], text: str) -> list[int]:

@@ -164,6 +164,21 @@ def _split(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     return f"{T}.split({g.expr(positional(e)[0])}, [{sizes}], dim={data['dim']})"
 
 
+@emits("pack")
+def _pack(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
+    data = _data(res)
+    return f"{g.ctx.rt_helper('pack')}({g.expr(positional(e)[0])}, {data['left']}, {data['right']})"
+
+
+@emits("unpack")
+def _unpack(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
+    data = _data(res)
+    shapes = ", ".join("(" + "".join(("None" if s is None else g.size(s)) + ", " for s in shape)
+                       + ")" for shape in data["shapes"])
+    return (f"{g.ctx.rt_helper('unpack')}({g.expr(positional(e)[0])}, {data['left']}, "
+            f"{data['right']}, ({shapes},), {g.where(e.span)!r})")
+
+
 @emits("map")
 def _map(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     return gen_map(g, e, _data(res))

@@ -3,9 +3,15 @@
 ``generate_functions(program, fn, …)`` gives the source of the function ``fn`` of
 ``program.main`` and of every function it calls, at any depth and in any imported
 ``.ss`` file, with the dims they use as constants, the imports they need and the runtime
-helpers they call, inlined. It needs torch and einops only (and imports nothing else:
-its error classes are its own). The caller (an exporter writing a file for another
-program, such as a Hugging Face modeling file) calls ``fn`` with values it made itself.
+helpers they call, inlined. It needs torch (and einops for a pattern torch's views
+don't express) and imports nothing else: its error classes are its own. The caller (an
+exporter writing a file for another program, such as a Hugging Face modeling file) calls
+``fn`` with values it made itself.
+
+``rearrange`` and ``repeat`` are torch's own view operations where the pattern allows
+(``x.unflatten(2, (4, 16)).transpose(1, 2)`` for ``b n (H Dh) -> b H n Dh``): the same
+values without einops' work in Python on every call, which a model's forward pays for
+each pattern.
 
 Names: the main file's functions keep theirs; a function of an imported file is
 ``<file stem>_<name>`` (``blocks.ss``'s ``attention`` is ``blocks_attention``), with a
@@ -52,7 +58,7 @@ from shapescript.check.types import TensorType
 from shapescript.codegen.exprs import ExprGen
 from shapescript.codegen.layout import Emitter, Line
 from shapescript.codegen.module import ModuleGen
-from shapescript.codegen.names import generic_var, pyname
+from shapescript.codegen.names import T, generic_var, pyname
 from shapescript.codegen.specs import SpecBuilder, axis_texts
 from shapescript.codegen.stmts import StmtGen
 from shapescript.syntax import ast
@@ -126,6 +132,10 @@ class _Stmts(StmtGen):
             out = hook(CallSite(e, target or "", res, self))
             if out is not None:
                 return out
+        if isinstance(res, BuiltinCall) and res.name in ("rearrange", "repeat"):
+            out = torch_views(self, res.name, e, res.data or {})
+            if out is not None:
+                return out
         return super().g_Call(e)
 
     def fn_call(self, res: FnCall) -> str:
@@ -140,6 +150,121 @@ class _Stmts(StmtGen):
             super().s_Return(s, ind)
             return
         self.em.emit(s.span.line, ind, "return " + hook(self.ctx.fn, self.expr(s.value)))
+
+
+def _pattern_side(text: str) -> list[tuple[str, ...]] | None:
+    """One side of an einops pattern as its axes, each a tuple of names (a group's
+    several); None for what ``torch_views`` leaves to einops (``...``, numbers, ``()``)."""
+    out: list[tuple[str, ...]] = []
+    group: list[str] | None = None
+    for tok in re.findall(r"\(|\)|[^\s()]+", text):
+        if tok == "(":
+            if group is not None:
+                return None
+            group = []
+        elif tok == ")":
+            if not group:
+                return None
+            out.append(tuple(group))
+            group = None
+        elif not tok.isidentifier():
+            return None
+        elif group is not None:
+            group.append(tok)
+        else:
+            out.append((tok,))
+    return out if group is None else None
+
+
+def torch_views(g: Any, name: str, e: ast.Call, data: dict[str, Any]) -> str | None:
+    """``rearrange`` or ``repeat`` as torch's own view operations (``unflatten``,
+    ``permute``, ``flatten``, ``repeat_interleave``…), which compute what einops computes
+    without its per-call work in Python; None for a pattern left to einops."""
+    pattern = data.get("pattern")
+    if not isinstance(pattern, str) or data.get("checks"):
+        return None
+    lhs, _, rhs = pattern.partition("->")
+    ins, outs = _pattern_side(lhs), _pattern_side(rhs)
+    if not ins or not outs:
+        return None
+    e_in = [a for group in ins for a in group]
+    e_out = [a for group in outs for a in group]
+    new = [a for a in e_out if a not in e_in]
+    if len(set(e_in)) != len(e_in) or len(set(e_out)) != len(e_out) or \
+            not set(e_in) <= set(e_out) or (new and name != "repeat"):
+        return None
+    kwargs = data.get("kwargs") or {}
+
+    def size(axis: str) -> str | None:
+        v = kwargs.get(axis)
+        if v is None:
+            return None
+        return g.size(v) if isinstance(v, Size) else repr(v)
+
+    if any(size(a) is None for a in new):
+        return None
+    operands = [a.value for a in e.args if a.name is None][:e.pattern_pos]
+    if len(operands) != 1:
+        return None
+    stacked = bool(data.get("stacked"))
+    inner = operands[0]
+    made = g.cm.res.get(id(inner)) if isinstance(inner, ast.Call) else None
+    if not stacked and isinstance(made, BuiltinCall) and \
+            made.name == "stack" and len(inner.args) == 1 and inner.args[0].name is None:
+        stacked, inner = True, inner.args[0].value   # rearrange(stack(items), …)
+    x = g.expr(inner)
+    if stacked:
+        # A stack's new first axis moved to position p, the others in order: the
+        # stack made there.
+        order = [e_in.index(a) for a in e_out]
+        p = order.index(0)
+        if all(len(a) == 1 for a in ins) and \
+                order == list(range(1, p + 1)) + [0] + list(range(p + 1, len(e_in))):
+            return _merge(f"{T}.stack({x}, dim={p})", outs)
+        x = f"{T}.stack({x})"
+    if name == "repeat" and len(new) == 1 and len(ins) == len(outs):
+        # One axis repeated in place: (X r) each element r times, (r X) the whole r times.
+        diff = [k for k, (a, b) in enumerate(zip(ins, outs)) if a != b]
+        if len(diff) == 1 and all(len(a) == 1 for a in ins):
+            k, (axis,), out = diff[0], ins[diff[0]], outs[diff[0]]
+            if out == (axis, new[0]):
+                return f"{x}.repeat_interleave({size(new[0])}, dim={k})"
+            if out == (new[0], axis):
+                reps = ", ".join(size(new[0]) if j == k else "1" for j in range(len(ins)))
+                return f"{x}.repeat({reps})"
+    # Split the input's groups (from the last, so the positions before stay put).
+    code = x
+    for k in reversed(range(len(ins))):
+        group = ins[k]
+        if len(group) > 1:
+            sizes = [size(a) for a in group]
+            if sizes.count(None) > 1:
+                return None
+            code = f"{code}.unflatten({k}, ({', '.join(s or '-1' for s in sizes)}))"
+    # Put the axes in the output's order, the repeated ones new.
+    kept = [a for a in e_out if a in e_in]
+    order = [e_in.index(a) for a in kept]
+    if order != list(range(len(order))):
+        moved = [k for k, o in enumerate(order) if o != k]
+        if len(moved) == 2 and order[moved[0]] == moved[1]:
+            code = f"{code}.transpose({moved[0]}, {moved[1]})"
+        else:
+            code = f"{code}.permute({', '.join(map(str, order))})"
+    if new:
+        for k, a in enumerate(e_out):
+            if a in new:
+                code = f"{code}.unsqueeze({k})"
+        code = f"{code}.expand({', '.join(size(a) if a in new else '-1' for a in e_out)})"
+    return _merge(code, outs)
+
+
+def _merge(code: str, outs: list[tuple[str, ...]]) -> str:
+    """The output's groups merged (from the last, so the positions before stay put)."""
+    starts = [sum(len(a) for a in outs[:k]) for k in range(len(outs))]
+    for k in reversed(range(len(outs))):
+        if len(outs[k]) > 1:
+            code = f"{code}.flatten({starts[k]}, {starts[k] + len(outs[k]) - 1})"
+    return code
 
 
 def _fstring(text: str) -> str:
@@ -409,7 +534,9 @@ class FunctionsGen(ModuleGen):
         text = body.layout()
         used = set(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]*\b", text))
         dims = [f"{name} = {value}" for name, value in env.dims.items() if name in used]
-        head = ["import torch as _ss_torch", "import einops as _ss_einops"]
+        head = ["import torch as _ss_torch"]
+        if "_ss_einops." in text:
+            head.append("import einops as _ss_einops")
         for (mod, fn), alias in self.externs.items():
             head.append(f"from {mod} import {fn} as {alias}")
         parts = ["\n".join(head)]

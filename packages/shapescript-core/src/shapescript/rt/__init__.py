@@ -7,7 +7,7 @@
   ``rms_norm``, ``cross_entropy``, ``cumsum``, ``dropout``, ``stack_map``; training
   mode: ``train``, ``is_training``;
 - checks inside bodies, for facts the types can't prove: ``divides``, ``sliced``,
-  ``picked``, ``at_least``, ``counted`` (in ``ops.py``);
+  ``picked``, ``at_least``, ``counted`` (in ``ops.py``); ``pack`` and ``unpack``;
 - devices: ``devices``, ``declare_module_device``, ``current_device``, ``call_device``;
 - settings: ``checks_mode``, ``value_checks_mode``, ``mode_enabled``;
 - models and the training built-ins (``model.py``, ``training.py``), re-exported below
@@ -22,8 +22,8 @@ from .device import (call_device, current_device, declare_module_device, devices
 from .domains import domain_problem
 from .errors import DeviceError, DomainError, ShapeError, ShapeScriptError
 from .ops import (at_least, counted, cross_entropy, cumsum, divides, dropout, is_training,
-                  layer_norm, log_softmax, logsumexp, picked, rms_norm, sliced, softmax,
-                  stack_map, train)
+                  layer_norm, log_softmax, logsumexp, pack, picked, rms_norm, sliced, softmax,
+                  stack_map, train, unpack)
 from .specs import FLOAT, INT, DomainSpec, HostSpec, ModelSpec, TensorSpec, dtype_name
 
 __all__ = [
@@ -34,7 +34,7 @@ __all__ = [
     "reset_devices",
     "domain_problem",
     "DeviceError", "DomainError", "ShapeError", "ShapeScriptError",
-    "at_least", "counted", "divides", "picked", "sliced",
+    "at_least", "counted", "divides", "picked", "sliced", "pack", "unpack",
     "cross_entropy", "cumsum", "dropout", "is_training", "layer_norm", "log_softmax",
     "logsumexp", "rms_norm", "softmax", "stack_map", "train",
     "FLOAT", "INT", "DomainSpec", "HostSpec", "ModelSpec", "TensorSpec", "dtype_name",

@@ -198,6 +198,9 @@ def set_field(model, name, value):
         return
     spec = field_spec(model, name)
     check_field(type(model).__name__, spec, value)
+    if getattr(type(model), "_ss_sharded", False):
+        model._ss_set_shard(name, value)   # fields sharded among the ranks (training.py)
+        return
     param = model._parameters[name]
     if param is value:
         return

@@ -197,6 +197,62 @@ def counted(n, where):
     return n
 
 
+def _numel(sizes):
+    n = 1
+    for s in sizes:
+        n = n * s
+    return n
+
+
+def pack(xs, left, right):
+    """``einops.pack(xs, "l… * r…")[0]`` (``left`` and ``right`` names around ``*``): each
+    tensor's middle axes flattened into one, then all joined along it.
+
+    >>> pack((torch.zeros(2, 3), torch.zeros(2, 4, 5, 3)), 1, 1).shape
+    torch.Size([2, 21, 3])
+    """
+    flat = []
+    for x in xs:
+        shape = x.shape
+        end = len(shape) - right
+        flat.append(x.reshape(*shape[:left], _numel(shape[left:end]), *shape[end:]))
+    return torch.cat(flat, dim=left)
+
+
+def unpack(x, left, right, shapes, where):
+    """``einops.unpack``: ``x``'s axis ``left`` cut into one part per shape (a tuple of
+    sizes; one ``None`` is what the others leave) and each part's axis unflattened.
+    Sizes that don't add up to the axis raise ``ShapeError``.
+
+    >>> [tuple(p.shape) for p in unpack(torch.zeros(2, 21, 3), 1, 1, ((), (4, None)), "m.ss:1:1")]
+    [(2, 3), (2, 4, 5, 3)]
+    """
+    n = x.shape[left]
+    counts = [None if None in s else _numel(s) for s in shapes]
+    known = sum(c for c in counts if c is not None)
+    if None in counts:
+        k = counts.index(None)
+        shape = shapes[k]
+        rest = _numel([s for s in shape if s is not None])
+        _holds(n - known >= 0, f"{where}: `unpack`: the known parts take {known}, "
+                               f"more than the packed axis's {n}")
+        _holds((n - known) % rest == 0, f"{where}: `unpack`: {n - known} left for part {k}, "
+                                        f"not a multiple of {rest}")
+        solved = (n - known) // rest
+        shapes = list(shapes)
+        shapes[k] = tuple(solved if s is None else s for s in shape)
+        counts[k] = solved * rest
+    else:
+        _holds(known == n, f"{where}: `unpack`: the parts take {known}, "
+                           f"but the packed axis is {n}")
+    pieces = torch.split(x, counts, dim=left)
+    out = []
+    for piece, shape in zip(pieces, shapes):
+        ps = piece.shape
+        out.append(piece.reshape(*ps[:left], *shape, *ps[left + 1:]))
+    return tuple(out)
+
+
 # -- shape checks written out -----------------------------------------------------------------
 # Code generated to be read (a Hugging Face modeling file) checks a function's arguments
 # and its ``as`` types with these, one test a line, rather than through a checker built

@@ -175,12 +175,30 @@ class _ShardedFields:
 
     _ss_sharded = True
     _ss_inside = 0
-    # FSDP swaps a field's shard and its whole value on the model; the plain
-    # ``Module.__setattr__`` lets it (ShapeScript's `m.field = v` goes through set_field).
-    __setattr__ = torch.nn.Module.__setattr__
+
+    def __setattr__(self, name, value):
+        if self._ss_inside:
+            # FSDP swapping a field's shard and its whole value
+            torch.nn.Module.__setattr__(self, name, value)
+        else:
+            super().__setattr__(name, value)   # a model's own: `m.field = v` is set_field
 
     def forward(self, f, *args, **kwargs):
         return f(self, *args, **kwargs)
+
+    def _ss_set_shard(self, name, value):
+        """``m.field = v`` (``set_field``): this rank's rows of ``v`` into its shard, as
+        FSDP cut them (``torch.chunk`` along the first axis); every rank runs the same
+        host code, with the same ``v``."""
+        with _fsdp(self):
+            self.reshard()
+            p = self._parameters[name]
+            local, mesh = p.to_local(), p.device_mesh
+            parts = torch.chunk(value.detach(), mesh.size(), dim=0)
+            r = mesh.get_local_rank()
+            if r < len(parts) and local.numel():
+                with torch.no_grad():
+                    local.copy_(parts[r].to(local.device, local.dtype))
 
     def __getattr__(self, name):
         value = torch.nn.Module.__getattr__(self, name)

@@ -164,6 +164,23 @@ class Pattern:
     span: Span
 
 
+@dataclass(frozen=True, slots=True)
+class PatStar:
+    """The ``*`` of a ``pack``/``unpack`` pattern: the packed axis."""
+
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class PackPattern:
+    """``b * d`` (``pack``), or ``b * d -> b d, b n d`` (``unpack``: one pattern for each
+    part, in ``parts``). ``axes`` holds names and one ``PatStar``."""
+
+    axes: tuple[PatName | PatStar, ...]
+    parts: tuple[tuple[PatName, ...], ...]
+    span: Span
+
+
 # ---------------------------------------------------------------------------
 # Expressions.
 
@@ -244,7 +261,7 @@ class Call:
     func: Expr
     args: tuple[Arg, ...]
     span: Span
-    pattern: Pattern | None = None
+    pattern: Pattern | PackPattern | None = None
     pattern_pos: int = 0
     piped: bool = False
 

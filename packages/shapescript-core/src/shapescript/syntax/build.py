@@ -694,7 +694,7 @@ class Builder:
         npos = 0
         seen_kw = False
         for a in raw:
-            if type(a) is ast.Pattern:
+            if type(a) is ast.Pattern or type(a) is ast.PackPattern:
                 if pattern is None:
                     pattern = a
                     ppos = npos

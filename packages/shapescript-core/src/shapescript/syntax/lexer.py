@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from shapescript.builtin_registry import CONSTRUCTOR_NAMES
+from shapescript.builtin_registry import BUILTINS_BY_NAME, CONSTRUCTOR_NAMES, PATTERN_NAMES
 from shapescript.diagnostics import Diagnostic, Label
 from shapescript.source import Span
 from shapescript.syntax import ast
@@ -114,8 +114,10 @@ PUNCT = {
 }
 
 _BRACKETS = frozenset({"LPAR", "RPAR", "LSQB", "RSQB"})
-CONSTRUCTORS = CONSTRUCTOR_NAMES  # the registry's: `zeros[n D]` is a constructor
-PATTERN_CALLS = frozenset({"rearrange", "reduce", "repeat", "einsum"})
+# The registry's: `zeros[n D]` is a constructor; these calls take a bare pattern.
+CONSTRUCTORS = CONSTRUCTOR_NAMES
+PATTERN_CALLS = PATTERN_NAMES
+PACK_CALLS = frozenset(n for n in PATTERN_NAMES if BUILTINS_BY_NAME[n].pattern == "pack")
 
 # Whitespace and a comment are skipped in front of every token (one match per token).
 _TOKEN_RE = re.compile(r"""
@@ -498,6 +500,11 @@ def collapse_patterns(chunk: Chunk, lx: Lexer) -> None:
             else:
                 ptok = _pattern_token(ptoks, True, lx)
             replace.append((colon, end, [comma, ptok]))
+        elif fname in PACK_CALLS:
+            span = _pack_pattern_span(toks, p, q)
+            if span is not None:
+                a, b = span
+                replace.append((a, b, [_pack_pattern_token(toks[a:b], fname == "unpack", lx)]))
         else:
             # Split the arguments at top-level commas; collapse the one with a top-level ->.
             depth = 0
@@ -537,6 +544,83 @@ def _pattern_token(ptoks: list[Tok], einsum: bool, lx: Lexer) -> Tok:
     span = Span(lx.path, first.line, first.col, last.end_line, last.end_col, first.start,
                 last.end)
     pat = parse_pattern(ptoks, einsum, span, lx)
+    return Tok("PATTERN", pat, first.line, first.col, last.end_line, last.end_col, first.start,
+               last.end)
+
+
+def _pack_pattern_span(toks: list[Tok], p: int, q: int) -> tuple[int, int] | None:
+    """Where the pattern of ``pack(…)``/``unpack(…)`` (``(`` at ``p``, ``)`` at ``q``) is:
+    its second argument (the first after a pipe), up to the first top-level ``, NAME =``
+    or the ``)``; None when there is no such argument (the checker says what is missing)."""
+    piped = p >= 2 and toks[p - 2].type == "OP" and toks[p - 2].value == "|>"
+    start = p + 1
+    depth = 0
+    if not piped:
+        start = -1
+        for k in range(p + 1, q):
+            t = toks[k].type
+            if t == "LPAR" or t == "LSQB":
+                depth += 1
+            elif t == "RPAR" or t == "RSQB":
+                depth -= 1
+            elif t == "COMMA" and depth == 0:
+                start = k + 1
+                break
+        if start < 0:
+            return None
+    end = q
+    for k in range(start, q):
+        t = toks[k].type
+        if t == "LPAR" or t == "LSQB":
+            depth += 1
+        elif t == "RPAR" or t == "RSQB":
+            depth -= 1
+        elif (t == "COMMA" and depth == 0 and k + 2 < q and toks[k + 1].type == "NAME"
+              and toks[k + 2].type == "EQUAL"):
+            end = k
+            break
+    if end <= start or (start < q and toks[start].type == "NAME" and start + 1 < q
+                        and toks[start + 1].type == "EQUAL"):
+        return None  # no pattern, only keyword arguments
+    return start, end
+
+
+_PACK_HELP = ("a pack pattern is names and one `*` (`b * d`); unpack's adds `->` and a "
+              "pattern for each part (`b * d -> b d, b n d`)")
+
+
+def _pack_pattern_token(ptoks: list[Tok], unpack: bool, lx: Lexer) -> Tok:
+    """One PATTERN token holding an ``ast.PackPattern``; problems are E0601."""
+    first, last = ptoks[0], ptoks[-1]
+    path = lx.path
+    span = Span(path, first.line, first.col, last.end_line, last.end_col, first.start, last.end)
+    sides: list[list] = [[]]
+    arrow: Tok | None = None
+    for t in ptoks:
+        tt = t.type
+        sp = Span(path, t.line, t.col, t.end_line, t.end_col, t.start, t.end)
+        if tt == "NAME" or (t.value in KEYWORDS and t.value.isidentifier() and t.value != "_"):
+            sides[-1].append(ast.PatName(t.value, sp))
+        elif tt == "OP" and t.value == "*" and arrow is None:
+            sides[-1].append(ast.PatStar(sp))
+        elif tt == "ARROW" and unpack and arrow is None:
+            arrow = t
+            sides.append([])
+        elif tt == "COMMA" and arrow is not None:
+            sides.append([])
+        else:
+            what = "`,`" if tt == "COMMA" else describe(t, lx.src)
+            lx.error("E0601", f"unexpected {what} in a pattern", sp, "not allowed here",
+                     help=_PACK_HELP)
+    stars = [x for x in sides[0] if type(x) is ast.PatStar]
+    if len(stars) != 1:
+        at = span if not stars else stars[1].span
+        lx.error("E0601", "a pack pattern has one `*`" + ("" if stars else ", and this has none"),
+                 at, "the packed axis is `*`" if not stars else "a second `*`", help=_PACK_HELP)
+    if unpack and arrow is None:
+        lx.error("E0601", "expected `->` in this pattern", span, "unpack needs its parts",
+                 help="give each part its pattern after `->`: `b * d -> b d, b n d`")
+    pat = ast.PackPattern(tuple(sides[0]), tuple(tuple(x) for x in sides[1:]), span)
     return Tok("PATTERN", pat, first.line, first.col, last.end_line, last.end_col, first.start,
                last.end)
 
