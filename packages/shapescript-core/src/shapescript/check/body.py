@@ -19,7 +19,7 @@ from shapescript.check.env import FnSig, ModuleEnv
 from shapescript.check.exprs import ExprMixin
 from shapescript.check.fail import Fail
 from shapescript.check.resolutions import FieldInit
-from shapescript.check.result import CheckedModule, FnResult
+from shapescript.check.result import CheckedModule, ExportSites, FnResult
 from shapescript.check.scope import Scope, Var
 from shapescript.check.stmts import StmtMixin
 from shapescript.check.training import TrainingMixin
@@ -137,7 +137,19 @@ class BodyChecker(ExprMixin, BuiltinMixin, TrainingMixin, StmtMixin):
                     self.expect_fits(t, sig.ret, decl.body, "the return type")
                 except Fail as f:
                     self.fail(f, decl.body)
-        return FnResult(sig, uses_generics=set(self.used_generics), max_sizes=dict(self.max_sizes))
+        return FnResult(sig, uses_generics=set(self.used_generics), max_sizes=dict(self.max_sizes),
+                        exports=self.export_sites())
+
+    def export_sites(self) -> ExportSites:
+        """This body's E17xx sites (a `map` over a generic count is E1707 here) and the
+        functions it calls, for the export rules."""
+        events = list(self.events)
+        for call, count in self.map_sites:
+            if count.free_vars():
+                events.append(("E1707", call.span, "`map` over a generic size in an exported function",
+                               f"`{count}` is a generic size, so the loop can't be unrolled"))
+        events += self.extern_sites
+        return ExportSites(tuple(events), tuple(c for c in self.callees if not c.is_extern))
 
 
 def check_model_inits(cm: CheckedModule, env: ModuleEnv) -> None:
@@ -208,15 +220,12 @@ def _check_module(module: ast.Module, source: str, prelude: ModuleEnv | None,
 
     env = declare(module, source, prelude, load)
     cm = CheckedModule(env, source, list(env.diagnostics), models=env.models)
-    checkers: dict[str, BodyChecker] = {}
     for name, sig in env.fns.items():
         if sig.is_extern:
             continue
-        bc = BodyChecker(env, sig, cm)
-        cm.fns[name] = bc.run()
-        checkers[name] = bc
+        cm.fns[name] = BodyChecker(env, sig, cm).run()
     check_model_inits(cm, env)
-    check_exports(cm, env, checkers)
+    check_exports(cm, env)
     cm.diagnostics = dedupe(cm.diagnostics)
     return cm
 

@@ -15,6 +15,7 @@ from shapescript.check.env import FnSig, ModelInfo, ModuleEnv, Written
 from shapescript.check.sizes import Size
 from shapescript.check.types import TensorType, Type
 from shapescript.diagnostics import Diagnostic
+from shapescript.source import Span
 from shapescript.syntax import ast
 
 
@@ -45,8 +46,20 @@ class AssertRes:
     shape: Written = Written()  # the target as written, axis by axis (tuple: item by item)
 
 
+@dataclass(frozen=True, slots=True)
+class ExportSites:
+    """What a function's body holds that an exported program can't (E17xx events:
+    code, span, message, label), and the functions it calls. The export rules
+    (``check.exports``) walk these from each exported function."""
+
+    events: tuple[tuple[str, Span, str, str], ...] = ()
+    callees: tuple[FnSig, ...] = ()
+
+
 @dataclass(slots=True)
 class FnResult:
+    """What checking one function's body found (beside the per-node records)."""
+
     sig: FnSig
     # Generic axis → where its value is read in the body: (param index, axis index
     # from the front, or negative from the back, a, c): size = (shape[i] - c) / a.
@@ -56,6 +69,9 @@ class FnResult:
     # Generic → the largest value the body's run-time checks let it take (`w[0..n]` on
     # an axis of 4 needs `n <= 4`): an exported program's dynamic dim is bounded so.
     max_sizes: dict[str, int] = field(default_factory=dict)
+    # The sites of the export rules, and the callees (carried here, not read from the
+    # checker that found them).
+    exports: ExportSites = ExportSites()
 
 
 @dataclass(slots=True)
