@@ -14,6 +14,7 @@ from typing import Any
 
 from shapescript.check import packing  # noqa: F401  (registers the rules of pack and unpack)
 from shapescript.check.builtins import BuiltinMixin
+from shapescript.check.calls import CallChecker
 from shapescript.check.declare import Loader, declare
 from shapescript.check.env import FnSig, ModuleEnv
 from shapescript.check.exprs import ExprMixin
@@ -52,6 +53,8 @@ class BodyChecker(ExprMixin, BuiltinMixin, TrainingMixin, StmtMixin):
         self.loop_vars: set[str] | None = None
         self.tensor_ifs = 0
         self.extern_sites: list[tuple[str, Span, str, str]] = []
+        # The calls of `fn` and `extern fn`: their own checker, owned by this one.
+        self.calls = CallChecker(self)
         # Numbers the fresh sizes this body makes (``?k#3``): per checker, so a body's
         # result never depends on what the process checked before it.
         self._ids = count(1)

@@ -117,7 +117,7 @@ class TrainingMixin:
                        span=f.span)
         # Check the rest as a call of `f(m, args…)`.
         call = ast.Call(f, tuple(pos[1:]) + tuple(a for a in e.args if a.name is not None), e.span)
-        value = self.call_sig(sig, call)
+        value = self.calls.call(sig, call)
         self.res[id(e)] = BuiltinCall("value_and_grad", data={"sig": sig, "call": call})
         if mt is None or isinstance(value, ErrorType):
             return ERROR
