@@ -501,6 +501,8 @@ def index_range(ck: Any, i: ast.Expr) -> Size | None:
 
 
 def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
+    # Long on purpose: the four forms of indexing (a slice, host ints, a mask, a gather),
+    # tried in that order on one base; each needs the checks of the one before.
     idx = e.indices
     if base.has_variadic:
         raise Fail("E0409", "indexing needs the rank of `...`", "a `[...]` value", span=e.value.span)

@@ -156,6 +156,8 @@ def check_pack(c: Any, name: str, e: ast.Call) -> Type:
 
 @rule("unpack")
 def check_unpack(c: Any, name: str, e: ast.Call) -> Type:
+    # Long on purpose: the parts are typed, then the one unknown part solved from the packed
+    # axis, then checked against it, each step reading the last one's sizes.
     from shapescript.check.builtins import split_args
 
     pos, kw = split_args(e)

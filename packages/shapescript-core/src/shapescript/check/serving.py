@@ -375,6 +375,8 @@ def serving_form(program: Any, fn: str = "forward", *, as_errors: bool = True) -
     """The serving form of ``fn`` of ``program.main``, with the diagnostics of every
     serving rule it breaks (errors, or warnings with ``as_errors=False``). ``program``
     must have checked without errors."""
+    # Long on purpose: the serving rules E3301-E3306 run in the engine's order over one
+    # form, each filling what the next reads.
     cm: CheckedModule = program.main
     sig = cm.env.fns.get(fn)
     if sig is None or sig.is_extern or not isinstance(sig.decl, ast.FnDecl):
