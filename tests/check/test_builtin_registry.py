@@ -126,3 +126,23 @@ def test_cumprod_runs_as_torch_cumprod():
     x = torch.randint(-3, 4, (3, 5), dtype=torch.int32)
     got = ns["down"](x)
     assert got.dtype == torch.int64 and torch.equal(got, torch.cumprod(x, dim=0))
+
+
+def test_the_recipe_in_the_architecture_page_names_files_that_exist():
+    """docs/architecture.md's "How to add a built-in" is the recipe this file checks:
+    every file it names is where it says."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    page = (root / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = page.split("## How to add a built-in", 1)[1].split("\n## ", 1)[0]
+    core = root / "packages" / "shapescript-core" / "src" / "shapescript"
+    named = set(re.findall(r"`((?:check|codegen)/\w+\.py|\w+\.py)`", section))
+    assert {"builtin_registry.py", "check/builtins.py", "codegen/builtins.py",
+            "builtin_docs.py"} <= named
+    for path in named:
+        if path.startswith("test_"):
+            continue
+        assert (core / path).is_file(), path
+    assert "tests/check/test_builtin_registry.py" in section
