@@ -8,9 +8,10 @@ Two processes are launched through ``torch.distributed.run``, and run ShapeScrip
 DDP's passes interleaved, so the machine's load hits both alike; one process runs alone.
 Each warms up with one pass, then times ``--rounds`` passes of 32 updates on rank 0; the
 figure is the median pass, and the median over ``--repeats`` launches. Reports go to a
-sink that drops them.
+sink that drops them. ``--fsdp`` adds ShapeScript with the fields sharded among the two
+processes (``shapescript run --fsdp``) to the interleaved passes.
 
-    uv run python benchmarks/train_ddp.py [--rounds N] [--repeats N]
+    uv run python benchmarks/train_ddp.py [--rounds N] [--repeats N] [--fsdp]
 """
 
 from __future__ import annotations
@@ -100,6 +101,17 @@ def worker(kinds: list[str], rounds: int) -> None:
             {k: v.detach().clone() for k, v in start.named_parameters()})
         train.fit(m, img, y, 1)
 
+    def run_fsdp() -> None:
+        # adamw reads it when it makes the optimizer: this pass's model is sharded.
+        os.environ["SHAPESCRIPT_FSDP"] = "1"
+        try:
+            rt.reset_sinks(terminal=records["fsdp"].append)
+            m = train.Spotter._ss_from_tensors(
+                {k: v.detach().clone() for k, v in start.named_parameters()})
+            train.fit(m, img, y, 1)
+        finally:
+            del os.environ["SHAPESCRIPT_FSDP"]
+
     class Weights(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
@@ -113,7 +125,7 @@ def worker(kinds: list[str], rounds: int) -> None:
         model = torch.nn.parallel.DistributedDataParallel(Weights())
         ddp_fit(model, img, y, 1, rank, world, records["ddp"].append)
 
-    fns = {"shapescript": run_shapescript, "ddp": run_ddp}
+    fns = {"shapescript": run_shapescript, "ddp": run_ddp, "fsdp": run_fsdp}
     steps = math.ceil(img.shape[0] / BATCH)
     for k in kinds:
         fns[k]()                    # warm-up
@@ -155,6 +167,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--fsdp", action="store_true",
+                        help="also ShapeScript with sharded fields on 2 processes")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -162,8 +176,12 @@ def main() -> None:
         return
     got: dict[tuple[str, int], list[dict]] = {("shapescript", 1): [], ("shapescript", 2): [],
                                               ("ddp", 2): []}
+    two = ["shapescript", "ddp"]
+    if args.fsdp:
+        got[("fsdp", 2)] = []
+        two.append("fsdp")
     for r in range(args.repeats):
-        runs = [(["shapescript"], 1), (["shapescript", "ddp"], 2)]
+        runs = [(["shapescript"], 1), (two, 2)]
         for kinds, n in (runs if r % 2 == 0 else list(reversed(runs))):
             for kind, row in launch(kinds, n, args.rounds).items():
                 got[(kind, n)].append(row)
@@ -172,13 +190,15 @@ def main() -> None:
           f"passes of 32 steps (gloo, CPU, 1 thread per process; on 2 processes ShapeScript "
           f"and DDP passes interleaved in one launch):")
     for (kind, n), v in med.items():
-        label = "ShapeScript" if kind == "shapescript" else "plain torch DDP"
-        note = "" if kind == "shapescript" else " (rank 0's shard)"
+        label = {"shapescript": "ShapeScript", "fsdp": "ShapeScript FSDP"}.get(kind, "plain torch DDP")
+        note = " (rank 0's shard)" if kind == "ddp" else ""
         print(f"  {label:16s} {n} process{'es' if n > 1 else '  '} {v:7.1f} steps/s   "
               f"({1e3 / v:.2f} ms/step)   last loss {got[(kind, n)][-1]['loss']:.4g}{note}")
     ss1, ss2, ddp2 = med[("shapescript", 1)], med[("shapescript", 2)], med[("ddp", 2)]
     print(f"  ShapeScript 2 processes / 1 process: {ss2 / ss1:.3f}×")
     print(f"  ShapeScript / plain DDP, 2 processes: {ss2 / ddp2:.3f}×")
+    if args.fsdp:
+        print(f"  ShapeScript FSDP / ShapeScript, 2 processes: {med[('fsdp', 2)] / ss2:.3f}×")
 
 
 if __name__ == "__main__":

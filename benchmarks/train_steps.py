@@ -3,7 +3,10 @@ written by hand in torch (``reference.forward``, ``torch.optim.AdamW``, the same
 warm-up and cosine schedule, the same shuffles and batches, the same reports).
 
 Interleaved in one run, one pass over the 2000 training images (32 updates) at a time,
-so the machine's load hits both alike; the figure is the ratio of the medians. Both
+so the machine's load hits both alike; the figures are the ratio of the medians, the
+ratio of the best passes and the median of each round's own ratio (the two passes of a
+round run back to back, so a round's ratio is the least touched by the load changing),
+in wall-clock time and in CPU time (which a loaded machine's waiting doesn't count). Both
 start each pass from the same weights. Reports go to a sink that drops them, so the
 terminal's speed doesn't count.
 
@@ -111,7 +114,10 @@ def main() -> None:
               f"{'s' if args.threads > 1 else ''}):")
         for name, t in med.items():
             print(f"  {name:12s} {steps / t:7.1f} steps/s   ({t * 1e3 / steps:.2f} ms/step)")
-        print(f"  shapescript / torch: {med['torch'] / med['shapescript']:.3f}× the steps per second")
+        paired = statistics.median(t / s for s, t in zip(times["shapescript"], times["torch"]))
+        best = min(times["torch"]) / min(times["shapescript"])
+        print(f"  shapescript / torch: {med['torch'] / med['shapescript']:.3f}× the steps per "
+              f"second (best passes {best:.3f}×, median round {paired:.3f}×)")
     # The two loops compute the same thing: their reports agree.
     a, b = records["shapescript"][-1], records["torch"][-1]
     print(f"last report: shapescript loss {a['loss']:.4g}, torch loss {b['loss']:.4g}")

@@ -428,7 +428,7 @@ def concat(t: TupleType, lab: str, node: Any, arg: Any) -> tuple[TensorType, int
         for j, (p, q) in enumerate(zip(x.axes, first.axes)):
             if j != i and p.size != q.size:
                 raise Fail("E0401", f"the tensors differ on axis {j}, which isn't `{lab}`: "
-                           f"`{q.label}` ({q.size}) and `{p.label}` ({p.size})",
+                           f"`{q.written}` and `{p.written}`",
                            f"`{first}` and `{x}`", span=arg.span,
                            help="every axis but the one concatenated along must agree")
         total = total + x.axes[i].size

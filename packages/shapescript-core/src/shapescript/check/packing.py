@@ -62,7 +62,7 @@ def _prod(sizes: list[Size]) -> Size:
     return out
 
 
-def _pattern_of(c: Any, e: ast.Call, name: str) -> ast.PackPattern:
+def _pattern_of(e: ast.Call, name: str) -> ast.PackPattern:
     pat = e.pattern
     if type(pat) is not ast.PackPattern:
         example = "b * d" if name == "pack" else "b * d -> b d, b n d"
@@ -96,7 +96,7 @@ def check_pack(c: Any, name: str, e: ast.Call) -> Type:
 
     pos, kw = split_args(e)
     need(e, "pack", pos, kw, 1)
-    pat = _pattern_of(c, e, "pack")
+    pat = _pattern_of(e, "pack")
     t = c.expr(pos[0].value)
     sides = _split(pat)
     if isinstance(t, ErrorType) or sides is None:
@@ -164,7 +164,7 @@ def check_unpack(c: Any, name: str, e: ast.Call) -> Type:
     if len(pos) != 1:
         raise Fail("E0501", f"`unpack` takes 1 positional argument, {len(pos)} given",
                    "wrong number of arguments", span=e.span)
-    pat = _pattern_of(c, e, "unpack")
+    pat = _pattern_of(e, "unpack")
     x = c.tensor_arg(pos[0], "unpack")
     sides = _split(pat)
     if x is None or sides is None or not pat.parts:
@@ -208,9 +208,10 @@ def check_unpack(c: Any, name: str, e: ast.Call) -> Type:
     unknown: list[ast.PatName] = []
     for part in own:
         for n in part:
-            if n.name in known or any(u.name == n.name for u in unknown):
-                if any(u.name == n.name for u in unknown):
-                    unknown.append(n)
+            if n.name in known:
+                continue
+            if any(u.name == n.name for u in unknown):
+                unknown.append(n)  # an unknown written twice: E0604 below
                 continue
             if n.name in kw:
                 v = kw[n.name].value
@@ -230,7 +231,7 @@ def check_unpack(c: Any, name: str, e: ast.Call) -> Type:
                 known[n.name] = (Size.var(n.name), Size.var(n.name))
             else:
                 unknown.append(n)
-    if len({u.name for u in unknown}) > 1 or len(unknown) > 1:
+    if len(unknown) > 1:
         names = sorted({u.name for u in unknown})
         raise Fail("E0604", "`unpack` can solve one size from the packed axis, not "
                    + (" and ".join(f"`{u}`" for u in names) if len(names) > 1

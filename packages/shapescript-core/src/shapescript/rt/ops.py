@@ -215,7 +215,7 @@ def pack(xs, left, right):
     for x in xs:
         shape = x.shape
         end = len(shape) - right
-        flat.append(x.reshape(*shape[:left], _numel(shape[left:end]), *shape[end:]))
+        flat.append(x.reshape((*shape[:left], _numel(shape[left:end]), *shape[end:])))
     return torch.cat(flat, dim=left)
 
 
@@ -249,7 +249,7 @@ def unpack(x, left, right, shapes, where):
     out = []
     for piece, shape in zip(pieces, shapes):
         ps = piece.shape
-        out.append(piece.reshape(*ps[:left], *shape, *ps[left + 1:]))
+        out.append(piece.reshape((*ps[:left], *shape, *ps[left + 1:])))  # () for a 0-d part
     return tuple(out)
 
 
