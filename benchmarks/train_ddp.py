@@ -190,7 +190,8 @@ def main() -> None:
           f"passes of 32 steps (gloo, CPU, 1 thread per process; on 2 processes ShapeScript "
           f"and DDP passes interleaved in one launch):")
     for (kind, n), v in med.items():
-        label = {"shapescript": "ShapeScript", "fsdp": "ShapeScript FSDP"}.get(kind, "plain torch DDP")
+        label = {"shapescript": "ShapeScript", "fsdp": "ShapeScript FSDP",
+                 "ddp": "plain torch DDP"}[kind]
         note = " (rank 0's shard)" if kind == "ddp" else ""
         print(f"  {label:16s} {n} process{'es' if n > 1 else '  '} {v:7.1f} steps/s   "
               f"({1e3 / v:.2f} ms/step)   last loss {got[(kind, n)][-1]['loss']:.4g}{note}")

@@ -184,3 +184,31 @@ def test_a_python_script_starts_its_own_group(tmp_path):
     r = run_shapescript("run", "--nproc-per-node", "2", "script.py", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert sorted(r.stdout.splitlines()) == ["py rank 0 of 2", "py rank 1 of 2", "step 0: x 1"]
+
+
+INIT = textwrap.dedent('''
+    import python torch
+
+    dim D = 4
+
+    model M:
+        param w: [D D]
+
+    fn main():
+        # torch's own generator differs on each rank: init draws from one of its own
+        torch.manual_seed(rank())
+        m = M.init(seed=3)
+        print(sum(m.w * m.w), sum(m.w))
+''')
+
+
+def test_init_with_a_seed_gives_every_rank_the_same_weights(tmp_path):
+    (tmp_path / "init.ss").write_text(INIT)
+    r = run_shapescript("run", "--all-ranks", "--nproc-per-node", "2", "init.ss", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    lines = sorted(r.stdout.splitlines())
+    assert [ln[:8] for ln in lines] == ["[rank0]:", "[rank1]:"]
+    assert lines[0][8:] == lines[1][8:]
+    one = run_shapescript("run", "init.ss", cwd=tmp_path)
+    assert one.returncode == 0, one.stderr
+    assert one.stdout.strip() == lines[0][8:].strip()

@@ -548,8 +548,8 @@ class CallChecker:
             dim = sig.module.dim_size(p.name) if sig.module else None
             if dim is not None:
                 if ax.size != Size.const(dim):
-                    raise Fail("E1001", f"`{p}` wants an axis of size `{p.name}` = {dim}, but the axis "
-                               f"`{text}` is `{ax.size}`", "wrong size", span=n.span,
+                    raise Fail("E1001", f"`{p}` wants an axis of size `{p.name} = {dim}`, but "
+                               f"`{text}` is `{ax.written}`", "wrong size", span=n.span,
                                help=f"`Axis[{p.name}]` means an axis of size {p.name}; use a new name for any axis")
             else:
                 b.sizes.setdefault(p.name, (ax.size, ax.label))

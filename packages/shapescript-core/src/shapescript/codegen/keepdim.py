@@ -38,7 +38,7 @@ from shapescript.check.result import BroadcastRes, CheckedModule
 from shapescript.check.types import HostType, TensorType
 from shapescript.syntax import ast
 
-__all__ = ["KeepDims", "NO_KEEPDIMS", "keepdim_sites", "keeps"]
+__all__ = ["NO_KEEPDIMS", "KeepDims", "keepdim_sites", "keeps"]
 
 # Reductions whose code takes ``keepdim=True`` (see ``builtins.reduction``).
 _REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "var", "std", "logsumexp"})

@@ -13,7 +13,10 @@ launches through it, starts one process per rank with ``RANK``, ``LOCAL_RANK``,
 - standard output is rank 0's alone, unless ``SHAPESCRIPT_ALL_RANKS`` is set
   (``--all-ranks``): then every rank's lines start ``[rankR]: `` (as torch prefixes
   an uncaught exception's traceback); standard error is every
-  rank's, each line prefixed so an error names the rank it came from.
+  rank's, each line prefixed so an error names the rank it came from;
+- with ``SHAPESCRIPT_FSDP`` set (``--fsdp``), ``sgd``/``adamw`` shard the model's fields
+  among the ranks with FSDP2's ``fully_shard`` (``training.py``) rather than keep a
+  whole copy on each.
 
 The training built-ins (``training.py``, ``report.py``, ``checkpoint.py``) see the group
 through ``torch.distributed`` itself, so a Python program that starts its own group
