@@ -1,7 +1,8 @@
-"""Completion: the names in scope, a model's fields after ``m.``, a module's public names,
-the axes in scope after ``over=`` and in a pattern, dims inside a type's brackets; the
-built-in forms with their typed signatures and docs. The context is read from the text
-before the cursor, so a half-typed line still gets answers."""
+"""Completion: the names in scope (consts with their values), a model's fields after
+``m.``, a module's public names, the axes in scope after ``over=`` and in a pattern, dims
+inside a type's brackets; the built-in forms with their typed signatures and docs. The
+context is read from the text before the cursor, so a half-typed line still gets
+answers."""
 
 from __future__ import annotations
 
@@ -13,12 +14,13 @@ from lsprotocol import types as lsp
 from shapescript import api
 from shapescript.api import syntax as S
 from shapescript_lsp.documents import Document
-from shapescript_lsp.hover import builtin_markdown, signature_text
-from shapescript_lsp.targets import body_of
+from shapescript_lsp.hover import (builtin_markdown, const_type_name, const_value_text,
+                                   signature_text)
+from shapescript_lsp.targets import body_of, const_origin
 
-KEYWORDS = ("fn", "export", "extern", "dim", "model", "param", "import", "python", "from",
-            "as", "to", "return", "if", "elif", "else", "for", "in", "with", "and", "or",
-            "not", "over", "True", "False", "None", "devices")
+KEYWORDS = ("fn", "export", "extern", "dim", "const", "model", "param", "import", "python",
+            "from", "as", "to", "return", "if", "elif", "else", "for", "in", "with", "and", "or",
+            "not", "over", "true", "false", "none", "devices")
 K = lsp.CompletionItemKind
 # The built-in forms that take a pattern, and those that take a shape in brackets.
 PATTERN_CALLS = tuple(b.name for b in api.builtin_docs() if "pattern" in b.signature)
@@ -116,6 +118,29 @@ class _Items:
             decl = self.env.dim_decls.get(name)
             self.add(name, K.Constant, f"dim {name} = {value}", decl.doc if decl else None)
 
+    def consts(self, env: Any = None, public: bool = False) -> None:
+        """The consts of ``env`` (this file's and those it imports by name; a module's
+        public ones after ``module.``), with their values."""
+        env = env or self.env
+        names = list(env.const_decls)
+        if env is self.env:
+            names += [local for local, (sub, orig) in env.imported.items()
+                      if orig in sub.const_decls]
+        for name in names:
+            if public and not env.public(name):
+                continue
+            origin = const_origin(env, name)
+            if origin is None:
+                continue
+            cenv, cname = origin
+            decl = cenv.const_decls[cname]
+            if cname in cenv.consts:
+                value = cenv.consts[cname]
+                detail = f"const {name}: {const_type_name(value)} = {const_value_text(value)}"
+            else:
+                detail = f"const {name}"
+            self.add(name, K.Constant, detail, decl.doc)
+
     def axes(self) -> None:
         fn = self.fn
         names = _axes_in(self.cm, fn) if fn is not None else _axes_in_text(self.before)
@@ -174,6 +199,7 @@ def _members(items: _Items) -> lsp.CompletionList | None:
         return items.done()
     sub = env.ssmods.get(base)
     if sub is not None:
+        items.consts(sub, public=True)
         for name in list(sub.fns) + list(sub.dims) + list(sub.models) + list(sub.aliases):
             if sub.public(name):
                 items.add(name, K.Function if name in sub.fns else K.Constant)
@@ -247,6 +273,7 @@ def _in_scope(items: _Items) -> None:
     for name, info in env.models.items():
         items.add(name, K.Class, "model", info.decl.doc)
     items.dims()
+    items.consts()
     items.aliases()
     for name in list(env.ssmods) + list(env.pymods):
         items.add(name, K.Module)

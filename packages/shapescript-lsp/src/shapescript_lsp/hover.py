@@ -9,6 +9,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
+from shapescript.api import syntax as S
 from shapescript_lsp.documents import Document
 from shapescript_lsp.targets import Target, at, target_at
 
@@ -46,6 +47,42 @@ def _where(path: str) -> str | None:
     if path.startswith("<"):
         return f"from the prelude ({path[1:-1]})"
     return None
+
+
+def const_value_text(value: Any) -> str:
+    """A const's value as ShapeScript writes it (``true``, ``"tanh"``, ``1e-06``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return repr(value)
+
+
+def const_type_name(value: Any) -> str:
+    """The host type of a const's value."""
+    return {bool: "bool", int: "int", float: "float", str: "str"}.get(type(value), "?")
+
+
+def const_markdown(doc: Document, target: Target) -> str:
+    """A const's hover: its value and type, its ``##`` comment, the expression it was
+    written as (when that isn't the value itself), and the file it comes from."""
+    env = target.env
+    decl = env.const_decls.get(target.key[1]) if env is not None and target.key else None
+    written = doc.source(decl.span.file, decl.value.span) if decl is not None else ""
+    if decl is not None and target.key[1] in env.consts:
+        value = target.info
+        code = f"const {target.name}: {const_type_name(value)} = {const_value_text(value)}"
+        shown = const_value_text(value)
+    else:  # its value failed (reported where it is declared)
+        code = f"const {target.name} = {written}" if written else f"const {target.name}"
+        shown = written
+    parts = [decl.doc] if decl is not None and decl.doc else []
+    if written and not isinstance(decl.value, (S.Num, S.Str, S.Bool)) and written.strip() != shown:
+        parts.append(f"Written `{written.strip()}`.")
+    where = _where(env.path) if env is not None else None
+    if where is None and env is not None and not doc.is_self(env.path):
+        where = f"from {env.path.rsplit('/', 1)[-1]}"
+    return _md(code, "\n\n".join(parts) or None, where)
 
 
 def builtin_markdown(b: Any) -> str:
@@ -109,6 +146,8 @@ def _hover_target(doc: Document, target: Target, cm: Any) -> str | None:
         value = target.info
         return _md(f"dim {target.name} = {value}", decl.doc if decl else None,
                    _where(target.env.path) if target.env else None)
+    if k == "const":
+        return const_markdown(doc, target)
     if k == "alias":
         decl = target.info
         shape = doc.source(decl.span.file, decl.shape.span) if decl.shape else ""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from typing import Any
 
 from lsprotocol import types as lsp
@@ -9,7 +11,7 @@ from lsprotocol import types as lsp
 from shapescript import api
 from shapescript.api import syntax as S
 from shapescript_lsp.documents import Document
-from shapescript_lsp.targets import target_at
+from shapescript_lsp.targets import const_origin, target_at
 
 
 def definition(doc: Document, pos: lsp.Position) -> list[lsp.Location]:
@@ -21,12 +23,16 @@ def definition(doc: Document, pos: lsp.Position) -> list[lsp.Location]:
     return [doc.location(target.decl_span)]
 
 
-def references(doc: Document, pos: lsp.Position, include_declaration: bool) -> list[lsp.Location]:
-    """Every use in this file of the name at ``pos`` (and its declaration, if asked)."""
+def references(doc: Document, pos: lsp.Position, include_declaration: bool,
+               others: Iterable[Document] = ()) -> list[lsp.Location]:
+    """Every use in this file of the name at ``pos`` (and its declaration, if asked); a
+    const's uses in the ``others`` open files too (those that import it)."""
     cm = doc.module
     target = target_at(doc, pos)
     if cm is None or target is None:
         return []
+    if target.kind == "const":
+        return _const_references(doc, target, include_declaration, others)
     out: list[Any] = []
     decl = target.decl_span
     same_file = decl is not None and (decl.file == doc.path)
@@ -67,3 +73,60 @@ def references(doc: Document, pos: lsp.Position, include_declaration: bool) -> l
             out.append(sp)
     return [doc.location(sp) for sp in out]
 
+
+
+def _const_references(doc: Document, target: Any, include_declaration: bool,
+                      others: Iterable[Document]) -> list[lsp.Location]:
+    """A const's uses in ``doc`` and in the other open files, each place once: by
+    name, as ``module.name``, and in ``from … import``; its declaration if asked."""
+    out: list[lsp.Location] = []
+    seen: set[tuple[str, int, int]] = set()
+
+    def put(loc: lsp.Location) -> None:
+        k = (loc.uri, loc.range.start.line, loc.range.start.character)
+        if k not in seen:
+            seen.add(k)
+            out.append(loc)
+
+    if target.decl_span is not None:
+        decl = doc.location(target.decl_span)
+        if include_declaration:
+            put(decl)
+        else:  # the declaration is not a use of itself
+            seen.add((decl.uri, decl.range.start.line, decl.range.start.character))
+    for d in (doc, *[o for o in others if o is not doc]):
+        if d.module is None:
+            continue
+        for sp in const_uses(d.module, target.key):
+            put(d.location(sp))
+    return out
+
+
+def const_uses(cm: Any, key: tuple[str, str]) -> list[Any]:
+    """The spans in the checked file ``cm`` that name the const ``key`` (its declaring
+    file and name): plain names the checker resolved to it (not a local or parameter
+    of the same name), ``module.name``, and the names of ``from … import``."""
+    env = cm.env
+
+    def is_it(origin: Any) -> bool:
+        return origin is not None and \
+            (os.path.abspath(origin[0].path), origin[1]) == key
+
+    out = []
+    for n in api.walk(tuple(env.module.decls)):
+        if isinstance(n, S.Name):
+            kind = getattr(cm.res.get(id(n)), "kind", None)
+            if kind in (None, "const", "poisoned") and is_it(const_origin(env, n.id)):
+                out.append(n.span)
+        elif isinstance(n, S.Attr) and isinstance(n.value, S.Name) and \
+                n.value.id in env.ssmods and is_it(const_origin(env, n.attr, n.value.id)):
+            sp = n.span  # the name after the dot, as a field's
+            out.append(type(sp)(sp.file, sp.end_line, sp.end_col - len(n.attr), sp.end_line,
+                                sp.end_col))
+        elif isinstance(n, S.FromImport):
+            for name in n.names:
+                if is_it(const_origin(env, name.alias or name.name)):
+                    sp = name.span
+                    out.append(type(sp)(sp.file, sp.line, sp.col, sp.line,
+                                        sp.col + len(name.name)))
+    return out

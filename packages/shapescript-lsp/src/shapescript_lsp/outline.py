@@ -1,6 +1,6 @@
 """The file at a glance: inlay hints (the inferred shape after each assigned name) and
-document symbols (dims, shapes, functions with their parameters, models with their
-fields)."""
+document symbols (dims, consts, shapes, functions with their parameters, models with
+their fields)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from lsprotocol import types as lsp
 from shapescript import api
 from shapescript.api import syntax as S
 from shapescript_lsp.documents import Document
-from shapescript_lsp.hover import signature_text
+from shapescript_lsp.hover import const_value_text, signature_text
 from shapescript_lsp.targets import param_name_span
 
 K = lsp.SymbolKind
@@ -63,6 +63,12 @@ def document_symbols(doc: Document) -> list[lsp.DocumentSymbol]:
                 name=d.name, kind=K.Constant if d.shape is None else K.Interface,
                 range=doc.span_range(d.span), selection_range=doc.span_range(d.name_span),
                 detail=detail))
+        elif isinstance(d, S.ConstDecl):
+            detail = (f"= {const_value_text(env.consts[d.name])}" if d.name in env.consts
+                      else f"= {doc.slice(d.value.span)}")
+            out.append(lsp.DocumentSymbol(
+                name=d.name, kind=K.Constant, range=doc.span_range(d.span),
+                selection_range=doc.span_range(d.name_span), detail=detail))
         elif isinstance(d, S.ModelDecl):
             info = env.models.get(d.name)
             children = []

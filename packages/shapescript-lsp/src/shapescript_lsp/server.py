@@ -224,8 +224,9 @@ def _question_features(server: ShapeScriptServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
     @_guard(list)
     def references(ls: ShapeScriptServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
-        return _references(ls.document(params.text_document.uri), params.position,
-                           params.context.include_declaration)
+        doc = ls.document(params.text_document.uri)
+        return _references(doc, params.position, params.context.include_declaration,
+                           others=list(ls.documents.values()))
 
     @server.feature(lsp.TEXT_DOCUMENT_COMPLETION,
                     lsp.CompletionOptions(trigger_characters=[".", "=", "[", " ", "("]))

@@ -58,10 +58,26 @@ def _param_name(label: str) -> str:
     return label.split(":", 1)[0].split("=", 1)[0].strip().rstrip("…")
 
 
-def _active(call: _Call, names: list[str], variadic: int | None) -> int:
+def _joined(params: list[str]) -> tuple[list[str], int | None]:
+    """The parameters with a bare ``…`` joined to the one before it: ``pattern: names *
+    names -> part, …`` (unpack's parts, one per comma) is one parameter; and the index of
+    that parameter, if any."""
+    out: list[str] = []
+    parts = None
+    for p in params:
+        if p.strip() == "…" and out:
+            out[-1] = f"{out[-1]}, {p.strip()}"
+            parts = len(out) - 1
+        else:
+            out.append(p)
+    return out, parts
+
+
+def _active(call: _Call, names: list[str], variadic: int | None,
+            parts: int | None = None) -> int:
     """The parameter being written: by its keyword when one is being written, after a
-    pattern's ``:`` (einsum) the pattern, else by position (a variadic parameter takes
-    every argument from its place on)."""
+    pattern's ``:`` (einsum) or ``->`` (unpack's parts, comma-separated) the pattern,
+    else by position (a variadic parameter takes every argument from its place on)."""
     kw = re.search(r"(?:^|,)\s*([A-Za-z_]\w*)\s*=(?![=>])[^=,]*$", call.args)
     if kw is not None:
         if kw.group(1) in names:
@@ -70,6 +86,8 @@ def _active(call: _Call, names: list[str], variadic: int | None) -> int:
             return variadic
     if "pattern" in names and ":" in call.args and variadic is not None:
         return names.index("pattern")
+    if parts is not None and "->" in call.args:
+        return parts
     k = call.commas + (1 if call.piped else 0)
     if variadic is not None and k > variadic:
         k = variadic
@@ -136,6 +154,7 @@ def signature_help(doc: Document, pos: lsp.Position) -> lsp.SignatureHelp | None
             return None
         label, params = b.signature, list(b.params)
         text = f"{b.doc}\n\n*built-in* · `{b.call}`"
+    params, parts = _joined(params)
     names = [_param_name(p) for p in params]
     variadic = next((i for i, p in enumerate(params) if _param_name(p) + "…" in p), None)
     offsets = _offsets(label, params)
@@ -145,4 +164,4 @@ def signature_help(doc: Document, pos: lsp.Position) -> lsp.SignatureHelp | None
         parameters=[lsp.ParameterInformation(label=o) for o in offsets] if offsets
         else [lsp.ParameterInformation(label=p) for p in params])
     return lsp.SignatureHelp(signatures=[info], active_signature=0,
-                             active_parameter=_active(call, names, variadic))
+                             active_parameter=_active(call, names, variadic, parts))

@@ -1,9 +1,10 @@
-"""What a name at a position means: a ``Target`` (a function, dim, shape alias, model,
-field, local, axis or Python module) with where it is declared, found from the checked
+"""What a name at a position means: a ``Target`` (a function, dim, const, shape alias,
+model, field, local, axis or Python module) with where it is declared, found from the checked
 file's syntax tree and the names the checker resolved."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,13 +19,16 @@ from shapescript_lsp.documents import Document
 class Target:
     """What a name at a position means."""
 
-    kind: str  # fn, dim, alias, model, field, local, axis, pymod, builtin
+    kind: str  # fn, dim, const, alias, model, field, local, axis, pymod, builtin
     name: str
     decl_span: Any = None  # where it is declared (its name), when known
     owner: Any = None  # the enclosing fn declaration (locals, axes)
-    info: Any = None  # FnSig, ModelInfo, FieldInfo, the dim's value, a BuiltinDoc …
+    info: Any = None  # FnSig, ModelInfo, FieldInfo, a dim's or const's value, a BuiltinDoc …
     node: Any = None  # the node at the position
     env: Any = None  # the module environment that declares it
+    # A const's identity whichever checker read its file (each open file checks the
+    # modules it imports itself): the declaring file's path and the name there.
+    key: tuple[str, str] | None = None
 
 
 def at(doc: Document, pos: lsp.Position) -> list[Any]:
@@ -81,6 +85,33 @@ def local_decl(fn: Any, name: str) -> Any:
     return None
 
 
+def const_origin(env: Any, name: str, module: str | None = None) -> tuple[Any, str] | None:
+    """The module that declares the const this file calls ``name`` (``module.name``
+    when ``module`` is set; a ``from … import`` name too), and its name there; None when
+    ``name`` names no const (a const whose value failed is still one)."""
+    if module is not None:
+        sub = env.ssmods.get(module)
+        return (sub, name) if sub is not None and name in sub.const_decls else None
+    if name in env.const_decls:
+        return env, name
+    if name in env.imported:
+        sub, orig = env.imported[name]
+        return const_origin(sub, orig)
+    return None
+
+
+def const_target(env: Any, name: str, node: Any, module: str | None = None) -> Target | None:
+    """The const ``name`` (``module.name``) as this file names it, or None."""
+    origin = const_origin(env, name, module)
+    if origin is None:
+        return None
+    cenv, cname = origin
+    decl = cenv.const_decls[cname]
+    written = name if module is None else f"{module}.{name}"
+    return Target("const", written, decl.name_span, info=cenv.consts.get(cname), node=node,
+                  env=cenv, key=(os.path.abspath(cenv.path), cname))
+
+
 def _dim_target(env: Any, name: str, node: Any, fn: Any) -> Target | None:
     origin = env.dim_origin(name)
     if origin is not None:
@@ -122,9 +153,11 @@ def target_at(doc: Document, pos: lsp.Position) -> Target | None:
     node = path[-1]
     fn = enclosing_fn(path)
     line, col = doc.point(pos)
-    if isinstance(node, (S.FnDecl, S.ExternDecl, S.DimDecl, S.ModelDecl)) and \
+    if isinstance(node, (S.FnDecl, S.ExternDecl, S.DimDecl, S.ConstDecl, S.ModelDecl)) and \
             api.span_contains(node.name_span, line, col):
         return _decl_target(env, node)
+    if isinstance(node, S.ImportName):
+        return _import_target(env, path, node)
     if isinstance(node, S.Param):
         if api.span_contains(param_name_span(node), line, col):
             return Target("local", node.name, param_name_span(node), owner=fn, node=node)
@@ -135,7 +168,10 @@ def target_at(doc: Document, pos: lsp.Position) -> Target | None:
         finfo = info.fields.get(node.name) if info else None
         return Target("field", node.name, node.span, info=finfo, node=node, env=env)
     if isinstance(node, S.Name):
-        return _name_target(cm, node, fn)
+        # A parameter's default is read where the function is declared: the function's
+        # own names are not in scope there (`eps: float = eps` is the const).
+        in_default = any(isinstance(n, S.Param) for n in path)
+        return _name_target(cm, node, None if in_default else fn)
     if isinstance(node, (S.SizeName, S.PatName)):
         name = node.name if not getattr(node, "module", None) else f"{node.module}.{node.name}"
         return _dim_target(env, name, node, fn)
@@ -162,6 +198,12 @@ def _name_target(cm: Any, node: Any, fn: Any) -> Target | None:
             return Target("fn", name, sig.decl.name_span, info=sig, node=node, env=sig.module)
     if kind == "dim" or (kind is None and env.dim_origin(name) is not None):
         return _dim_target(env, name, node, fn)
+    # A const whose value failed (E0307) is "poisoned" where it is used: still the const.
+    if kind == "const" or (kind in (None, "poisoned") and local_decl(fn, name) is None
+                           and const_origin(env, name) is not None):
+        found = const_target(env, name, node)
+        if found is not None:
+            return found
     if kind == "model" or (kind is None and env.model(name) is not None):
         info = env.model(name)
         if info is not None:
@@ -192,8 +234,46 @@ def _type_target(env: Any, node: Any) -> Target | None:
     return None
 
 
+def _import_target(env: Any, path: list[Any], node: Any) -> Target | None:
+    """A name in ``from layers import eps [as e]``: what it imports."""
+    imp = next((n for n in reversed(path) if isinstance(n, S.FromImport)), None)
+    if imp is None:
+        return None
+    local = node.alias or node.name
+    found = const_target(env, local, node)
+    if found is not None:
+        return found
+    sig = env.fn(local)
+    if sig is not None:
+        return Target("fn", local, sig.decl.name_span, info=sig, node=node, env=sig.module)
+    if env.dim_origin(local) is not None or env.alias(local) is not None:
+        return _dim_target(env, local, node, None)
+    info = env.model(local)
+    if info is not None:
+        return Target("model", local, info.decl.name_span, info=info, node=node)
+    return None
+
+
+def _module_member(cm: Any, node: Any) -> Target | None:
+    """``layers.eps`` or ``layers.D`` in an expression: a module's const or dim."""
+    base = node.value
+    if not isinstance(base, S.Name) or base.id not in cm.env.ssmods:
+        return None
+    if getattr(cm.res.get(id(base)), "kind", None) not in (None, "ssmod"):
+        return None  # a local that shadows the module
+    found = const_target(cm.env, node.attr, node, module=base.id)
+    if found is not None:
+        return found
+    if cm.env.dim_origin(f"{base.id}.{node.attr}") is not None:
+        return _dim_target(cm.env, f"{base.id}.{node.attr}", node, None)
+    return None
+
+
 def _attr_target(cm: Any, node: Any) -> Target | None:
-    """A model's field read as ``m.field``."""
+    """A model's field read as ``m.field``; a module's const or dim, ``layers.eps``."""
+    member = _module_member(cm, node)
+    if member is not None:
+        return member
     vt = cm.types.get(id(node.value))
     model = getattr(vt, "name", None) if type(vt).__name__ == "ModelType" else None
     if model is None:
@@ -214,6 +294,9 @@ def _decl_target(env: Any, node: Any) -> Target:
             return Target("alias", node.name, node.name_span, info=node, node=node, env=env)
         return Target("dim", node.name, node.name_span, info=env.dims.get(node.name),
                       node=node, env=env)
+    if isinstance(node, S.ConstDecl):
+        return Target("const", node.name, node.name_span, info=env.consts.get(node.name),
+                      node=node, env=env, key=(os.path.abspath(env.path), node.name))
     info = env.models.get(node.name)
     return Target("model", node.name, node.name_span, info=info, node=node, env=env)
 

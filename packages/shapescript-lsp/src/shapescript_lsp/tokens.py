@@ -1,6 +1,7 @@
 """Semantic tokens: names coloured by what they are, so dims (``type``, read-only),
 generic axes (``typeParameter``) and values (``variable``/``parameter``) look apart,
-with functions, models, fields and modules."""
+with consts (``variable``, read-only: host values, not sizes), functions, models, fields
+and modules."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from lsprotocol import types as lsp
 from shapescript import api
 from shapescript.api import syntax as S
 from shapescript_lsp.documents import Document
+from shapescript_lsp.targets import const_origin
 
 TOKEN_TYPES = ["function", "parameter", "variable", "type", "typeParameter", "class",
                "property", "namespace"]
@@ -18,7 +20,7 @@ TOKEN_MODIFIERS = ["declaration", "readonly", "defaultLibrary"]
 LEGEND = lsp.SemanticTokensLegend(token_types=TOKEN_TYPES, token_modifiers=TOKEN_MODIFIERS)
 DECL, RO, LIB = 1, 2, 4
 _NAME_KINDS = {"dim": ("type", RO), "generic": ("typeParameter", 0), "model": ("class", 0),
-               "pymod": ("namespace", 0), "ssmod": ("namespace", 0)}
+               "const": ("variable", RO), "pymod": ("namespace", 0), "ssmod": ("namespace", 0)}
 
 
 class _Tokens:
@@ -58,10 +60,25 @@ class _Tokens:
             self.put(sp.line, sp.col, len(n.id), *_NAME_KINDS[kind])
         elif kind is None and n.id not in params and self.env.dim_origin(n.id) is not None:
             self.put(sp.line, sp.col, len(n.id), "type", RO)  # an axis named, as `over=D`
+        elif kind in (None, "poisoned") and n.id not in params and \
+                const_origin(self.env, n.id) is not None:  # in a const's value; a failed one
+            self.put(sp.line, sp.col, len(n.id), "variable", RO)
+        elif kind is None and n.id not in params and n.id in self.env.ssmods:
+            self.put(sp.line, sp.col, len(n.id), "namespace")  # `layers` of `layers.eps`
         elif kind is None and n.id not in params and api.builtin_doc(n.id) is not None:
             self.put(sp.line, sp.col, len(n.id), "function", LIB)  # a built-in form
         elif kind == "local" or kind is None and sp.end_line == sp.line:
             self.put(sp.line, sp.col, len(n.id), "parameter" if n.id in params else "variable")
+
+    def member(self, n: Any) -> tuple[str, int]:
+        """The ``attr`` of ``value.attr``: a module's const or dim, else a field."""
+        base = n.value
+        if isinstance(base, S.Name) and base.id in self.env.ssmods:
+            if const_origin(self.env, n.attr, base.id) is not None:
+                return "variable", RO
+            if self.env.dim_origin(f"{base.id}.{n.attr}") is not None:
+                return "type", RO
+        return "property", 0
 
     def declaration(self, d: Any) -> set[str]:
         """A declaration's own name (and its parameters' or fields'); the parameters'
@@ -75,6 +92,8 @@ class _Tokens:
                 self.put(p.span.line, p.span.col, len(p.name), "parameter", DECL)
         elif isinstance(d, S.DimDecl):
             self.put(ns.line, ns.col, len(d.name), "type", DECL | (RO if d.shape is None else 0))
+        elif isinstance(d, S.ConstDecl):
+            self.put(ns.line, ns.col, len(d.name), "variable", DECL | RO)
         elif isinstance(d, S.ModelDecl):
             self.put(ns.line, ns.col, len(d.name), "class", DECL)
             for f in d.fields:
@@ -95,8 +114,12 @@ def semantic_tokens(doc: Document) -> lsp.SemanticTokens:
                 tokens.name(cm, n, params)
             elif isinstance(n, (S.SizeName, S.PatName)):
                 tokens.size(n)
+            elif isinstance(n, S.ImportName) and \
+                    const_origin(cm.env, n.alias or n.name) is not None:
+                tokens.put(n.span.line, n.span.col, len(n.name), "variable", RO)
             elif isinstance(n, S.Attr) and n.span.end_line == n.span.line:
-                tokens.put(n.span.line, n.span.end_col - len(n.attr), len(n.attr), "property")
+                tokens.put(n.span.line, n.span.end_col - len(n.attr), len(n.attr),
+                           *tokens.member(n))
     return lsp.SemanticTokens(data=_encode(doc, tokens.toks))
 
 

@@ -2,9 +2,9 @@
 
 A ``%%shapescript`` cell is checked and compiled like a ``.ss`` file; when it checks,
 its declarations become notebook names: a model is a class, a ``fn`` a checked Python
-function (it checks its arguments' shapes when called), a ``dim`` an int. A bad cell
-shows its diagnostics in the same layout as ``shapescript check`` (HTML in Jupyter,
-text in a terminal) and defines nothing.
+function (it checks its arguments' shapes when called), a ``dim`` an int, a ``const`` its
+value. A bad cell shows its diagnostics in the same layout as ``shapescript check`` (HTML
+in Jupyter, text in a terminal) and defines nothing.
 
 Inside a cell:
 
@@ -141,7 +141,7 @@ def _declared_names(src: str) -> set[str]:
     """The names a cell's top-level declarations (and imports) bind."""
     names: set[str] = set()
     for line in src.split("\n"):
-        m = re.match(r"(?:export\s+|extern\s+)?(?:fn|dim|model)\s+([A-Za-z_]\w*)", line)
+        m = re.match(r"(?:export\s+|extern\s+)?(?:fn|dim|const|model)\s+([A-Za-z_]\w*)", line)
         if m:
             names.add(m.group(1))
             continue
