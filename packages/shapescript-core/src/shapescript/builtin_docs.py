@@ -108,6 +108,11 @@ _TABLE: tuple[tuple[str, tuple[tuple[str, str, str, str], ...]], ...] = (
         ("all", "all(m, over=A)", f"all(m: [... A] Mask, {_R}) -> [...] Mask",
          "Whether every value of the `Mask` over `A` holds."),
     )),
+    ("Scans (the running result along one axis)", (
+        ("cumprod", "cumprod(x, over=A)", "cumprod(x: [... A] Num, over: Axis[A]) -> [... A] Num",
+         "The running product along `A`; `Pos`, `NonNeg`, `Unit` and `Signed` values keep their "
+         "domain (a `Prob` gives `Unit`), integers and masks give `i64`."),
+    )),
     ("Classes", (
         ("cross_entropy", "cross_entropy(logits, y, over=C)",
          "cross_entropy(logits: [... C] Logit over C, y: [...] Index[C], over: Axis[C]) -> [] NonNeg",

@@ -41,7 +41,7 @@ from shapescript.check.declare import declare
 from shapescript.check.env import ModuleEnv
 from shapescript.check.exports import check_exports
 from shapescript.check.query import walk
-from shapescript.check.result import CheckedModule, FnResult
+from shapescript.check.result import CheckedModule, ExportSites, FnResult
 from shapescript.diagnostics import Diagnostic, Label
 from shapescript.source import Span
 from shapescript.syntax import ast
@@ -131,7 +131,6 @@ class _FnCache:
     res: dict[int, Any]
     diagnostics: list[Diagnostic]
     result: FnResult
-    checker: BodyChecker
 
 
 @dataclass
@@ -372,9 +371,9 @@ class IncrementalChecker:
         st.load_diagnostics = [_move_diag(d, line_map) for d in st.load_diagnostics]
         for fc in st.fns.values():
             fc.diagnostics = [_move_diag(d, line_map) for d in fc.diagnostics]
-            bc = fc.checker
-            bc.events = [_move_event(e, line_map, dl, dc) for e in bc.events]
-            bc.extern_sites = [_move_event(e, line_map, dl, dc) for e in bc.extern_sites]
+            ex = fc.result.exports
+            fc.result.exports = ExportSites(
+                tuple(_move_event(e, line_map, dl, dc) for e in ex.events), ex.callees)
 
     # -- checking ----------------------------------------------------------------------
     def _check(self, module: ast.Module, skeleton: tuple[Any, ...], text: str,
@@ -418,7 +417,6 @@ class IncrementalChecker:
         # only the latest program's are current.
         cm = CheckedModule(env, text, list(env.diagnostics), types=st.types, res=st.res,
                            models=env.models)
-        checkers: dict[str, BodyChecker] = {}
         fresh: dict[str, _FnCache] = {}
         for name, sig in env.fns.items():
             if sig.is_extern:
@@ -431,18 +429,16 @@ class IncrementalChecker:
                     for k in fc.res:
                         st.res.pop(k, None)
                 sub = CheckedModule(env, text, [], models=env.models)
-                bc = BodyChecker(env, sig, sub)
-                result = bc.run()
-                fc = _FnCache(sig.decl, sub.types, sub.res, sub.diagnostics, result, bc)
+                result = BodyChecker(env, sig, sub).run()
+                fc = _FnCache(sig.decl, sub.types, sub.res, sub.diagnostics, result)
                 st.types.update(fc.types)
                 st.res.update(fc.res)
             fresh[name] = fc
             cm.diagnostics.extend(fc.diagnostics)
             cm.fns[name] = fc.result
-            checkers[name] = fc.checker
         st.fns = fresh
         check_model_inits(cm, env)
-        check_exports(cm, env, checkers)
+        check_exports(cm, env)
         cm.diagnostics = dedupe(cm.diagnostics)
 
         comp = st.comp

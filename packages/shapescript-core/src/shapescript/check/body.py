@@ -12,12 +12,15 @@ import gc
 from itertools import count
 from typing import Any
 
+from shapescript.check import packing  # noqa: F401  (registers the rules of pack and unpack)
 from shapescript.check.builtins import BuiltinMixin
+from shapescript.check.calls import CallChecker
 from shapescript.check.declare import Loader, declare
 from shapescript.check.env import FnSig, ModuleEnv
 from shapescript.check.exprs import ExprMixin
 from shapescript.check.fail import Fail
-from shapescript.check.result import CheckedModule, FnResult
+from shapescript.check.resolutions import FieldInit
+from shapescript.check.result import CheckedModule, ExportSites, FnResult
 from shapescript.check.scope import Scope, Var
 from shapescript.check.stmts import StmtMixin
 from shapescript.check.training import TrainingMixin
@@ -25,8 +28,6 @@ from shapescript.check.types import ERROR, TensorType, TupleType, Type
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
-
-_ids = count(1)
 
 
 class BodyChecker(ExprMixin, BuiltinMixin, TrainingMixin, StmtMixin):
@@ -52,6 +53,11 @@ class BodyChecker(ExprMixin, BuiltinMixin, TrainingMixin, StmtMixin):
         self.loop_vars: set[str] | None = None
         self.tensor_ifs = 0
         self.extern_sites: list[tuple[str, Span, str, str]] = []
+        # The calls of `fn` and `extern fn`: their own checker, owned by this one.
+        self.calls = CallChecker(self)
+        # Numbers the fresh sizes this body makes (``?k#3``): per checker, so a body's
+        # result never depends on what the process checked before it.
+        self._ids = count(1)
 
     # -- plumbing ---------------------------------------------------------------
     def report(self, d: Diagnostic) -> None:
@@ -64,7 +70,7 @@ class BodyChecker(ExprMixin, BuiltinMixin, TrainingMixin, StmtMixin):
         self.report(Diagnostic.error(f.code, f.message, span, f.label, help=f.help))
 
     def next_id(self) -> int:
-        return next(_ids)
+        return next(self._ids)
 
     def note_call(self, sig: FnSig) -> None:
         self.callees.append(sig)
@@ -134,7 +140,19 @@ class BodyChecker(ExprMixin, BuiltinMixin, TrainingMixin, StmtMixin):
                     self.expect_fits(t, sig.ret, decl.body, "the return type")
                 except Fail as f:
                     self.fail(f, decl.body)
-        return FnResult(sig, uses_generics=set(self.used_generics), max_sizes=dict(self.max_sizes))
+        return FnResult(sig, uses_generics=set(self.used_generics), max_sizes=dict(self.max_sizes),
+                        exports=self.export_sites())
+
+    def export_sites(self) -> ExportSites:
+        """This body's E17xx sites (a `map` over a generic count is E1707 here) and the
+        functions it calls, for the export rules."""
+        events = list(self.events)
+        for call, count in self.map_sites:
+            if count.free_vars():
+                events.append(("E1707", call.span, "`map` over a generic size in an exported function",
+                               f"`{count}` is a generic size, so the loop can't be unrolled"))
+        events += self.extern_sites
+        return ExportSites(tuple(events), tuple(c for c in self.callees if not c.is_extern))
 
 
 def check_model_inits(cm: CheckedModule, env: ModuleEnv) -> None:
@@ -149,7 +167,7 @@ def check_model_inits(cm: CheckedModule, env: ModuleEnv) -> None:
             if init is None:
                 continue
             if isinstance(init, ast.Name) and init.id in ("zeros", "ones"):
-                cm.res[id(init)] = ("init", init.id, {})
+                cm.res[id(init)] = FieldInit(init.id)
                 continue
             if isinstance(init, ast.Call) and isinstance(init.func, ast.Name) and init.func.id in ("normal", "uniform"):
                 kind = init.func.id
@@ -178,7 +196,7 @@ def check_model_inits(cm: CheckedModule, env: ModuleEnv) -> None:
                         "E0501", "`uniform` takes `lo` and `hi`", init.span, ""))
                     ok = False
                 if ok:
-                    cm.res[id(init)] = ("init", kind, values)
+                    cm.res[id(init)] = FieldInit(kind, tuple(values.items()))
                 continue
             cm.diagnostics.append(Diagnostic.error(
                 "E0503", "not a parameter initialiser", init.span, "unknown initialiser",
@@ -205,15 +223,12 @@ def _check_module(module: ast.Module, source: str, prelude: ModuleEnv | None,
 
     env = declare(module, source, prelude, load)
     cm = CheckedModule(env, source, list(env.diagnostics), models=env.models)
-    checkers: dict[str, BodyChecker] = {}
     for name, sig in env.fns.items():
         if sig.is_extern:
             continue
-        bc = BodyChecker(env, sig, cm)
-        cm.fns[name] = bc.run()
-        checkers[name] = bc
+        cm.fns[name] = BodyChecker(env, sig, cm).run()
     check_model_inits(cm, env)
-    check_exports(cm, env, checkers)
+    check_exports(cm, env)
     cm.diagnostics = dedupe(cm.diagnostics)
     return cm
 

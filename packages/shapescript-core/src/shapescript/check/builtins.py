@@ -2,18 +2,25 @@
 
 Element-wise ``add sub mul div maximum minimum where`` (broadcast by label),
 ``matmul``, reductions with ``over=``, ``cross_entropy``, ``topk``, patterns,
-``stack concat split``, ``map`` and ``print``. The host-only training built-ins
-live in ``check.training``.
+``stack concat split``, ``map``, ``cumprod`` and ``print``. The host-only training
+built-ins live in ``check.training``.
+
+Each built-in of the registry (``shapescript.builtin_registry``) has one type rule here
+or in ``check.training``, registered with ``@rule(name, …)`` in ``RULES``; a rule takes
+the checker, the built-in's name and the call, records what code generation needs in
+``res`` and returns the call's type.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from shapescript.builtin_registry import BUILTINS_BY_NAME, Builtin
 from shapescript.check import ops
 from shapescript.check.fail import Fail
 from shapescript.check.patterns import REDUCE_OPS
-from shapescript.check.result import CallRes
+from shapescript.check.resolutions import BuiltinCall
 from shapescript.check.scope import Var
 from shapescript.check.sizes import Size
 from shapescript.check.types import (
@@ -41,6 +48,26 @@ ELEMENTWISE = {"add": "+", "sub": "-", "mul": "*", "div": "/", "maximum": "maxim
                "minimum": "minimum"}
 PATTERNS = frozenset({"rearrange", "reduce", "repeat", "einsum"})
 
+# A type rule: (checker, built-in name, call or constructor node) -> the node's type.
+Rule = Callable[[Any, str, Any], Type]
+# Built-in name -> its type rule; filled once, at import, by ``@rule`` (here, in
+# ``check.training`` and for the constructors in ``check.exprs``), read-only after.
+RULES: dict[str, Rule] = {}
+
+
+def rule(*names: str) -> Callable[[Rule], Rule]:
+    """Register the decorated function as the type rule of the built-ins ``names``
+    (each must be in the registry, and have one rule)."""
+    def register(fn: Rule) -> Rule:
+        for name in names:
+            if name not in BUILTINS_BY_NAME:
+                raise ValueError(f"{name!r} is not in the built-in registry")
+            if name in RULES:
+                raise ValueError(f"{name!r} has two type rules")
+            RULES[name] = fn
+        return fn
+    return register
+
 
 def split_args(e: ast.Call) -> tuple[list[ast.Arg], dict[str, ast.Arg]]:
     pos = [a for a in e.args if a.name is None]
@@ -65,6 +92,13 @@ def need(e: ast.Call, name: str, pos: list[ast.Arg], kw: dict[str, ast.Arg], n: 
     for r in required:
         if r not in kw:
             raise Fail("E0501", f"`{name}` needs `{r}=`", f"missing `{r}=`", span=e.span)
+
+
+def need_args(e: ast.Call, entry: Builtin, pos: list[ast.Arg], kw: dict[str, ast.Arg],
+              *, check_required: bool = True) -> None:
+    """``need`` with the arity and keywords the registry declares for ``entry``."""
+    need(e, entry.name, pos, kw, len(entry.params), allowed=entry.keywords,
+         required=entry.required if check_required else ())
 
 
 def over_labels(a: ast.Arg) -> list[tuple[str, ast.Expr]]:
@@ -109,20 +143,15 @@ class BuiltinMixin:
     """Built-in operations; mixed into ``BodyChecker``."""
 
     def builtin(self, name: str, e: ast.Call) -> Type:
-        if name in REDUCTIONS:
-            return self.b_reduction(name, e)
-        if name in ELEMENTWISE:
-            return self.b_elementwise(name, e)
-        if name in PATTERNS:
-            return self.b_pattern(name, e)
-        if name == "pack" or name == "unpack":
-            from shapescript.check.packing import check_pack, check_unpack
-
-            return (check_pack if name == "pack" else check_unpack)(self, e)
-        m = getattr(self, "b_" + name, None)
-        if m is None:
-            return self.training_builtin(name, e)
-        return m(e)
+        """The type of a call of the built-in ``name``, by its registered rule; a
+        host-only built-in is a site an exported function may not reach (E1704)."""
+        entry = BUILTINS_BY_NAME[name]
+        if entry.host_only:
+            self.host_only(e, f"`{name}`")
+        t = RULES[name](self, name, e)
+        if entry.host_only and id(e) not in self.res:
+            self.res[id(e)] = BuiltinCall(name, data={})
+        return t
 
     def tensor_arg(self, a: ast.Arg, fn: str, what: str = "argument") -> TensorType | None:
         t = self.expr(a.value)
@@ -138,9 +167,10 @@ class BuiltinMixin:
         return t
 
     # -- element-wise ------------------------------------------------------------
+    @rule(*ELEMENTWISE)
     def b_elementwise(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
-        need(e, name, pos, kw, 2)
+        need_args(e, BUILTINS_BY_NAME[name], pos, kw)
         a = self.expr(pos[0].value)
         b = self.expr(pos[1].value)
         if isinstance(a, ErrorType) or isinstance(b, ErrorType):
@@ -157,24 +187,26 @@ class BuiltinMixin:
         else:
             t = self.binop(op, a, b, e)
             plan = self.res.get(id(e))
-        self.res[id(e)] = CallRes("builtin", name=name, data={"plan": plan, "op": op})
+        self.res[id(e)] = BuiltinCall(name, data={"plan": plan, "op": op})
         return t
 
-    def b_matmul(self, e: ast.Call) -> Type:
+    @rule("matmul")
+    def b_matmul(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
-        need(e, "matmul", pos, kw, 2)
+        need_args(e, BUILTINS_BY_NAME[name], pos, kw)
         a = self.expr(pos[0].value)
         b = self.expr(pos[1].value)
         if isinstance(a, ErrorType) or isinstance(b, ErrorType):
             return ERROR
         t = self.matmul(a, b, e)
         plan = self.res.get(id(e))
-        self.res[id(e)] = CallRes("builtin", name="matmul", data={"plan": plan})
+        self.res[id(e)] = BuiltinCall("matmul", data={"plan": plan})
         return t
 
-    def b_where(self, e: ast.Call) -> Type:
+    @rule("where")
+    def b_where(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
-        need(e, "where", pos, kw, 3)
+        need_args(e, BUILTINS_BY_NAME[name], pos, kw)
         m = self.expr(pos[0].value)
         a = self.expr(pos[1].value)
         b = self.expr(pos[2].value)
@@ -183,13 +215,15 @@ class BuiltinMixin:
         if isinstance(m, TensorType) and m.dtype != "bool":
             raise Fail("E0804", f"`where` needs a mask, not `{m}`", f"this is `{m}`", span=pos[0].span)
         t, data = ops.where(m, a, b)
-        self.res[id(e)] = CallRes("builtin", name="where", data=data)
+        self.res[id(e)] = BuiltinCall("where", data=data)
         return t
 
     # -- reductions -----------------------------------------------------------------
+    @rule(*REDUCTIONS)
     def b_reduction(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
-        need(e, name, pos, kw, 1, allowed=("over",))
+        # `argmax`/`argmin` need `over=`: checked after the operand, whose mistake comes first.
+        need_args(e, BUILTINS_BY_NAME[name], pos, kw, check_required=False)
         t = self.tensor_arg(pos[0], name)
         if t is None:
             return ERROR
@@ -204,12 +238,13 @@ class BuiltinMixin:
         elif name in ("argmax", "argmin"):
             raise Fail("E0501", f"`{name}` needs `over=`", "missing `over=`", span=e.span)
         out = ops.reduction(name, t, positions, labels, e)
-        self.res[id(e)] = CallRes("builtin", name=name, data={"dims": positions})
+        self.res[id(e)] = BuiltinCall(name, data={"dims": positions})
         return out
 
-    def b_cross_entropy(self, e: ast.Call) -> Type:
+    @rule("cross_entropy")
+    def b_cross_entropy(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
-        need(e, "cross_entropy", pos, kw, 2, allowed=("over",), required=("over",))
+        need_args(e, BUILTINS_BY_NAME[name], pos, kw)
         logits = self.tensor_arg(pos[0], "cross_entropy")
         y = self.tensor_arg(pos[1], "cross_entropy")
         labels = over_labels(kw["over"])
@@ -221,12 +256,13 @@ class BuiltinMixin:
         self.types[id(node)] = INT
         c = find_axis(logits, lab, node)
         data = ops.cross_entropy(logits, y, c, pos[1])
-        self.res[id(e)] = CallRes("builtin", name="cross_entropy", data=data)
+        self.res[id(e)] = BuiltinCall("cross_entropy", data=data)
         return TensorType((), logits.dtype, Domain("NonNeg"))
 
-    def b_topk(self, e: ast.Call) -> Type:
+    @rule("topk")
+    def b_topk(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
-        need(e, "topk", pos, kw, 2, allowed=("over",), required=("over",))
+        need_args(e, BUILTINS_BY_NAME[name], pos, kw)
         t = self.tensor_arg(pos[0], "topk")
         k = self.static_size(pos[1].value)
         labels = over_labels(kw["over"])
@@ -247,11 +283,32 @@ class BuiltinMixin:
         axes[i] = Axis(kk, kk)
         vals = TensorType(tuple(axes), t.dtype, t.domain)
         idx = TensorType(tuple(axes), "i64", Domain("Index", index=ax.size))
-        self.res[id(e)] = CallRes("builtin", name="topk", data={"k": k, "dim": i, "check": check,
+        self.res[id(e)] = BuiltinCall("topk", data={"k": k, "dim": i, "check": check,
                                                                  "label": str(ax.label)})
         return TupleType((vals, idx))
 
+    # -- scans ----------------------------------------------------------------------
+    @rule("cumprod")
+    def b_scan(self, name: str, e: ast.Call) -> Type:
+        """``cumprod(x, over=A)``: the running product along ``A``; same axes, the dtype
+        and domain of a product (``ops.scan``)."""
+        pos, kw = split_args(e)
+        need_args(e, BUILTINS_BY_NAME[name], pos, kw)
+        t = self.tensor_arg(pos[0], name)
+        labels = over_labels(kw["over"])
+        if t is None:
+            return ERROR
+        if len(labels) != 1:
+            raise Fail("E0403", f"`{name}` takes one axis", "", span=kw["over"].span)
+        lab, node = labels[0]
+        self.types[id(node)] = INT
+        dim = find_axis(t, lab, node)
+        out = ops.scan(name, t, dim)
+        self.res[id(e)] = BuiltinCall(name, data={"dim": dim})
+        return out
+
     # -- patterns ---------------------------------------------------------------------
+    @rule(*PATTERNS)
     def b_pattern(self, name: str, e: ast.Call) -> Type:
         if e.pattern is None:
             if name == "einsum" and self.source[e.func.span.end:e.func.span.end + 1] == "(":
@@ -321,7 +378,7 @@ class BuiltinMixin:
         out, data = ops.pattern(name, e.pattern, inputs, kw_sizes, self.env,
                                 self.sig.generics if self.sig else frozenset(), reduce_op)
         data["stacked"] = stacked
-        self.res[id(e)] = CallRes("builtin", name=name, data=data)
+        self.res[id(e)] = BuiltinCall(name, data=data)
         return out
 
     def label_of_size_expr(self, node: ast.Expr, size: Size) -> Size:
@@ -349,21 +406,23 @@ class BuiltinMixin:
         return size if leaf is None else leaf
 
     # -- stacking -------------------------------------------------------------------
-    def b_stack(self, e: ast.Call) -> Type:
+    @rule("stack")
+    def b_stack(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
-        need(e, "stack", pos, kw, 1)
+        need_args(e, BUILTINS_BY_NAME[name], pos, kw)
         t = self.expr(pos[0].value)
         if isinstance(t, ErrorType):
             return ERROR
         if not isinstance(t, TupleType):
             raise Fail("E0408", "`stack` takes a tuple of tensors", f"this is `{t}`", span=pos[0].span)
         out = ops.stack_tuple(t, pos[0])
-        self.res[id(e)] = CallRes("builtin", name="stack", data={})
+        self.res[id(e)] = BuiltinCall("stack", data={})
         return out
 
-    def b_concat(self, e: ast.Call) -> Type:
+    @rule("concat")
+    def b_concat(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
-        need(e, "concat", pos, kw, 1, allowed=("over",), required=("over",))
+        need_args(e, BUILTINS_BY_NAME[name], pos, kw)
         t = self.expr(pos[0].value)
         if isinstance(t, ErrorType):
             return ERROR
@@ -372,12 +431,13 @@ class BuiltinMixin:
         lab, node = over_labels(kw["over"])[0]
         self.types[id(node)] = INT
         out, dim = ops.concat(t, lab, node, pos[0])
-        self.res[id(e)] = CallRes("builtin", name="concat", data={"dim": dim})
+        self.res[id(e)] = BuiltinCall("concat", data={"dim": dim})
         return out
 
-    def b_split(self, e: ast.Call) -> Type:
+    @rule("split")
+    def b_split(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
-        need(e, "split", pos, kw, 1, allowed=("over", "sizes"), required=("over", "sizes"))
+        need_args(e, BUILTINS_BY_NAME[name], pos, kw)
         t = self.tensor_arg(pos[0], "split")
         if t is None:
             return ERROR
@@ -409,13 +469,14 @@ class BuiltinMixin:
             axes = list(t.axes)
             axes[i] = Axis(s, label)
             outs.append(TensorType(tuple(axes), t.dtype, t.domain))
-        self.res[id(e)] = CallRes("builtin", name="split", data={"dim": i, "sizes": [s for s, _ in sizes]})
+        self.res[id(e)] = BuiltinCall("split", data={"dim": i, "sizes": [s for s, _ in sizes]})
         return TupleType(tuple(outs))
 
     # -- map ----------------------------------------------------------------------------
-    def b_map(self, e: ast.Call) -> Type:
+    @rule("map")
+    def b_map(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
-        need(e, "map", pos, kw, 2)
+        need_args(e, BUILTINS_BY_NAME[name], pos, kw)
         count = self.expr_size(pos[0].value)
         if count is None:
             self.const_not_size(pos[0].value)
@@ -455,17 +516,16 @@ class BuiltinMixin:
             raise Fail("E0410", f"`map`'s lambda gives `{body}`, not a tensor or number", "",
                        span=lam.body.span)
         self.map_sites.append((e, count))
-        self.res[id(e)] = CallRes("builtin", name="map", data={"count": count, "param": lam.params[0],
+        self.res[id(e)] = BuiltinCall("map", data={"count": count, "param": lam.params[0],
                                                                 "body": lam.body})
         return out
 
     # -- host -------------------------------------------------------------------------------
-    def b_print(self, e: ast.Call) -> Type:
+    @rule("print")
+    def b_print(self, name: str, e: ast.Call) -> Type:
         for a in e.args:
             self.expr(a.value)
-        self.host_only(e, "`print`")
-        self.res[id(e)] = CallRes("builtin", name="print", data={})
         return NOTHING
 
 
-__all__ = ["BuiltinMixin", "REDUCTIONS", "PATTERNS", "ELEMENTWISE", "Any", "PY"]
+__all__ = ["BuiltinMixin", "REDUCTIONS", "PATTERNS", "ELEMENTWISE", "RULES", "rule", "Any", "PY"]

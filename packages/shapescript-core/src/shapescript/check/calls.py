@@ -9,19 +9,23 @@ return type with each generic replaced by the caller's size and label.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import count
+from typing import Any
 
-from shapescript.check.env import AxisParam, FnSig, ParamSig, SizeParam
+from shapescript.check import ops
+from shapescript.check.env import PRELUDE_FILES, AxisParam, FnSig, ParamSig, SizeParam
+from shapescript.check.exports import HOST_EXTERNS, extern_in_torch
 from shapescript.check.fail import Fail
+from shapescript.check.resolutions import (
+    ArgVal, AxisName, ConstArg, DefaultArg, ExprArg, ExternCall, FnCall,
+)
 from shapescript.check.sizes import Size, exact_div, solve_linear
 from shapescript.check.types import (
-    ERROR, Axis, Domain, ErrorType, HostType, ModelType, PyType, TensorType, TupleType,
-    Type, is_float, is_int,
+    ERROR, INT, NOTHING, Axis, Domain, ErrorType, HostType, ModelType, PyType, TensorType,
+    TupleType, Type, is_float, is_int, label_hits,
 )
 from shapescript.syntax import ast
-
-_fresh = count(1)
 
 
 @dataclass(slots=True)
@@ -242,10 +246,13 @@ def subst_domain(d: Domain, b: Binding) -> Domain:
     return d
 
 
-def subst_type(t: Type, b: Binding, existential: bool) -> Type:
-    """The callee's type ``t`` in the caller's terms (a return type or a param)."""
+def subst_type(t: Type, b: Binding, fresh_id: Callable[[], int] | None = None) -> Type:
+    """The callee's type ``t`` in the caller's terms (a return type or a param).
+
+    With ``fresh_id`` (the caller's numbering), an axis size the binding leaves
+    unknown becomes a new unknown of the caller (an existential result)."""
     if isinstance(t, TupleType):
-        return TupleType(tuple(subst_type(x, b, existential) for x in t.items))
+        return TupleType(tuple(subst_type(x, b, fresh_id) for x in t.items))
     if not isinstance(t, TensorType):
         return t
     env = b.size_env()
@@ -260,10 +267,10 @@ def subst_type(t: Type, b: Binding, existential: bool) -> Type:
         size = ax.size.substitute(env) if ax.size.free_vars() else ax.size
         label = ax.label.substitute(lenv) if ax.label.free_vars() & lenv.keys() else ax.label
         unbound = [v for v in size.free_vars() if v not in env and v in _callee_vars(t)]
-        if unbound and existential:
+        if unbound and fresh_id is not None:
             for v in unbound:
                 if v not in fresh:
-                    fresh[v] = Size.var(f"?{v.lstrip('?')}#{next(_fresh)}")
+                    fresh[v] = Size.var(f"?{v.lstrip('?')}#{fresh_id()}")
             size = size.substitute(fresh)
             label = label.substitute(fresh)
         axes.append(Axis(size, label))
@@ -332,6 +339,272 @@ def param_kind(p: ParamSig) -> str:
     return "host"
 
 
-__all__ = ["Binding", "match_args", "expand", "bind_tensor_params", "bind_dtype",
+class CallChecker:
+    """Checks the calls of ``fn`` and ``extern fn`` in one body: owned by the body's
+    checker (``ck``), whose expressions it types, whose records it writes and whose
+    export sites it adds to."""
+
+    def __init__(self, ck: Any) -> None:
+        self.ck = ck
+
+    def call(self, sig: FnSig, e: ast.Call) -> Type:
+        """The type of the call ``e`` of ``sig``, its resolution recorded.
+
+        Long on purpose: the arguments are matched, then ``Size`` arguments bind, then
+        ``Axis`` ones, then tensors (sizes, then dtypes, then domains), each pass reading
+        the binding the one before built; split, the half-built binding would travel
+        between functions with the same order to keep."""
+        what = f"`{sig.name}`"
+        if sig.is_extern and sig.extern in HOST_EXTERNS:
+            self.ck.host_only(e, f"`{sig.name}()`")
+        elif sig.is_extern and not extern_in_torch(sig.extern or ""):
+            self.ck.extern_sites.append(("E1702", e.span, "extern fn outside torch, called by an exported function",
+                                      f"`{sig.name}` is `{sig.extern}`"))
+        try:
+            matched = match_args(e, sig.params, what)
+        except Fail:
+            for a in e.args:
+                if not isinstance(a.value, ast.Lambda):
+                    self.ck.expr(a.value)
+            raise
+        b = Binding()
+        types: dict[str, Type] = {}
+        # Axis and Size arguments are bare labels and sizes, not evaluated.
+        for p in sig.params:
+            a = matched.get(p.name)
+            if a is None or isinstance(p.type, (AxisParam, SizeParam)):
+                continue
+            types[p.name] = self.ck.expr(a.value)
+        failed = any(isinstance(t, ErrorType) for t in types.values())
+        for p in sig.params:
+            a = matched.get(p.name)
+            if isinstance(p.type, SizeParam) and a is not None:
+                v = self.ck.static_size(a.value)
+                b.sizes[p.type.name] = (Size.const(v), Size.const(v))
+                self.ck.types[id(a.value)] = HostType("int", v)
+            elif isinstance(p.type, SizeParam) and p.default is not None:
+                # An omitted `Size` takes its default, in the types too (`padding=0`).
+                d = literal_int(p.default)
+                if d is not None:
+                    b.sizes[p.type.name] = (Size.const(d), Size.const(d))
+        prelude_rules(sig, matched, e)
+        first_tensor = next((p for p in sig.params if isinstance(p.type, TensorType)), None)
+        axis_positions: dict[str, Any] = {}  # an `Axis[n]` parameter → the position(s) given
+        for p in sig.params:
+            a = matched.get(p.name)
+            if isinstance(p.type, AxisParam) and a is not None:
+                if first_tensor is None or first_tensor.name not in types:
+                    raise Fail("E1001", "no tensor to find the axis in", "", span=a.span)
+                axis_positions[p.name] = self.axis_arg(p.type, a, types[first_tensor.name],
+                                                       first_tensor, b, sig)
+        tensors: list[tuple[str, TensorType, TensorType, ast.Arg]] = []
+        argvals: dict[str, ArgVal] = {}
+        # A signature of another module names its dims by that module's labels.
+        labels = self.ck.env.labels_from(sig.module) if sig.module is not None else {}
+        for p in sig.params:
+            a = matched.get(p.name)
+            pt = relabel(p.type, labels) if labels and isinstance(p.type, TensorType) else p.type
+            if a is None:
+                continue
+            if isinstance(pt, (SizeParam, AxisParam)):
+                argvals[p.name] = ConstArg(axis_positions.get(p.name) if isinstance(pt, AxisParam)
+                                           else b.sizes[pt.name][0].const_value)
+                continue
+            at = types[p.name]
+            if isinstance(pt, TensorType):
+                if isinstance(at, TensorType):
+                    tensors.append((p.name, pt, at, a))
+                    argvals[p.name] = ExprArg(a.value)
+                elif isinstance(at, PyType):
+                    raise Fail("E0413", "the shape of this Python value is unknown",
+                               f"parameter `{p.name}` of `{sig.name}` is `{p.written or pt}`",
+                               span=a.value.span, help=f"assert its shape with `as {p.written or pt}`")
+                elif is_number(at):
+                    argvals[p.name] = ExprArg(a.value, wrap=pt.dtype)
+                elif isinstance(at, ErrorType):
+                    argvals[p.name] = ExprArg(a.value)
+                else:
+                    raise Fail("E0410", f"argument `{p.name}` of `{sig.name}` is a tensor, not `{at}`",
+                               f"this is `{at}`", span=a.span)
+            elif isinstance(pt, HostType):
+                if isinstance(at, TensorType):
+                    raise Fail("E0410", f"argument `{p.name}` of `{sig.name}` is `{pt}`, not a tensor",
+                               f"this is `{at}`", span=a.span)
+                if not host_fits(at, pt):
+                    raise Fail("E0404", f"argument `{p.name}` of `{sig.name}` is `{pt}`, not `{at}`",
+                               f"this is `{at}`", span=a.span)
+                argvals[p.name] = ExprArg(a.value)
+            elif isinstance(pt, ModelType):
+                if not isinstance(at, (ModelType, ErrorType)) or (isinstance(at, ModelType) and at.name != pt.name):
+                    raise Fail("E0404", f"argument `{p.name}` of `{sig.name}` is a `{pt.name}`, not `{at}`",
+                               f"this is `{at}`", span=a.span)
+                argvals[p.name] = ExprArg(a.value)
+            else:
+                argvals[p.name] = ExprArg(a.value)
+        if failed:
+            self.record_call(sig, e, matched, argvals)
+            return ERROR if sig.ret is None or not isinstance(sig.ret, TensorType) else self.fallback_ret(sig, b)
+        try:
+            bind_tensor_params(tensors, b, sig.generics | _existentials(sig))
+        except ZeroDivisionError:
+            raise self.zero_divisor(sig, e) from None
+        for name, pt, at, a in tensors:
+            bind_dtype(pt, at, b, name, a, sig.name)
+        for name, pt, at, a in tensors:
+            want = subst_domain(pt.domain, b)
+            ops.check_domain(at, want, a, name, sig.name)
+        # Host numbers for tensor parameters: the dtype the parameter (or its class) says.
+        for p in sig.params:
+            av = argvals.get(p.name)
+            if isinstance(av, ExprArg) and av.wrap in ("Float", "Int"):
+                argvals[p.name] = ExprArg(av.node, wrap=b.dclass.get(av.wrap, "f32" if av.wrap == "Float" else "i64"))
+        self.record_call(sig, e, matched, argvals)
+        if sig.ret is None:
+            return NOTHING
+        try:
+            return subst_type(relabel(sig.ret, labels), b, self.ck.next_id)
+        except ZeroDivisionError:
+            raise self.zero_divisor(sig, e) from None
+
+    def zero_divisor(self, sig: FnSig, e: ast.Call) -> Fail:
+        """A signature whose sizes divide by a size this call makes 0 (``stride=0``)."""
+        return Fail("E0302", f"with these arguments, a size in `{sig.name}`'s signature divides "
+                    "by zero", "a divisor is 0 here", span=e.span,
+                    help="give the `Size` arguments values that keep every size a whole number")
+
+    def fallback_ret(self, sig: FnSig, b: Binding) -> Type:
+        return ERROR
+
+    def record_call(self, sig: FnSig, e: ast.Call, matched: dict[str, ast.Arg],
+                    argvals: dict[str, ArgVal]) -> None:
+        if sig.is_extern:
+            pos: list[ArgVal] = []
+            kw: list[tuple[str, ArgVal]] = []
+            for i, p in enumerate(sig.params):
+                a = matched.get(p.name)
+                if a is None:
+                    if p.default is not None:
+                        kw.append((p.name, DefaultArg(p.default)))
+                    continue
+                av = argvals.get(p.name, ExprArg(a.value))
+                if a.name is None:
+                    pos.append(av)
+                else:
+                    kw.append((p.name, av))
+            self.ck.res[id(e)] = ExternCall(sig, tuple(pos), tuple(kw))
+        else:
+            args = []
+            for p in sig.params:
+                a = matched.get(p.name)
+                if a is None:
+                    args.append(DefaultArg(p.default))
+                else:
+                    args.append(argvals.get(p.name, ExprArg(a.value)))
+            self.ck.res[id(e)] = FnCall(sig, tuple(args))
+
+    def axis_arg(self, p: AxisParam, a: ast.Arg, t: Type, tensor_param: Any, b: Binding,
+                 sig: FnSig) -> Any:
+        """The position of the axis an ``Axis[n]``/``Axes[n]`` argument names."""
+        def label_of(x: ast.Expr) -> str | None:
+            if isinstance(x, ast.Name):
+                return x.id
+            if isinstance(x, ast.Attr) and isinstance(x.value, ast.Name):
+                return f"{x.value.id}.{x.attr}"  # a dim of an imported module
+            return None
+
+        names: list[Any]
+        if label_of(a.value) is not None:
+            names = [a.value]
+        elif isinstance(a.value, ast.TupleExpr) and p.many and all(label_of(x) is not None for x in a.value.items):
+            names = list(a.value.items)
+        else:
+            raise Fail("E1001", "an axis argument is a bare axis name", "not an axis name",
+                       span=a.value.span, help="write the axis's label, e.g. `over=D`")
+        if not isinstance(t, TensorType):
+            if isinstance(t, ErrorType):
+                return 0
+            raise Fail("E1001", f"`{tensor_param.name}` is not a tensor, so `{label_of(names[0])}` names no axis",
+                       "", span=a.value.span)
+        positions = []
+        for n in names:
+            text = label_of(n)
+            hits = label_hits(t.axes, text)
+            if not hits:
+                raise Fail("E1001", f"`{t}` has no axis labelled `{text}`", "no such axis",
+                           span=n.span, help="axes: " + " ".join(str(ax) for ax in t.axes))
+            if len(hits) > 1:
+                raise Fail("E1002", f"the axis label `{text}` occurs {len(hits)} times in `{t}`",
+                           "ambiguous axis", span=n.span,
+                           help="give the axes names of their own, as `nudge` does: `[b c h w]`")
+            i = hits[0]
+            vi = next((k for k, ax in enumerate(t.axes) if ax.variadic), None)
+            if vi is not None and i < vi:
+                pos = i
+            elif vi is not None:
+                pos = i - len(t.axes)
+            else:
+                pos = i
+            ax = t.axes[i]
+            dim = sig.module.dim_size(p.name) if sig.module else None
+            if dim is not None:
+                if ax.size != Size.const(dim):
+                    raise Fail("E1001", f"`{p}` wants an axis of size `{p.name} = {dim}`, but "
+                               f"`{text}` is `{ax.written}`", "wrong size", span=n.span,
+                               help=f"`Axis[{p.name}]` means an axis of size {p.name}; use a new name for any axis")
+            else:
+                b.sizes.setdefault(p.name, (ax.size, ax.label))
+                b.origin.setdefault(p.name, f"{a.name or 'over'}=")
+            positions.append(pos)
+            self.ck.types[id(n)] = INT
+            self.ck.res[id(n)] = AxisName(pos)
+        self.ck.types[id(a.value)] = INT
+        return positions if p.many else positions[0]
+
+
+def prelude_rules(sig: FnSig, matched: dict[str, ast.Arg], e: ast.Call) -> None:
+    """What the prelude's signatures can't say, checked where a call would fail in torch:
+    ``clamp`` needs a bound; ``dropout``'s probability, when literal, is within [0, 1]."""
+    if sig.file not in PRELUDE_FILES:
+        return
+    if sig.name == "clamp" and "min" not in matched and "max" not in matched:
+        raise Fail("E0501", "`clamp` needs `min=`, `max=` or both", "no bound given", span=e.span,
+                   help="give a bound, e.g. `clamp(x, min=0.0)`")
+    if sig.name == "dropout" and "p" in matched:
+        v = literal_number(matched["p"].value)
+        if v is not None and not 0 <= v <= 1:
+            raise Fail("E0701", f"`dropout`'s probability is {v}, outside [0, 1]",
+                       "not a probability", span=matched["p"].value.span,
+                       help="drop a fraction of the elements: a number from 0 to 1")
+
+
+def literal_number(e: ast.Expr) -> float | None:
+    if isinstance(e, ast.Num) and not isinstance(e.value, bool):
+        return e.value
+    if isinstance(e, ast.UnaryOp) and e.op == "-":
+        v = literal_number(e.operand)
+        return None if v is None else -v
+    return None
+
+
+def literal_int(e: ast.Expr) -> int | None:
+    """The value of an integer literal, negative ones included (``-1``)."""
+    if isinstance(e, ast.Num) and isinstance(e.value, int) and not isinstance(e.value, bool):
+        return e.value
+    if isinstance(e, ast.UnaryOp) and e.op == "-":
+        v = literal_int(e.operand)
+        return None if v is None else -v
+    return None
+
+
+def _existentials(sig: FnSig) -> frozenset[str]:
+    out: set[str] = set()
+    for p in sig.params:
+        if isinstance(p.type, TensorType):
+            for ax in p.type.axes:
+                out |= {v for v in ax.size.free_vars() if v.startswith("?")}
+    return frozenset(out)
+
+
+__all__ = ["CallChecker", "literal_int", "Binding", "match_args", "expand", "bind_tensor_params", "bind_dtype",
            "subst_type", "subst_domain", "subst_label", "relabel", "relabel_axis", "host_fits", "is_number", "param_kind",
            "FnSig", "ERROR"]

@@ -15,7 +15,7 @@ from typing import Callable
 from shapescript.check.consts import ConstEvaluator, const_literal, size_error
 from shapescript.check.env import (
     AxisParam, SizeParam, BUILTIN_FUNCS, CONSTRUCTORS, RESERVED_TYPE_NAMES, FieldInfo, FnSig, ModelInfo,
-    ModuleEnv, ParamSig, is_generated_name, reserved_name_error,
+    ModuleEnv, ParamSig, is_generated_name, reserved_name_error, written_type,
 )
 from shapescript.check.sizes import Size, SizeTooLarge
 from shapescript.check.typeconv import SizeError, TypeBuilder
@@ -124,6 +124,7 @@ class Declarer:
                 if sub is None:
                     env.poisoned.update(n.alias or n.name for n in d.names)
                     continue
+                env.from_modules.setdefault(sub.path, d.module)
                 for n in d.names:
                     if not sub.public(n.name):
                         env.poisoned.add(n.alias or n.name)
@@ -284,7 +285,8 @@ class Declarer:
                 # An extern's default is passed by every call, in the caller's module:
                 # a const there is its value.
                 default = const_literal(self.env, default) or default
-            params.append(ParamSig(p.name, t, p.span, default, type_text(p.type, self.source)))
+            params.append(ParamSig(p.name, t, p.span, default, type_text(p.type, self.source),
+                                   written_type(p.type, self.env, self.source)))
         determined = _determined(params)
         in_axes = _axis_vars(params)
         # A parameter whose type failed (already reported) may be the one that would
@@ -324,7 +326,8 @@ class Declarer:
                      help="name a function by its module and name, e.g. `\"torch.exp\"`")
         sig = FnSig(d.name, self.env.path, d, params, ret, frozenset(generics),  # type: ignore[arg-type]
                     extern=d.target if isinstance(d, ast.ExternDecl) else None,
-                    export=isinstance(d, ast.FnDecl) and d.export, module=self.env)
+                    export=isinstance(d, ast.FnDecl) and d.export, module=self.env,
+                    ret_written=written_type(d.ret, self.env, self.source))
         for p in d.params:
             if p.name in generics or self.env.dim_size(p.name) is not None:
                 self.err("E0203", f"parameter `{p.name}` shadows a {'dim' if p.name not in generics else 'generic axis'}",
@@ -356,7 +359,7 @@ class Declarer:
                          "`...` has no fixed rank", help="a param's axes are dims and literals")
                 continue
             info.failed.discard(f.name)
-            info.fields[f.name] = FieldInfo(f.name, t, f)
+            info.fields[f.name] = FieldInfo(f.name, t, f, written_type(f.type, self.env, self.source))
 
 
 def _determined(params: list[ParamSig]) -> set[str]:

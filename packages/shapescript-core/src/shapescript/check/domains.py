@@ -378,6 +378,8 @@ def convert(src_dtype: str, src_domain: Domain, target_dtype: str | None = None,
     >>> convert("u8", NOBOUND, None, Domain("Unit"))
     ('f32', Domain(kind='Unit', ...), (('cast', 'f32'), ('div', 255)))
     """
+    # Long on purpose: one table of conversions (dtype, domain, both), each case a few
+    # lines; split, the cases would lose their order of precedence.
     if target_domain is None:
         if target_dtype is None:
             raise ValueError("convert needs a target dtype or domain")

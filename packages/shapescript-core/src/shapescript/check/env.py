@@ -11,23 +11,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from shapescript.builtin_registry import CONSTRUCTOR_NAMES, FUNCTION_NAMES
 from shapescript.check.sizes import Size
 from shapescript.check.types import ModelType, TensorType, Type
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
 
-# Names the checker builds in: they can't be declared or shadowed (E0203).
-BUILTIN_FUNCS = frozenset({
-    "add", "sub", "mul", "div", "maximum", "minimum", "where", "matmul",
-    "sum", "mean", "max", "min", "prod", "var", "std", "logsumexp", "argmax", "argmin",
-    "any", "all", "cross_entropy", "topk", "rearrange", "reduce", "repeat", "einsum",
-    "stack", "concat", "split", "pack", "unpack", "map", "print",
-    # host-only training world
-    "value_and_grad", "sgd", "adamw", "update", "clip_norm", "cosine", "warmup",
-    "shuffle", "batches", "report", "sink", "save", "load",
-})
-CONSTRUCTORS = frozenset({"zeros", "ones", "eye", "arange", "causal", "randn", "rand", "full"})
+# Names the checker builds in (the registry's): they can't be declared or shadowed (E0203).
+BUILTIN_FUNCS = FUNCTION_NAMES
+CONSTRUCTORS = CONSTRUCTOR_NAMES
 RESERVED_TYPE_NAMES = frozenset({
     "bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64", "Float", "Int",
     "Real", "NonNeg", "Pos", "Unit", "Signed", "Logit", "LogProb", "Prob", "Index", "Mask",
@@ -82,6 +75,43 @@ class AxisParam:
 ParamType = Type | SizeParam | AxisParam
 
 
+@dataclass(frozen=True, slots=True)
+class Written:
+    """A type as the source writes it, for messages in the program's own words: its
+    text, each axis's text when the axes are written out (following a shape alias of the
+    same file; None otherwise), and a tuple type's items. The checker records it, so code
+    generation never reads the source again."""
+
+    text: str = ""
+    axes: tuple[str, ...] | None = None
+    items: tuple["Written", ...] = ()
+
+
+def written_type(te: ast.TypeExpr | None, env: "ModuleEnv", source: str) -> Written:
+    """The ``Written`` of the type expression ``te`` of ``env``'s file (its ``source``)."""
+    if te is None:
+        return Written()
+
+    def text(node: object) -> str:
+        sp = node.span  # type: ignore[attr-defined]
+        return source[sp.start:sp.end] if sp.end > sp.start else ""
+
+    if isinstance(te, ast.TupleTypeExpr):
+        return Written(text(te), None, tuple(written_type(x, env, source) for x in te.items))
+    shape = None
+    if isinstance(te, ast.TensorTypeExpr):
+        if te.shape is not None:
+            shape = te.shape
+        elif te.alias is not None and te.alias in env.aliases:
+            decl = env.aliases[te.alias].shape
+            shape = decl.shape if decl is not None else None
+    elif isinstance(te, ast.NamedTypeExpr) and te.name in env.aliases:
+        decl = env.aliases[te.name].shape
+        shape = decl.shape if decl is not None else None
+    axes = tuple(text(x) for x in shape) if shape is not None else None
+    return Written(text(te), axes)
+
+
 @dataclass(slots=True)
 class ParamSig:
     name: str
@@ -89,6 +119,7 @@ class ParamSig:
     span: Span
     default: ast.Expr | None = None
     written: str = ""  # the type as written, for messages
+    shape: Written = Written()  # the same, with each axis as written (run-time messages)
 
 
 @dataclass(slots=True)
@@ -104,6 +135,7 @@ class FnSig:
     extern: str | None = None
     export: bool = False
     module: "ModuleEnv | None" = None
+    ret_written: Written = Written()  # the return type as written
 
     @property
     def is_extern(self) -> bool:
@@ -115,6 +147,7 @@ class FieldInfo:
     name: str
     type: TensorType
     decl: ast.ParamField
+    written: Written = Written()  # the field's type as written
 
 
 @dataclass(slots=True)
@@ -150,6 +183,9 @@ class ModuleEnv:
     pymods: dict[str, str] = field(default_factory=dict)  # local name → Python module
     ssmods: dict[str, "ModuleEnv"] = field(default_factory=dict)  # local name → module
     imported: dict[str, tuple["ModuleEnv", str]] = field(default_factory=dict)
+    # Path of a module names were imported from → its dotted name in ``from m import x``
+    # (generated code imports it once under an alias made from that name).
+    from_modules: dict[str, str] = field(default_factory=dict)
     device: str | None = None
     prelude: "ModuleEnv | None" = None
     diagnostics: list[Diagnostic] = field(default_factory=list)

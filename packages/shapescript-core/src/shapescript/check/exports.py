@@ -9,10 +9,10 @@ shapes, or host scalars with defaults (E1705).
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
 from shapescript.check.env import AxisParam, FnSig, ModuleEnv, SizeParam
-from shapescript.check.result import CheckedModule
+from shapescript.check.result import CheckedModule, FnResult
 from shapescript.check.types import HostType, ModelType, TensorType
 from shapescript.diagnostics import Diagnostic
 
@@ -101,34 +101,17 @@ HELP = {
 }
 
 
-class ExportEvents(Protocol):
-    """What this pass reads of a function's body check (the body checker records it):
-    the sites an exported function may not have, the ``map`` calls with their counts,
-    the extern calls, and the functions it calls."""
-
-    events: list[Any]
-    map_sites: list[Any]
-    extern_sites: list[Any]
-    callees: list[FnSig]
+def fn_events(results: dict[str, FnResult], env: ModuleEnv) -> dict[int, Any]:
+    """Per function (by ``id`` of its signature): its sites and its callees, from each
+    body's result."""
+    return {id(env.fns[name]): (list(r.exports.events), list(r.exports.callees))
+            for name, r in results.items()}
 
 
-def fn_events(checkers: dict[str, ExportEvents], env: ModuleEnv) -> dict[int, Any]:
-    """Per function (by ``id`` of its signature): its sites and its callees."""
-    data: dict[int, Any] = {}
-    for name, bc in checkers.items():
-        sig = env.fns[name]
-        events = list(bc.events)
-        for call, count in bc.map_sites:
-            if count.free_vars():
-                events.append(("E1707", call.span, "`map` over a generic size in an exported function",
-                               f"`{count}` is a generic size, so the loop can't be unrolled"))
-        events += bc.extern_sites
-        data[id(sig)] = (events, [c for c in bc.callees if not c.is_extern])
-    return data
-
-
-def check_exports(cm: CheckedModule, env: ModuleEnv, checkers: dict[str, ExportEvents]) -> None:
-    data = fn_events(checkers, env)
+def check_exports(cm: CheckedModule, env: ModuleEnv) -> None:
+    """The export rules of a checked file: its exported functions' parameters (E1705)
+    and every site they reach (E17xx); records each function's sites on ``env``."""
+    data = fn_events(cm.fns, env)
     for sub in _all_imported(env):
         data.update(sub.fn_data)
     env.fn_data = data

@@ -12,38 +12,42 @@ import math
 import os
 from typing import Any
 
+from shapescript.builtin_registry import CONSTRUCTOR_NAMES
 from shapescript.check import ops
-from shapescript.check.calls import (
-    Binding,
-    bind_dtype,
-    bind_tensor_params,
-    host_fits,
-    is_number,
-    match_args,
-    relabel,
-    subst_domain,
-    subst_type,
-)
+from shapescript.check.builtins import RULES, rule
+from shapescript.check.calls import host_fits, is_number, literal_int, relabel
 from shapescript.check.consts import size_error_parts
 from shapescript.check.env import (
     BUILTIN_FUNCS,
     CONSTRUCTORS,
-    PRELUDE_FILES,
     AxisParam,
     FnSig,
     ModelInfo,
     ModuleEnv,
     SizeParam,
+    written_type,
 )
-from shapescript.check.exports import HOST_EXTERNS, extern_in_torch
 from shapescript.check.fail import Fail
-from shapescript.check.result import (
-    ArgVal,
-    AssertRes,
-    CallRes,
-    ConvertRes,
-    IndexRes,
-    NameRes,
+from shapescript.check.result import AssertRes, ConvertRes
+from shapescript.check.resolutions import (
+    ConstName,
+    DimName,
+    FieldName,
+    FnName,
+    GenericName,
+    LocalName,
+    ModeName,
+    ModelInit,
+    ModelName,
+    ModelNew,
+    NameResolution,
+    PoisonedName,
+    PyAttr,
+    PyModuleName,
+    PythonCall,
+    PythonIndex,
+    SsModuleName,
+    TupleIndex,
 )
 from shapescript.check.sizes import Size
 from shapescript.check.typeconv import SizeError, TypeBuilder
@@ -53,7 +57,6 @@ from shapescript.check.types import (
     FLOAT,
     INT,
     NONE,
-    NOTHING,
     PY,
     STR,
     Axis,
@@ -71,7 +74,6 @@ from shapescript.check.types import (
     Type,
     is_float,
     is_int,
-    label_hits,
 )
 from shapescript.syntax import ast
 from shapescript.vocab import DTYPE_CLASSES, DTYPES, HOST_DTYPE
@@ -161,44 +163,44 @@ class ExprMixin:
         if isinstance(t, FnRef):
             raise Fail("E0503", f"`{e.id}` is a function, used here as a value", "a function",
                        help=f"call it: `{e.id}(…)`, or use it as a pipe stage: `x |> {e.id}`")
-        if res.kind == "model":
+        if isinstance(res, ModelName):
             raise Fail("E0503", f"`{e.id}` is a model type, used here as a value", "a model",
                        help=f"make one with `{e.id}.init(seed=0)`")
         return t
 
-    def lookup(self, name: str, node: ast.Expr) -> tuple[Type, NameRes]:
+    def lookup(self, name: str, node: ast.Expr) -> tuple[Type, NameResolution]:
         var = self.scope.get(name)
         if var is not None:
-            return var.type, NameRes("local")
+            return var.type, LocalName()
         if name in self.scope.dead:
             raise Fail("E0802", f"`{name}` is out of scope here",
                        "bound only in a loop body or in some branches",
                        help="bind it before the `if` or loop, or in every branch")
         if self.sig is not None and name in self.sig.generics:
             self.used_generics.add(name)
-            return HostType("int", None, "Pos"), NameRes("generic", name)
+            return HostType("int", None, "Pos"), GenericName(name)
         v = self.env.dim_size(name)
         if v is not None:
-            return HostType("int", v, "Pos" if v > 0 else "Zero"), NameRes("dim", v)
+            return HostType("int", v, "Pos" if v > 0 else "Zero"), DimName(v)
         c = self.env.const_value(name)
         if c is not None:
-            return const_type(c), NameRes("const", c)
+            return const_type(c), ConstName(c)
         sig = self.env.fn(name)
         if sig is not None:
             self.note_call(sig)
-            return FnRef(name, sig.file), NameRes("fn", sig)
+            return FnRef(name, sig.file), FnName(sig)
         model = self.env.model(name)
         if model is not None:
-            return ModelType(model.name, model.file), NameRes("model", model)
+            return ModelType(model.name, model.file), ModelName(model)
         if name in self.env.pymods:
             self.python_use(node)
-            return PY, NameRes("pymod", self.env.pymods[name])
+            return PY, PyModuleName(self.env.pymods[name])
         if name in self.env.ssmods:
-            return ModuleRef(name), NameRes("ssmod", self.env.ssmods[name])
+            return ModuleRef(name), SsModuleName(self.env.ssmods[name], name)
         if name == "Train":
-            return HostOnlyType("mode"), NameRes("mode", name)
+            return HostOnlyType("mode"), ModeName(name)
         if name in self.env.poisoned:
-            return ERROR, NameRes("poisoned")
+            return ERROR, PoisonedName()
         if name in BUILTIN_FUNCS or name in CONSTRUCTORS:
             raise Fail("E0503", f"`{name}` is a built-in function, used here as a value",
                        "a built-in", help=f"call it: `{name}(…)`")
@@ -227,16 +229,16 @@ class ExprMixin:
             base = e.value.id
             if base in self.env.ssmods:
                 sub = self.env.ssmods[base]
-                self.res[id(e.value)] = NameRes("ssmod", sub)
+                self.res[id(e.value)] = SsModuleName(sub, base)
                 if not sub.public(e.attr):
                     raise Fail("E0205", f"`{e.attr}` is not public in `{base}`", "no such public name")
                 if e.attr in sub.dims:
                     v = sub.dims[e.attr]
-                    self.res[id(e)] = NameRes("dim", v)
+                    self.res[id(e)] = DimName(v)
                     return HostType("int", v, "Pos")
                 if e.attr in sub.consts:
                     c = sub.consts[e.attr]
-                    self.res[id(e)] = NameRes("const", c)
+                    self.res[id(e)] = ConstName(c)
                     return const_type(c)
                 if e.attr in sub.poisoned:
                     return ERROR  # its declaration failed, already reported
@@ -254,12 +256,12 @@ class ExprMixin:
                 raise Fail("E0901", f"model `{t.name}` has no field `{e.attr}`", "unknown field",
                            help=("fields: " + ", ".join(f"`{n}`" for n in info.fields))
                            if info and info.fields else None)
-            self.res[id(e)] = NameRes("field", e.attr)
+            self.res[id(e)] = FieldName(e.attr)
             if info is not None and info.env is not None and info.env is not self.env:
                 return relabel(f.type, self.env.labels_from(info.env))
             return f.type
         if isinstance(t, (PyType, ErrorType)):
-            self.res[id(e)] = NameRes("pyattr")
+            self.res[id(e)] = PyAttr()
             return t
         raise Fail("E0901", f"`{t}` has no field `{e.attr}`", "not a model or Python value")
 
@@ -434,11 +436,17 @@ class ExprMixin:
         elif isinstance(target, (SizeParam, AxisParam)):
             raise Fail("E0504", f"`{target}` is only for `extern fn` parameters", "not a value's type",
                        span=e.type.span)
-        self.res[id(e)] = AssertRes(target, on_python, written, where)  # type: ignore[arg-type]
+        self.res[id(e)] = AssertRes(target, on_python, written, where,  # type: ignore[arg-type]
+                                    written_type(e.type, self.env, self.source))
         return target  # type: ignore[return-value]
 
     # -- constructors -------------------------------------------------------------
     def e_Constructor(self, e: ast.Constructor) -> Type:
+        return RULES[e.name](self, e.name, e)
+
+    @rule(*CONSTRUCTOR_NAMES)
+    def b_constructor(self, name: str, e: ast.Constructor) -> Type:
+        """``zeros[b n D]``, ``full[n](v)`` …: the shape, then ``ops.constructor``."""
         tb = self.type_builder("constructor")
         try:
             axes = tb.axes(e.shape)
@@ -472,10 +480,10 @@ class ExprMixin:
                     self.expr(i.lo), self.expr(i.hi)
                 else:
                     self.expr(i)
-            self.res[id(e)] = IndexRes("python")
+            self.res[id(e)] = PythonIndex()
             return PY
         if isinstance(base, TupleType):
-            k = _literal_int(e.indices[0]) if len(e.indices) == 1 else None
+            k = literal_int(e.indices[0]) if len(e.indices) == 1 else None
             if k is None:
                 for i in e.indices:
                     if not isinstance(i, ast.Range):
@@ -488,7 +496,7 @@ class ExprMixin:
                 raise Fail("E0406", f"index {k} is out of bounds for a tuple of {n}", "out of bounds",
                            span=e.indices[0].span)
             self.types[id(e.indices[0])] = INT
-            self.res[id(e)] = IndexRes("tuple", k % n)
+            self.res[id(e)] = TupleIndex(k % n)
             return base.items[k]
         if not isinstance(base, TensorType):
             raise Fail("E0410", f"`{base}` can't be indexed", f"this is `{base}`")
@@ -503,14 +511,14 @@ class ExprMixin:
                 return self.builtin(name, e)
             sig = self.env.fn(name)
             if sig is not None:
-                self.res[id(f)] = NameRes("fn", sig)
+                self.res[id(f)] = FnName(sig)
                 self.note_call(sig)
-                return self.call_sig(sig, e)
+                return self.calls.call(sig, e)
             model = self.env.model(name)
             if model is not None:
                 return self.model_literal(model, e)
             if name in self.env.pymods:
-                self.res[id(f)] = NameRes("pymod", self.env.pymods[name])
+                self.res[id(f)] = PyModuleName(self.env.pymods[name])
                 self.python_use(f)
                 return self.python_call(e)
             if name in self.env.poisoned:
@@ -523,16 +531,16 @@ class ExprMixin:
             base = f.value.id
             if base in self.env.ssmods:
                 sub = self.env.ssmods[base]
-                self.res[id(f.value)] = NameRes("ssmod", sub)
+                self.res[id(f.value)] = SsModuleName(sub, base)
                 if not sub.public(f.attr) or f.attr not in sub.fns:
                     raise Fail("E0205", f"`{f.attr}` is not a public function of `{base}`",
                                "no such public function", span=f.span,
                                help="public names are top-level names not starting with `_`"
                                if f.attr.startswith("_") and f.attr in sub.fns else None)
                 sig = sub.fns[f.attr]
-                self.res[id(f)] = NameRes("fn", sig)
+                self.res[id(f)] = FnName(sig)
                 self.note_call(sig)
-                return self.call_sig(sig, e)
+                return self.calls.call(sig, e)
             model = self.env.model(base)
             if model is not None and f.attr == "init":
                 return self.model_init(model, e)
@@ -558,7 +566,7 @@ class ExprMixin:
     def python_call(self, e: ast.Call) -> Type:
         for a in e.args:
             self.expr(a.value)
-        self.res[id(e)] = CallRes("python")
+        self.res[id(e)] = PythonCall()
         return PY
 
     def model_literal(self, model: ModelInfo, e: ast.Call) -> Type:
@@ -585,7 +593,7 @@ class ExprMixin:
         if missing:
             raise Fail("E0501", f"`{model.name}(…)` is missing " + ", ".join(f"`{m}`" for m in missing),
                        "every field is required", help="give each field by name")
-        self.res[id(e)] = CallRes("model_new", data=model)
+        self.res[id(e)] = ModelNew(model)
         self.host_only(e, "a model")
         return model.type
 
@@ -598,216 +606,9 @@ class ExprMixin:
             if not (isinstance(t, (HostType, PyType, ErrorType)) and getattr(t, "name", "int") in ("int",)):
                 raise Fail("E0410", "`seed` is an int", f"this is `{t}`", span=a.span)
             seed = a.value
-        self.res[id(e)] = CallRes("model_init", data=model, args=(ArgVal("expr", seed),) if seed else ())
+        self.res[id(e)] = ModelInit(model, seed)
         self.host_only(e, "a model")
         return model.type
-
-    # -- fn and extern calls ----------------------------------------------------------
-    def call_sig(self, sig: FnSig, e: ast.Call) -> Type:
-        what = f"`{sig.name}`"
-        if sig.is_extern and sig.extern in HOST_EXTERNS:
-            self.host_only(e, f"`{sig.name}()`")
-        elif sig.is_extern and not extern_in_torch(sig.extern or ""):
-            self.extern_sites.append(("E1702", e.span, "extern fn outside torch, called by an exported function",
-                                      f"`{sig.name}` is `{sig.extern}`"))
-        try:
-            matched = match_args(e, sig.params, what)
-        except Fail:
-            for a in e.args:
-                if not isinstance(a.value, ast.Lambda):
-                    self.expr(a.value)
-            raise
-        b = Binding()
-        types: dict[str, Type] = {}
-        # Axis and Size arguments are bare labels and sizes, not evaluated.
-        for p in sig.params:
-            a = matched.get(p.name)
-            if a is None or isinstance(p.type, (AxisParam, SizeParam)):
-                continue
-            types[p.name] = self.expr(a.value)
-        failed = any(isinstance(t, ErrorType) for t in types.values())
-        for p in sig.params:
-            a = matched.get(p.name)
-            if isinstance(p.type, SizeParam) and a is not None:
-                v = self.static_size(a.value)
-                b.sizes[p.type.name] = (Size.const(v), Size.const(v))
-                self.types[id(a.value)] = HostType("int", v)
-            elif isinstance(p.type, SizeParam) and p.default is not None:
-                # An omitted `Size` takes its default, in the types too (`padding=0`).
-                d = _literal_int(p.default)
-                if d is not None:
-                    b.sizes[p.type.name] = (Size.const(d), Size.const(d))
-        prelude_rules(sig, matched, e)
-        first_tensor = next((p for p in sig.params if isinstance(p.type, TensorType)), None)
-        for p in sig.params:
-            a = matched.get(p.name)
-            if isinstance(p.type, AxisParam) and a is not None:
-                if first_tensor is None or first_tensor.name not in types:
-                    raise Fail("E1001", "no tensor to find the axis in", "", span=a.span)
-                pos = self.axis_arg(p.type, a, types[first_tensor.name], first_tensor, b, sig)
-                self.res[id(a.value)] = pos
-        tensors: list[tuple[str, TensorType, TensorType, ast.Arg]] = []
-        argvals: dict[str, ArgVal] = {}
-        # A signature of another module names its dims by that module's labels.
-        labels = self.env.labels_from(sig.module) if sig.module is not None else {}
-        for p in sig.params:
-            a = matched.get(p.name)
-            pt = relabel(p.type, labels) if labels and isinstance(p.type, TensorType) else p.type
-            if a is None:
-                continue
-            if isinstance(pt, (SizeParam, AxisParam)):
-                argvals[p.name] = ArgVal("const", value=self.res.get(id(a.value)) if isinstance(pt, AxisParam)
-                                         else b.sizes[pt.name][0].const_value)
-                continue
-            at = types[p.name]
-            if isinstance(pt, TensorType):
-                if isinstance(at, TensorType):
-                    tensors.append((p.name, pt, at, a))
-                    argvals[p.name] = ArgVal("expr", a.value)
-                elif isinstance(at, PyType):
-                    raise Fail("E0413", "the shape of this Python value is unknown",
-                               f"parameter `{p.name}` of `{sig.name}` is `{p.written or pt}`",
-                               span=a.value.span, help=f"assert its shape with `as {p.written or pt}`")
-                elif is_number(at):
-                    argvals[p.name] = ArgVal("expr", a.value, wrap=pt.dtype)
-                elif isinstance(at, ErrorType):
-                    argvals[p.name] = ArgVal("expr", a.value)
-                else:
-                    raise Fail("E0410", f"argument `{p.name}` of `{sig.name}` is a tensor, not `{at}`",
-                               f"this is `{at}`", span=a.span)
-            elif isinstance(pt, HostType):
-                if isinstance(at, TensorType):
-                    raise Fail("E0410", f"argument `{p.name}` of `{sig.name}` is `{pt}`, not a tensor",
-                               f"this is `{at}`", span=a.span)
-                if not host_fits(at, pt):
-                    raise Fail("E0404", f"argument `{p.name}` of `{sig.name}` is `{pt}`, not `{at}`",
-                               f"this is `{at}`", span=a.span)
-                argvals[p.name] = ArgVal("expr", a.value)
-            elif isinstance(pt, ModelType):
-                if not isinstance(at, (ModelType, ErrorType)) or (isinstance(at, ModelType) and at.name != pt.name):
-                    raise Fail("E0404", f"argument `{p.name}` of `{sig.name}` is a `{pt.name}`, not `{at}`",
-                               f"this is `{at}`", span=a.span)
-                argvals[p.name] = ArgVal("expr", a.value)
-            else:
-                argvals[p.name] = ArgVal("expr", a.value)
-        if failed:
-            self.record_call(sig, e, matched, argvals)
-            return ERROR if sig.ret is None or not isinstance(sig.ret, TensorType) else self.fallback_ret(sig, b)
-        try:
-            bind_tensor_params(tensors, b, sig.generics | _existentials(sig))
-        except ZeroDivisionError:
-            raise self.zero_divisor(sig, e) from None
-        for name, pt, at, a in tensors:
-            bind_dtype(pt, at, b, name, a, sig.name)
-        for name, pt, at, a in tensors:
-            want = subst_domain(pt.domain, b)
-            ops.check_domain(at, want, a, name, sig.name)
-        # Host numbers for tensor parameters: the dtype the parameter (or its class) says.
-        for p in sig.params:
-            av = argvals.get(p.name)
-            if av is not None and av.wrap in ("Float", "Int"):
-                argvals[p.name] = ArgVal("expr", av.node, wrap=b.dclass.get(av.wrap, "f32" if av.wrap == "Float" else "i64"))
-        self.record_call(sig, e, matched, argvals)
-        if sig.ret is None:
-            return NOTHING
-        try:
-            return subst_type(relabel(sig.ret, labels), b, existential=True)
-        except ZeroDivisionError:
-            raise self.zero_divisor(sig, e) from None
-
-    def zero_divisor(self, sig: FnSig, e: ast.Call) -> Fail:
-        """A signature whose sizes divide by a size this call makes 0 (``stride=0``)."""
-        return Fail("E0302", f"with these arguments, a size in `{sig.name}`'s signature divides "
-                    "by zero", "a divisor is 0 here", span=e.span,
-                    help="give the `Size` arguments values that keep every size a whole number")
-
-    def fallback_ret(self, sig: FnSig, b: Binding) -> Type:
-        return ERROR
-
-    def record_call(self, sig: FnSig, e: ast.Call, matched: dict[str, ast.Arg],
-                    argvals: dict[str, ArgVal]) -> None:
-        if sig.is_extern:
-            pos: list[ArgVal] = []
-            kw: list[tuple[str, ArgVal]] = []
-            for i, p in enumerate(sig.params):
-                a = matched.get(p.name)
-                if a is None:
-                    if p.default is not None:
-                        kw.append((p.name, ArgVal("default", p.default)))
-                    continue
-                av = argvals.get(p.name, ArgVal("expr", a.value))
-                if a.name is None:
-                    pos.append(av)
-                else:
-                    kw.append((p.name, av))
-            self.res[id(e)] = CallRes("extern", sig, tuple(pos), tuple(kw))
-        else:
-            args = []
-            for p in sig.params:
-                a = matched.get(p.name)
-                if a is None:
-                    args.append(ArgVal("default", p.default))
-                else:
-                    args.append(argvals.get(p.name, ArgVal("expr", a.value)))
-            self.res[id(e)] = CallRes("fn", sig, tuple(args))
-
-    def axis_arg(self, p: AxisParam, a: ast.Arg, t: Type, tensor_param: Any, b: Binding,
-                 sig: FnSig) -> Any:
-        """The position of the axis an ``Axis[n]``/``Axes[n]`` argument names."""
-        def label_of(x: ast.Expr) -> str | None:
-            if isinstance(x, ast.Name):
-                return x.id
-            if isinstance(x, ast.Attr) and isinstance(x.value, ast.Name):
-                return f"{x.value.id}.{x.attr}"  # a dim of an imported module
-            return None
-
-        names: list[Any]
-        if label_of(a.value) is not None:
-            names = [a.value]
-        elif isinstance(a.value, ast.TupleExpr) and p.many and all(label_of(x) is not None for x in a.value.items):
-            names = list(a.value.items)
-        else:
-            raise Fail("E1001", "an axis argument is a bare axis name", "not an axis name",
-                       span=a.value.span, help="write the axis's label, e.g. `over=D`")
-        if not isinstance(t, TensorType):
-            if isinstance(t, ErrorType):
-                return 0
-            raise Fail("E1001", f"`{tensor_param.name}` is not a tensor, so `{label_of(names[0])}` names no axis",
-                       "", span=a.value.span)
-        positions = []
-        for n in names:
-            text = label_of(n)
-            hits = label_hits(t.axes, text)
-            if not hits:
-                raise Fail("E1001", f"`{t}` has no axis labelled `{text}`", "no such axis",
-                           span=n.span, help="axes: " + " ".join(str(ax) for ax in t.axes))
-            if len(hits) > 1:
-                raise Fail("E1002", f"the axis label `{text}` occurs {len(hits)} times in `{t}`",
-                           "ambiguous axis", span=n.span,
-                           help="give the axes names of their own, as `nudge` does: `[b c h w]`")
-            i = hits[0]
-            vi = next((k for k, ax in enumerate(t.axes) if ax.variadic), None)
-            if vi is not None and i < vi:
-                pos = i
-            elif vi is not None:
-                pos = i - len(t.axes)
-            else:
-                pos = i
-            ax = t.axes[i]
-            dim = sig.module.dim_size(p.name) if sig.module else None
-            if dim is not None:
-                if ax.size != Size.const(dim):
-                    raise Fail("E1001", f"`{p}` wants an axis of size `{p.name} = {dim}`, but "
-                               f"`{text}` is `{ax.written}`", "wrong size", span=n.span,
-                               help=f"`Axis[{p.name}]` means an axis of size {p.name}; use a new name for any axis")
-            else:
-                b.sizes.setdefault(p.name, (ax.size, ax.label))
-                b.origin.setdefault(p.name, f"{a.name or 'over'}=")
-            positions.append(pos)
-            self.types[id(n)] = INT
-            self.res[id(n)] = NameRes("axis", pos)
-        self.types[id(a.value)] = INT
-        return positions if p.many else positions[0]
 
     def static_size(self, e: ast.Expr) -> int:
         """A ``Size[K]`` argument: literals and dims only (E1003)."""
@@ -828,12 +629,12 @@ class ExprMixin:
         if isinstance(e, ast.Name):
             v = self.env.dim_size(e.id)
             if v is not None:
-                self.res[id(e)] = NameRes("dim", v)
+                self.res[id(e)] = DimName(v)
                 self.types[id(e)] = HostType("int", v, "Pos")
                 return Size.const(v)
             if allow_generics and self.sig is not None and e.id in self.sig.generics:
                 self.used_generics.add(e.id)
-                self.res[id(e)] = NameRes("generic", e.id)
+                self.res[id(e)] = GenericName(e.id)
                 self.types[id(e)] = HostType("int", None, "Pos")
                 return Size.var(e.id)
             return None
@@ -908,22 +709,6 @@ class ExprMixin:
                 self.expect_fits(x, y, sub, f"{what}, item {i}")
 
 
-def prelude_rules(sig: FnSig, matched: dict[str, ast.Arg], e: ast.Call) -> None:
-    """What the prelude's signatures can't say, checked where a call would fail in torch:
-    ``clamp`` needs a bound; ``dropout``'s probability, when literal, is within [0, 1]."""
-    if sig.file not in PRELUDE_FILES:
-        return
-    if sig.name == "clamp" and "min" not in matched and "max" not in matched:
-        raise Fail("E0501", "`clamp` needs `min=`, `max=` or both", "no bound given", span=e.span,
-                   help="give a bound, e.g. `clamp(x, min=0.0)`")
-    if sig.name == "dropout" and "p" in matched:
-        v = _literal_number(matched["p"].value)
-        if v is not None and not 0 <= v <= 1:
-            raise Fail("E0701", f"`dropout`'s probability is {v}, outside [0, 1]",
-                       "not a probability", span=matched["p"].value.span,
-                       help="drop a fraction of the elements: a number from 0 to 1")
-
-
 def const_type(v: int | float | bool | str) -> Type:
     """The type of a const's value: a host value, with its literal's domain."""
     if isinstance(v, bool):
@@ -931,34 +716,6 @@ def const_type(v: int | float | bool | str) -> Type:
     if isinstance(v, str):
         return STR
     return HostType("int" if isinstance(v, int) else "float", v, literal_domain(v))
-
-
-def _literal_number(e: ast.Expr) -> float | None:
-    if isinstance(e, ast.Num) and not isinstance(e.value, bool):
-        return e.value
-    if isinstance(e, ast.UnaryOp) and e.op == "-":
-        v = _literal_number(e.operand)
-        return None if v is None else -v
-    return None
-
-
-def _literal_int(e: ast.Expr) -> int | None:
-    """The value of an integer literal, negative ones included (``-1``)."""
-    if isinstance(e, ast.Num) and isinstance(e.value, int) and not isinstance(e.value, bool):
-        return e.value
-    if isinstance(e, ast.UnaryOp) and e.op == "-":
-        v = _literal_int(e.operand)
-        return None if v is None else -v
-    return None
-
-
-def _existentials(sig: FnSig) -> frozenset[str]:
-    out: set[str] = set()
-    for p in sig.params:
-        if isinstance(p.type, TensorType):
-            for ax in p.type.axes:
-                out |= {v for v in ax.size.free_vars() if v.startswith("?")}
-    return frozenset(out)
 
 
 __all__ = ["ExprMixin", "literal_domain", "TORCH_PREFIXES", "FLOAT", "INT", "Axis", "Domain",

@@ -6,14 +6,14 @@ this module combines them into result types and the records code generation need
 
 from __future__ import annotations
 
-from itertools import count
 from typing import Any
 
 from shapescript.check import broadcast as bc
 from shapescript.check import domains as dm
 from shapescript.check import dtypes as dt
 from shapescript.check.fail import Fail
-from shapescript.check.result import BroadcastRes, IndexRes
+from shapescript.check.result import BroadcastRes
+from shapescript.check.resolutions import GatherIndex, IntIndex, MaskIndex, SliceIndex
 from shapescript.check.sizes import Size
 from shapescript.check.typeconv import SizeError, TypeBuilder
 from shapescript.check.types import (
@@ -35,7 +35,6 @@ from shapescript.check.types import (
 from shapescript.syntax import ast
 from shapescript.vocab import HOST_DTYPE
 
-_fresh = count(1)
 _HOST_DTYPE = HOST_DTYPE
 
 
@@ -43,8 +42,9 @@ def prove_le(a: Size, b: Size) -> bool:
     return (b - a).provably_nonneg()
 
 
-def fresh_unknown(prefix: str = "k") -> Size:
-    return Size.var(f"?{prefix}#{next(_fresh)}")
+def fresh_unknown(ck: Any, prefix: str = "k") -> Size:
+    """A new unknown size, numbered by the checker ``ck`` (so numbering is per body)."""
+    return Size.var(f"?{prefix}#{ck.next_id()}")
 
 
 # -- host arithmetic ------------------------------------------------------------
@@ -345,6 +345,17 @@ def reduction(name: str, t: TensorType, positions: list[int] | None,
     return TensorType(axes, dtype, dom)
 
 
+def scan(name: str, t: TensorType, dim: int) -> TensorType:
+    """The type of the scan ``name`` (``cumprod``) of ``t`` along axis ``dim``: the same
+    axes; the dtype of the matching reduction (integers and masks give ``i64``, as in
+    torch); its domain too, with no class-axis rule (each running product is a product
+    of the values before it: ``Pos`` stays ``Pos``, ``Unit`` and ``Prob`` give ``Unit``)."""
+    of = {"cumprod": "prod"}[name]
+    dtype = dt.reduction_dtype(of, t.dtype)
+    dom = dm.reduction_domain(of, t.domain, t.dtype)
+    return TensorType(t.axes, dtype, dom)
+
+
 def cross_entropy(logits: TensorType, y: TensorType, c: int, yarg: Any) -> dict[str, Any]:
     if logits.dtype not in ("f16", "bf16", "f32", "f64"):
         raise Fail("E0411", f"`cross_entropy` needs float logits, not `{logits.dtype}`", "")
@@ -490,6 +501,8 @@ def index_range(ck: Any, i: ast.Expr) -> Size | None:
 
 
 def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
+    # Long on purpose: the four forms of indexing (a slice, host ints, a mask, a gather),
+    # tried in that order on one base; each needs the checks of the one before.
     idx = e.indices
     if base.has_variadic:
         raise Fail("E0409", "indexing needs the rank of `...`", "a `[...]` value", span=e.value.span)
@@ -513,10 +526,10 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
                 if not isinstance(t, PyType) and not (isinstance(t, HostType) and t.name == "int"):
                     raise Fail("E0410", f"a slice's bounds are ints, not `{t}`", f"this is `{t}`",
                                span=x.span)
-            u = fresh_unknown("k")
+            u = fresh_unknown(ck, "k")
             ax = Axis(u, u)
             check = True
-        ck.res[id(e)] = IndexRes("slice", {"lo": r.lo, "hi": r.hi, "check": check})
+        ck.res[id(e)] = SliceIndex(r.lo, r.hi, check)
         return TensorType((ax,) + base.axes[1:], base.dtype, base.domain)
     ranges = [i for i in idx if isinstance(i, ast.Range)]
     if ranges:
@@ -554,7 +567,7 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
             elif not -n.const_value <= v < n.const_value:  # type: ignore[operator]
                 raise Fail("E0406", f"index {v} is out of bounds for an axis of {n}", "out of bounds",
                            span=i.span)
-        ck.res[id(e)] = IndexRes("int", check)
+        ck.res[id(e)] = IntIndex(check)
         return TensorType(base.axes[len(idx):], base.dtype, base.domain)
     if len(idx) != 1:
         raise Fail("E0410", "index with one mask or one tensor of indices", "", span=e.span)
@@ -570,8 +583,8 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
                            f"`{_axis_words(p)}` but the value's is `{_axis_words(q)}`",
                            f"this is `{t}`", span=idx[0].span,
                            help="a mask matches the value's leading axes by position")
-        u = fresh_unknown("k")
-        ck.res[id(e)] = IndexRes("mask")
+        u = fresh_unknown(ck, "k")
+        ck.res[id(e)] = MaskIndex()
         return TensorType((Axis(u, u),) + base.axes[t.rank:], base.dtype, base.domain)
     if isinstance(t, TensorType) and t.dtype in INT_DTYPES:
         if not base.axes:
@@ -585,11 +598,11 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
             raise Fail("E0701", f"the indices {have}, but the table has `{_axis_words(base.axes[0])}` rows",
                        f"this is `{t}`", span=idx[0].span,
                        help=f"assert the bound with `as {target}`, checked at run time")
-        ck.res[id(e)] = IndexRes("gather")
+        ck.res[id(e)] = GatherIndex()
         return TensorType(t.axes + base.axes[1:], base.dtype, base.domain)
     raise Fail("E0410", f"can't index with `{t}`", f"this is `{t}`", span=idx[0].span)
 
 
 __all__ = ["SizeError", "host_arith", "elementwise", "matmul", "negate", "where", "join_domain",
            "domain_fits", "check_domain", "check_fits", "check_assert", "convert", "constructor",
-           "reduction", "cross_entropy", "stack_tuple", "concat", "pattern", "index"]
+           "reduction", "scan", "cross_entropy", "stack_tuple", "concat", "pattern", "index"]

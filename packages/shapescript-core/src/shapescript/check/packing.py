@@ -25,7 +25,8 @@ from typing import Any
 
 from shapescript.check.domains import join
 from shapescript.check.fail import Fail
-from shapescript.check.result import CallRes
+from shapescript.check.builtins import rule
+from shapescript.check.resolutions import BuiltinCall
 from shapescript.check.sizes import Size
 from shapescript.check.types import (
     ERROR,
@@ -89,7 +90,8 @@ def _fit(c: Any, name: ast.PatName, axis: Axis, who: str) -> None:
                    help="check the pattern's names against the type's axes")
 
 
-def check_pack(c: Any, e: ast.Call) -> Type:
+@rule("pack")
+def check_pack(c: Any, name: str, e: ast.Call) -> Type:
     from shapescript.check.builtins import need, split_args
 
     pos, kw = split_args(e)
@@ -148,11 +150,14 @@ def check_pack(c: Any, e: ast.Call) -> Type:
              for n, ax in zip(left + right, first.axes[:nl] + first.axes[first.rank - nr:])]
     packed = Axis(_sum(parts), _sum(labels))
     out = TensorType(tuple(named[:nl]) + (packed,) + tuple(named[nl:]), first.dtype, domain)
-    c.res[id(e)] = CallRes("builtin", name="pack", data={"left": nl, "right": nr})
+    c.res[id(e)] = BuiltinCall("pack", data={"left": nl, "right": nr})
     return out
 
 
-def check_unpack(c: Any, e: ast.Call) -> Type:
+@rule("unpack")
+def check_unpack(c: Any, name: str, e: ast.Call) -> Type:
+    # Long on purpose: the parts are typed, then the one unknown part solved from the packed
+    # axis, then checked against it, each step reading the last one's sizes.
     from shapescript.check.builtins import split_args
 
     pos, kw = split_args(e)
@@ -267,6 +272,6 @@ def check_unpack(c: Any, e: ast.Call) -> Type:
         axes += [Axis(ax.size, ax.label, alias=n.name) for n, ax in zip(right, x.axes[nl + 1:])]
         outs.append(TensorType(tuple(axes), x.dtype, x.domain))
         shapes.append(shape)
-    c.res[id(e)] = CallRes("builtin", name="unpack",
+    c.res[id(e)] = BuiltinCall("unpack",
                            data={"left": nl, "right": nr, "shapes": shapes})
     return TupleType(tuple(outs))

@@ -537,6 +537,8 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
     >>> r.einops_pattern, [str(a) for a in r.out.axes]
     ('b c h w -> b', ['b'])
     """
+    # Long on purpose: the four pattern calls share one walk (parse the sides, bind names,
+    # solve groups, build the output), and most lines are their messages.
     if kind not in KINDS:
         raise ValueError(f"unknown pattern kind {kind!r}")
     kw_sizes = dict(kw_sizes or {})

@@ -1,8 +1,9 @@
 """What the checker hands to code generation: types and resolutions per node.
 
 The checker never rewrites the tree; it records, per node (keyed by ``id(node)``),
-the node's type and what a name or call resolved to. Code generation reads these
-records and nothing else about the checker's internals.
+the node's type and what a name, call or index resolved to (one frozen dataclass per
+kind, ``check.resolutions``), how operands broadcast, what a ``to`` or ``as`` does.
+Code generation reads these records and nothing else about the checker's internals.
 """
 
 from __future__ import annotations
@@ -10,59 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from shapescript.check.env import FnSig, ModelInfo, ModuleEnv
+from shapescript.check.env import FnSig, ModelInfo, ModuleEnv, Written
 from shapescript.check.sizes import Size
 from shapescript.check.types import TensorType, Type
 from shapescript.diagnostics import Diagnostic
+from shapescript.source import Span
 from shapescript.syntax import ast
-
-
-@dataclass(frozen=True, slots=True)
-class NameRes:
-    """What a name refers to.
-
-    kind: ``local`` (a parameter or local variable), ``dim`` (value: int),
-    ``generic`` (a generic axis's size at this call), ``fn`` (sig), ``model``
-    (info), ``pymod`` (value: the Python module path), ``ssmod`` (value: env),
-    ``mode`` (``Train``).
-    """
-
-    kind: str
-    value: Any = None
-
-
-@dataclass(frozen=True, slots=True)
-class ArgVal:
-    """One argument of a resolved call, in the form code generation emits.
-
-    kind: ``expr`` (``node``; ``wrap`` a torch dtype name to wrap a host number as a
-    tensor), ``const`` (``value``: an int, a list of ints, or None), ``default``
-    (``node``: the declared default expression, evaluated in the callee's module).
-    """
-
-    kind: str
-    node: Any = None
-    value: Any = None
-    wrap: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class CallRes:
-    """A resolved call.
-
-    kind ``fn``: ``sig``; ``args`` in parameter order (``ArgVal`` per parameter).
-    kind ``extern``: ``sig``; ``args`` positional ``ArgVal``s, ``kwargs`` by name.
-    kind ``builtin``: ``name`` and a builtin-specific ``data`` record.
-    kind ``python``: a call of a Python value (args passed through as written).
-    kind ``model_init``: ``Model.init(seed=…)``; ``data`` the ModelInfo.
-    """
-
-    kind: str
-    sig: FnSig | None = None
-    args: tuple[ArgVal, ...] = ()
-    kwargs: tuple[tuple[str, ArgVal], ...] = ()
-    name: str = ""
-    data: Any = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,18 +26,6 @@ class BroadcastRes:
 
     left: Any
     right: Any
-
-
-@dataclass(frozen=True, slots=True)
-class IndexRes:
-    """kind: ``int`` (leading axes by host ints), ``slice`` (first axis ``lo..hi``),
-    ``mask``, ``gather``, ``tuple`` (a literal index into a tuple), ``python``.
-
-    ``data``: for ``int``, whether the indices need a run-time bounds check; for
-    ``slice``, ``{"lo", "hi", "check"}``; for ``tuple``, the position."""
-
-    kind: str
-    data: Any = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,10 +43,23 @@ class AssertRes:
     on_python: bool
     written: str
     where: str
+    shape: Written = Written()  # the target as written, axis by axis (tuple: item by item)
+
+
+@dataclass(frozen=True, slots=True)
+class ExportSites:
+    """What a function's body holds that an exported program can't (E17xx events:
+    code, span, message, label), and the functions it calls. The export rules
+    (``check.exports``) walk these from each exported function."""
+
+    events: tuple[tuple[str, Span, str, str], ...] = ()
+    callees: tuple[FnSig, ...] = ()
 
 
 @dataclass(slots=True)
 class FnResult:
+    """What checking one function's body found (beside the per-node records)."""
+
     sig: FnSig
     # Generic axis → where its value is read in the body: (param index, axis index
     # from the front, or negative from the back, a, c): size = (shape[i] - c) / a.
@@ -114,6 +69,9 @@ class FnResult:
     # Generic → the largest value the body's run-time checks let it take (`w[0..n]` on
     # an axis of 4 needs `n <= 4`): an exported program's dynamic dim is bounded so.
     max_sizes: dict[str, int] = field(default_factory=dict)
+    # The sites of the export rules, and the callees (carried here, not read from the
+    # checker that found them).
+    exports: ExportSites = ExportSites()
 
 
 @dataclass(slots=True)

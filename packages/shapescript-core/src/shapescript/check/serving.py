@@ -30,8 +30,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from shapescript.builtin_registry import BUILTINS_BY_NAME
 from shapescript.check.env import AxisParam, FnSig
-from shapescript.check.result import CallRes, CheckedModule, NameRes
+from shapescript.check.resolutions import (
+    BuiltinCall, ExprArg, ExternCall, FnCall, GenericName, IntIndex, LocalName, MaskIndex,
+    SliceIndex,
+)
+from shapescript.check.result import CheckedModule
 from shapescript.check.sizes import Size
 from shapescript.check.types import INT_DTYPES, ModelType, TensorType
 from shapescript.diagnostics import Diagnostic
@@ -42,8 +47,6 @@ __all__ = ["ServingForm", "serving_diagnostics", "serving_form"]
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
 EMBEDDING = "torch.nn.functional.embedding"
 LINEAR = "torch.nn.functional.linear"
-_ACROSS = frozenset({"sum", "mean", "max", "min", "prod", "var", "std", "logsumexp",
-                     "argmax", "argmin", "any", "all", "cross_entropy", "topk", "concat", "split"})
 
 HELP = {
     "E3301": "take the model, then `ids: [b n] Index[V]`, then optionally `pos: [b n] Index[P]`; "
@@ -174,7 +177,7 @@ class _Follow:
         masks = set()
         for node in nodes:
             res = cm.res.get(id(node)) if isinstance(node, ast.Call) else None
-            if isinstance(res, CallRes) and res.sig is not None and res.sig.extern == SDPA:
+            if isinstance(res, (FnCall, ExternCall)) and res.sig.extern == SDPA:
                 mask = _call_args(node)[1].get("attn_mask")
                 if mask is not None:
                     masks |= {id(x) for x in _walk(mask)}
@@ -185,7 +188,7 @@ class _Follow:
                     self.fields_read.append((sig, node, node.attr))
             if isinstance(node, ast.Name):
                 res = cm.res.get(id(node))
-                if isinstance(res, NameRes) and res.kind == "generic" and res.value in nvars:
+                if isinstance(res, GenericName) and res.name in nvars:
                     bad(node, "the number of positions used as a value",
                         f"`{node.id}` counts the tokens of every request packed together")
             elif isinstance(node, ast.Constructor) and node.name in ("arange", "causal", "eye", "tril", "triu"):
@@ -202,8 +205,8 @@ class _Follow:
             elif isinstance(node, ast.Index):
                 t = tensor(node.value)
                 res = cm.res.get(id(node))
-                if t is not None and res is not None and getattr(res, "kind", "") in ("int", "slice", "mask"):
-                    k = len(node.indices) if res.kind == "int" else 1
+                if t is not None and isinstance(res, (IntIndex, SliceIndex, MaskIndex)):
+                    k = len(node.indices) if isinstance(res, IntIndex) else 1
                     if any(along(a.size) for a in t.axes[:k] if not a.variadic):
                         bad(node, "an index along the token axis", "picks positions")
             elif isinstance(node, ast.Call):
@@ -212,18 +215,19 @@ class _Follow:
     def call(self, sig: FnSig, cm: CheckedModule, e: ast.Call, nvars: frozenset[str],
              along: Any, tensor: Any, bad: Any) -> None:
         res = cm.res.get(id(e))
-        if not isinstance(res, CallRes):
+        if not isinstance(res, (BuiltinCall, FnCall, ExternCall)):
             return
         pos, kw = _call_args(e)
-        if res.kind == "builtin":
+        if isinstance(res, BuiltinCall):
             name = res.name
             t = tensor(pos[0]) if pos else None
-            if name in _ACROSS and t is not None:
+            entry = BUILTINS_BY_NAME.get(name)
+            if entry is not None and entry.across and t is not None:
                 dims = (res.data or {}).get("dims") if isinstance(res.data, dict) else None
                 axes = [a for a in t.axes if not a.variadic]
                 hit = any(along(a.size) for a in axes) if dims is None else any(
                     along(t.axes[d].size) for d in dims if -len(t.axes) <= d < len(t.axes))
-                if name in ("concat", "split", "topk", "cross_entropy") and "over" in kw:
+                if "over" in entry.required and "over" in kw:
                     hit = self.over_hits(t, kw["over"], along)
                 if hit:
                     bad(e, f"`{name}` across positions", "works across the token axis")
@@ -232,11 +236,11 @@ class _Follow:
             elif name == "map":
                 pass  # a count in `n` is reported where `n` is used as a value
             return
-        if res.kind == "fn" and res.sig is not None:
+        if isinstance(res, FnCall):
             callee = res.sig
             self.visit(callee, self.bind(callee, res, cm, along))
             return
-        if res.kind != "extern" or res.sig is None:
+        if not isinstance(res, ExternCall):
             return
         ext = res.sig
         target = ext.extern or ""
@@ -298,11 +302,11 @@ class _Follow:
                 bad(e, "a pattern that merges or reduces the token axis", "mixes positions")
                 return
 
-    def bind(self, callee: FnSig, res: CallRes, cm: CheckedModule, along: Any) -> frozenset[str]:
+    def bind(self, callee: FnSig, res: FnCall, cm: CheckedModule, along: Any) -> frozenset[str]:
         """The callee's generic axes bound to the token axis at this call."""
         out: set[str] = set()
         for p, av in zip(callee.params, res.args):
-            if not isinstance(p.type, TensorType) or av.kind != "expr" or av.node is None:
+            if not isinstance(p.type, TensorType) or not isinstance(av, ExprArg):
                 continue
             at = cm.types.get(id(av.node))
             if not isinstance(at, TensorType):
@@ -313,14 +317,14 @@ class _Follow:
                     out.add(v)
         return frozenset(out)
 
-    def extern_binding(self, ext: FnSig, res: CallRes, cm: CheckedModule) -> dict[str, Size]:
+    def extern_binding(self, ext: FnSig, res: ExternCall, cm: CheckedModule) -> dict[str, Size]:
         out: dict[str, Size] = {}
         given: list[tuple[Any, Any]] = list(zip(ext.params, res.args))
         by_name = {p.name: p for p in ext.params}
         given += [(by_name[k], av) for k, av in res.kwargs if k in by_name]
         first: TensorType | None = None
         for p, av in given:
-            if av.kind != "expr" or av.node is None:
+            if not isinstance(av, ExprArg):
                 continue
             at = cm.types.get(id(av.node))
             if isinstance(p.type, TensorType) and isinstance(at, TensorType):
@@ -371,6 +375,8 @@ def serving_form(program: Any, fn: str = "forward", *, as_errors: bool = True) -
     """The serving form of ``fn`` of ``program.main``, with the diagnostics of every
     serving rule it breaks (errors, or warnings with ``as_errors=False``). ``program``
     must have checked without errors."""
+    # Long on purpose: the serving rules E3301-E3306 run in the engine's order over one
+    # form, each filling what the next reads.
     cm: CheckedModule = program.main
     sig = cm.env.fns.get(fn)
     if sig is None or sig.is_extern or not isinstance(sig.decl, ast.FnDecl):
@@ -434,8 +440,8 @@ def serving_form(program: Any, fn: str = "forward", *, as_errors: bool = True) -
     if value is not None:
         out_field = None
         res = cm.res.get(id(value))
-        if (isinstance(value, ast.Call) and isinstance(res, CallRes) and res.kind == "extern"
-                and res.sig is not None and res.sig.extern == LINEAR):
+        if (isinstance(value, ast.Call) and isinstance(res, ExternCall)
+                and res.sig.extern == LINEAR):
             pos, kw = _call_args(value)
             w = pos[1] if len(pos) > 1 else kw.get("weight")
             bias = pos[2] if len(pos) > 2 else kw.get("bias")
@@ -453,13 +459,12 @@ def serving_form(program: Any, fn: str = "forward", *, as_errors: bool = True) -
                    "the engine computes `linear(h, m.W)` itself: `m.W` a param `[V D]`, no bias")
     # E3303: the ids once, in embedding(ids, m.E).
     uses = [x for x in _body_nodes(sig) if isinstance(x, ast.Name) and x.id == form.ids
-            and isinstance(cm.res.get(id(x)), NameRes) and cm.res[id(x)].kind == "local"]
+            and isinstance(cm.res.get(id(x)), LocalName)]
     for node in _body_nodes(sig):
         if not isinstance(node, ast.Call):
             continue
         res = cm.res.get(id(node))
-        if isinstance(res, CallRes) and res.kind == "extern" and res.sig is not None \
-                and res.sig.extern == EMBEDDING:
+        if isinstance(res, ExternCall) and res.sig.extern == EMBEDDING:
             pos, kw = _call_args(node)
             if pos and isinstance(pos[0], ast.Name) and pos[0].id == form.ids and len(pos) > 1:
                 fld = _field_of(cm, pos[1], {mname})

@@ -330,6 +330,8 @@ class StmtMixin:
         return result
 
     def s_For(self, s: ast.For) -> bool:
+        # Long on purpose: a loop's iterable (range, batches, tuple), then its body checked
+        # twice for growing tensors, with the scopes threaded between.
         before = self.scope
         body_scope = before.copy()
         it = s.iter

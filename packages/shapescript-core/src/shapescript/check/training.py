@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from shapescript.check.builtins import split_args
+from shapescript.check.builtins import rule, split_args
 from shapescript.check.fail import Fail
-from shapescript.check.result import CallRes, NameRes
+from shapescript.check.resolutions import BuiltinCall, FnName, ModelName
 from shapescript.check.sizes import Size
 from shapescript.check.types import (
     ERROR, NOTHING, Axis, Domain, ErrorType, HostOnlyType, HostType, ModelType, PyType,
@@ -18,7 +18,6 @@ from shapescript.check.types import (
 from shapescript.diagnostics import Diagnostic
 from shapescript.syntax import ast
 
-_batch = [0]
 
 # Names a field can't have: a compiled model is a ``torch.nn.Module`` whose parameters are
 # its fields, so a field may not hide one of its attributes (torch 2.x's, and ``init``).
@@ -53,14 +52,6 @@ def check_field_names(cm: Any, env: Any) -> None:
 
 class TrainingMixin:
     """Training built-ins; mixed into ``BodyChecker``."""
-
-    def training_builtin(self, name: str, e: ast.Call) -> Type:
-        self.host_only(e, f"`{name}`")
-        m = getattr(self, "t_" + name)
-        t = m(e)
-        if id(e) not in self.res:
-            self.res[id(e)] = CallRes("builtin", name=name, data={})
-        return t
 
     def global_name(self, e: ast.Expr) -> str | None:
         """``name`` or ``module.name`` when ``e`` names a top-level declaration (not a local)."""
@@ -97,7 +88,8 @@ class TrainingMixin:
             raise Fail("E0404", f"`{fn}` needs {want}, not `{t}`", f"this is `{t}`", span=a.value.span)
         return t
 
-    def t_value_and_grad(self, e: ast.Call) -> Type:
+    @rule("value_and_grad")
+    def t_value_and_grad(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) < 2:
             raise Fail("E0501", "`value_and_grad(f, m, args…)` needs a function and a model", "",
@@ -112,7 +104,7 @@ class TrainingMixin:
                 else self.env.fn(name)
         if sig is None or sig.is_extern:
             raise Fail("E1101", "`value_and_grad` needs a top-level `fn`", "not a function", span=f.span)
-        self.res[id(f)] = NameRes("fn", sig)
+        self.res[id(f)] = FnName(sig)
         self.note_call(sig)
         mt = self.model_arg(pos[1], "value_and_grad")
         if not sig.params or not isinstance(sig.params[0].type, ModelType):
@@ -125,16 +117,18 @@ class TrainingMixin:
                        span=f.span)
         # Check the rest as a call of `f(m, args…)`.
         call = ast.Call(f, tuple(pos[1:]) + tuple(a for a in e.args if a.name is not None), e.span)
-        value = self.call_sig(sig, call)
-        self.res[id(e)] = CallRes("builtin", name="value_and_grad", data={"sig": sig, "call": call})
+        value = self.calls.call(sig, call)
+        self.res[id(e)] = BuiltinCall("value_and_grad", data={"sig": sig, "call": call})
         if mt is None or isinstance(value, ErrorType):
             return ERROR
         return TupleType((value, ModelType(mt.name, mt.module, grads=True)))
 
-    def t_sgd(self, e: ast.Call) -> Type:
+    @rule("sgd")
+    def t_sgd(self, name: str, e: ast.Call) -> Type:
         return self.optimizer(e, "sgd", ("lr", "momentum", "weight_decay"))
 
-    def t_adamw(self, e: ast.Call) -> Type:
+    @rule("adamw")
+    def t_adamw(self, name: str, e: ast.Call) -> Type:
         return self.optimizer(e, "adamw", ("lr", "weight_decay", "beta1", "beta2", "eps"))
 
     def optimizer(self, e: ast.Call, name: str, allowed: tuple[str, ...]) -> Type:
@@ -151,7 +145,8 @@ class TrainingMixin:
             raise Fail("E0501", f"`{name}` needs `lr=`", "missing `lr=`", span=e.span)
         return HostOnlyType("optimizer")
 
-    def t_update(self, e: ast.Call) -> Type:
+    @rule("update")
+    def t_update(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) != 3 or kw:
             raise Fail("E0501", "`update(m, grads, opt)` takes three arguments", "", span=e.span)
@@ -165,7 +160,8 @@ class TrainingMixin:
                        span=pos[2].span)
         return NOTHING
 
-    def t_clip_norm(self, e: ast.Call) -> Type:
+    @rule("clip_norm")
+    def t_clip_norm(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) != 1 or set(kw) != {"max"}:
             raise Fail("E0501", "`clip_norm(grads, max=…)`", "", span=e.span)
@@ -173,7 +169,8 @@ class TrainingMixin:
         self.host_number_or_schedule(kw["max"], "max")
         return g if g is not None else ERROR
 
-    def t_cosine(self, e: ast.Call) -> Type:
+    @rule("cosine")
+    def t_cosine(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) != 1 or "lr" not in kw or set(kw) - {"lr", "min"}:
             raise Fail("E0501", "`cosine(steps, lr=…)`", "", span=e.span)
@@ -182,7 +179,8 @@ class TrainingMixin:
             self.host_number_or_schedule(a, k)
         return HostOnlyType("schedule")
 
-    def t_warmup(self, e: ast.Call) -> Type:
+    @rule("warmup")
+    def t_warmup(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) != 2 or kw:
             raise Fail("E0501", "`warmup(steps, schedule)`", "", span=e.span)
@@ -215,7 +213,8 @@ class TrainingMixin:
                            span=a.value.span)
         return tuple(items)
 
-    def t_shuffle(self, e: ast.Call) -> Type:
+    @rule("shuffle")
+    def t_shuffle(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) != 1 or set(kw) - {"seed"}:
             raise Fail("E0501", "`shuffle(data, seed=…)`", "", span=e.span)
@@ -224,7 +223,8 @@ class TrainingMixin:
             self.int_arg(kw["seed"], "seed")
         return HostOnlyType("dataset", items)
 
-    def t_batches(self, e: ast.Call) -> Type:
+    @rule("batches")
+    def t_batches(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) != 1 or set(kw) != {"size"}:
             raise Fail("E0501", "`batches(data, size=…)`", "", span=e.span)
@@ -232,15 +232,15 @@ class TrainingMixin:
         self.int_arg(kw["size"], "size")
         if not items:
             return ERROR  # the data failed, already reported
-        _batch[0] += 1
-        nb = Size.var(f"?batch#{_batch[0]}")
+        nb = Size.var(f"?batch#{self.next_id()}")
         out = []
         for it in items:
             assert isinstance(it, TensorType)
             out.append(TensorType((Axis(nb, nb),) + it.axes[1:], it.dtype, it.domain))
         return HostOnlyType("batches", tuple(out))
 
-    def t_report(self, e: ast.Call) -> Type:
+    @rule("report")
+    def t_report(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) not in (1, 2):
             raise Fail("E0501", "`report(step, name=value, …)` or `report(step, total, …)`", "",
@@ -260,7 +260,8 @@ class TrainingMixin:
                            span=a.value.span, help="report host numbers or `[]` tensors, e.g. `mean(x)`")
         return NOTHING
 
-    def t_sink(self, e: ast.Call) -> Type:
+    @rule("sink")
+    def t_sink(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) != 1 or kw:
             raise Fail("E0501", "`sink(\"run.jsonl\")`", "", span=e.span)
@@ -272,7 +273,8 @@ class TrainingMixin:
         if not (isinstance(t, (ErrorType, PyType)) or (isinstance(t, HostType) and t.name == "str")):
             raise Fail("E0410", f"a path is a str, not `{t}`", "", span=a.value.span)
 
-    def t_save(self, e: ast.Call) -> Type:
+    @rule("save")
+    def t_save(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) < 2 or kw:
             raise Fail("E0501", "`save(path, m, …)` takes a path and models", "", span=e.span)
@@ -281,7 +283,8 @@ class TrainingMixin:
             self.model_arg(a, "save")
         return NOTHING
 
-    def t_load(self, e: ast.Call) -> Type:
+    @rule("load")
+    def t_load(self, name: str, e: ast.Call) -> Type:
         pos, kw = split_args(e)
         if len(pos) != 2 or kw:
             raise Fail("E0501", "`load(path, Model)`", "", span=e.span)
@@ -291,9 +294,9 @@ class TrainingMixin:
         info = self.env.model(name) if name is not None else None
         if info is None:
             raise Fail("E0404", "`load` needs a model's name", "not a model", span=m.span)
-        self.res[id(m)] = NameRes("model", info)
+        self.res[id(m)] = ModelName(info)
         self.types[id(m)] = info.type
-        self.res[id(e)] = CallRes("builtin", name="load", data={"model": info})
+        self.res[id(e)] = BuiltinCall("load", data={"model": info})
         return info.type
 
 

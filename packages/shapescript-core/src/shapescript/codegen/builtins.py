@@ -1,10 +1,17 @@
-"""Built-in operations to torch and einops calls."""
+"""Built-in operations to torch and einops calls.
+
+Each built-in of the registry (``shapescript.builtin_registry``) has one emitter here,
+registered with ``@emits(name, …)`` in ``EMITTERS``; it reads the checker's resolution of
+the call (None for a constructor, whose type says it all) and returns Python source.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from shapescript.check.result import CallRes
+from shapescript.builtin_registry import BUILTINS_BY_NAME
+from shapescript.check.resolutions import BuiltinCall
 from shapescript.check.sizes import Size
 from shapescript.check.types import HostType, TensorType
 from shapescript.codegen.keepdim import keeps
@@ -26,75 +33,187 @@ def dims_arg(dims: list[int]) -> str:
     return str(dims[0]) if len(dims) == 1 else "(" + ", ".join(map(str, dims)) + ")"
 
 
-def gen_builtin(g: "ExprGen", res: CallRes, e: ast.Call) -> str:
-    name = res.name
-    data: dict[str, Any] = res.data or {}
+# An emitter: (expression generator, the call's resolution, the call) -> Python source.
+Emitter = Callable[["ExprGen", Any, Any], str]
+# Built-in name -> its emitter; filled once, at import, by ``@emits`` (read-only after).
+EMITTERS: dict[str, Emitter] = {}
+
+
+def emits(*names: str) -> Callable[[Emitter], Emitter]:
+    """Register the decorated function as the emitter of the built-ins ``names``."""
+    def register(fn: Emitter) -> Emitter:
+        for name in names:
+            if name not in BUILTINS_BY_NAME:
+                raise ValueError(f"{name!r} is not in the built-in registry")
+            if name in EMITTERS:
+                raise ValueError(f"{name!r} has two emitters")
+            EMITTERS[name] = fn
+        return fn
+    return register
+
+
+def gen_builtin(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
+    """The Python expression of a call of a built-in, by its registered emitter."""
+    return EMITTERS[res.name](g, res, e)
+
+
+def _data(res: BuiltinCall) -> dict[str, Any]:
+    return res.data or {}
+
+
+def _planned(g: "ExprGen", res: BuiltinCall, e: ast.Call, *, keepdims: bool = False) -> tuple[str, str]:
+    """The two operands of a binary built-in, aligned by the checker's broadcast plan
+    (keepdims: an operand kept with keepdim=True is in place already)."""
     args = positional(e)
-    if name in ("add", "sub", "mul", "div"):
-        op = {"add": "+", "sub": "-", "mul": "*", "div": "/"}[name]
-        a, b = g.expr(args[0]), g.expr(args[1])
-        plan = data.get("plan")
-        if plan is not None:
+    a, b = g.expr(args[0]), g.expr(args[1])
+    plan = _data(res).get("plan")
+    if plan is not None:
+        if keepdims:
             a, b = g.plan(a, plan.left, args[0]), g.plan(b, plan.right, args[1])
-        return f"({a} {op} {b})"
-    if name in ("maximum", "minimum"):
-        a, b = g.expr(args[0]), g.expr(args[1])
-        plan = data.get("plan")
-        if plan is not None:
+        else:
             a, b = g.plan(a, plan.left), g.plan(b, plan.right)
-        ta, tb = g.cm.types.get(id(args[0])), g.cm.types.get(id(args[1]))
-        clamp = "clamp_min" if name == "maximum" else "clamp_max"
-        if isinstance(tb, HostType):
-            return f"{T}.{clamp}({a}, {b})"
-        if isinstance(ta, HostType):
-            return f"{T}.{clamp}({b}, {a})"
-        return f"{T}.{name}({a}, {b})"
-    if name == "matmul":
-        a, b = g.expr(args[0]), g.expr(args[1])
-        plan = data.get("plan")
-        if plan is not None:
-            a, b = g.plan(a, plan.left), g.plan(b, plan.right)
-        return f"{T}.matmul({a}, {b})"
-    if name == "where":
-        m, a, b = (g.expr(x) for x in args)
-        plans = data.get("plans") or [None, None, None]
-        m, a, b = g.plan(m, plans[0]), g.plan(a, plans[1]), g.plan(b, plans[2])
-        return f"{T}.where({m}, {a}, {b})"
-    if name in TORCH_REDUCE or name in ("logsumexp", "any", "all"):
-        return reduction(g, name, args[0], data.get("dims"), id(e) in g.keepdims.reductions)
-    if name == "cross_entropy":
-        logits, y = g.expr(args[0]), g.expr(args[1])
-        if data.get("yperm"):
-            y = f"{y}.permute({', '.join(map(str, data['yperm']))})"
-        return f"{g.ctx.rt_helper('cross_entropy')}({logits}, {y}, {data['dim']})"
-    if name == "topk":
-        x = g.expr(args[0])
-        if data.get("check"):
-            what = f"`topk` takes {data['k']} along `{data['label']}`"
-            x = g.guarded(f"{g.ctx.rt_helper('at_least')}({x}, {data['dim']}, {data['k']}, "
-                          f"{g.where(e.span)!r}, {what!r})", x)
-        return f"{T}.topk({x}, {data['k']}, dim={data['dim']})"
-    if name in ("rearrange", "reduce", "repeat", "einsum"):
-        return pattern(g, name, e, data)
-    if name == "stack":
-        return f"{T}.stack({g.expr(args[0])})"
-    if name == "concat":
-        return f"{T}.cat({g.expr(args[0])}, dim={data['dim']})"
-    if name == "split":
-        sizes = ", ".join(g.size(s) for s in data["sizes"])
-        return f"{T}.split({g.expr(args[0])}, [{sizes}], dim={data['dim']})"
-    if name == "pack":
-        return f"{g.ctx.rt_helper('pack')}({g.expr(args[0])}, {data['left']}, {data['right']})"
-    if name == "unpack":
-        shapes = ", ".join("(" + "".join(("None" if s is None else g.size(s)) + ", " for s in shape)
-                           + ")" for shape in data["shapes"])
-        return (f"{g.ctx.rt_helper('unpack')}({g.expr(args[0])}, {data['left']}, "
-                f"{data['right']}, ({shapes},), {g.where(e.span)!r})")
-    if name == "map":
-        return gen_map(g, e, data)
-    if name == "print":
-        return f"print({', '.join(g.expr(a.value) for a in e.args)})"
-    return g.ctx.training_builtin(name, e, data, g)
+    return a, b
+
+
+@emits("add", "sub", "mul", "div")
+def _arith(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
+    op = {"add": "+", "sub": "-", "mul": "*", "div": "/"}[res.name]
+    a, b = _planned(g, res, e, keepdims=True)
+    return f"({a} {op} {b})"
+
+
+@emits("maximum", "minimum")
+def _extremum(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
+    args = positional(e)
+    a, b = _planned(g, res, e)
+    ta, tb = g.cm.types.get(id(args[0])), g.cm.types.get(id(args[1]))
+    clamp = "clamp_min" if res.name == "maximum" else "clamp_max"
+    if isinstance(tb, HostType):
+        return f"{T}.{clamp}({a}, {b})"
+    if isinstance(ta, HostType):
+        return f"{T}.{clamp}({b}, {a})"
+    return f"{T}.{res.name}({a}, {b})"
+
+
+@emits("matmul")
+def _matmul(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
+    a, b = _planned(g, res, e)
+    return f"{T}.matmul({a}, {b})"
+
+
+@emits("where")
+def _where(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
+    m, a, b = (g.expr(x) for x in positional(e))
+    plans = _data(res).get("plans") or [None, None, None]
+    m, a, b = g.plan(m, plans[0]), g.plan(a, plans[1]), g.plan(b, plans[2])
+    return f"{T}.where({m}, {a}, {b})"
+
+
+@emits("sum", "mean", "max", "min", "prod", "var", "std", "logsumexp", "argmax", "argmin",
+       "any", "all")
+def _reduction(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
+    return reduction(g, res.name, positional(e)[0], _data(res).get("dims"),
+                     id(e) in g.keepdims.reductions)
+
+
+@emits("cumprod")
+def _scan(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
+    return f"{T}.{res.name}({g.expr(positional(e)[0])}, dim={_data(res)['dim']})"
+
+
+@emits("cross_entropy")
+def _cross_entropy(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
+    data = _data(res)
+    args = positional(e)
+    logits, y = g.expr(args[0]), g.expr(args[1])
+    if data.get("yperm"):
+        y = f"{y}.permute({', '.join(map(str, data['yperm']))})"
+    return f"{g.ctx.rt_helper('cross_entropy')}({logits}, {y}, {data['dim']})"
+
+
+@emits("topk")
+def _topk(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
+    data = _data(res)
+    x = g.expr(positional(e)[0])
+    if data.get("check"):
+        what = f"`topk` takes {data['k']} along `{data['label']}`"
+        x = g.guarded(f"{g.ctx.rt_helper('at_least')}({x}, {data['dim']}, {data['k']}, "
+                      f"{g.where(e.span)!r}, {what!r})", x)
+    return f"{T}.topk({x}, {data['k']}, dim={data['dim']})"
+
+
+@emits("rearrange", "reduce", "repeat", "einsum")
+def _pattern(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
+    return pattern(g, res.name, e, _data(res))
+
+
+@emits("stack")
+def _stack(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
+    return f"{T}.stack({g.expr(positional(e)[0])})"
+
+
+@emits("concat")
+def _concat(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
+    return f"{T}.cat({g.expr(positional(e)[0])}, dim={_data(res)['dim']})"
+
+
+@emits("split")
+def _split(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
+    data = _data(res)
+    sizes = ", ".join(g.size(s) for s in data["sizes"])
+    return f"{T}.split({g.expr(positional(e)[0])}, [{sizes}], dim={data['dim']})"
+
+
+@emits("pack")
+def _pack(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
+    data = _data(res)
+    return f"{g.ctx.rt_helper('pack')}({g.expr(positional(e)[0])}, {data['left']}, {data['right']})"
+
+
+@emits("unpack")
+def _unpack(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
+    data = _data(res)
+    shapes = ", ".join("(" + "".join(("None" if s is None else g.size(s)) + ", " for s in shape)
+                       + ")" for shape in data["shapes"])
+    return (f"{g.ctx.rt_helper('unpack')}({g.expr(positional(e)[0])}, {data['left']}, "
+            f"{data['right']}, ({shapes},), {g.where(e.span)!r})")
+
+
+@emits("map")
+def _map(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
+    return gen_map(g, e, _data(res))
+
+
+@emits("print")
+def _print(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
+    return f"print({', '.join(g.expr(a.value) for a in e.args)})"
+
+
+@emits("zeros", "ones", "eye", "arange", "causal", "randn", "rand", "full")
+def gen_constructor(g: "ExprGen", res: None, e: ast.Constructor) -> str:
+    t = g.cm.types.get(id(e))
+    assert isinstance(t, TensorType)
+    shape = [g.size(ax.size) for ax in t.axes]
+    dev = g.ctx.device_expr()
+    dt = dtype_expr(t.dtype)
+    tup = "(" + ", ".join(shape) + ("," if len(shape) == 1 else "") + ")"
+    if e.name == "causal":
+        return f"{T}.ones({tup}, dtype={T}.bool, device={dev}).tril()"
+    if e.name == "arange":
+        return f"{T}.arange({shape[0]}, dtype={dt}, device={dev})"
+    if e.name == "eye":
+        return f"{T}.eye({shape[0]}, {shape[1]}, dtype={dt}, device={dev})"
+    if e.name == "full":
+        assert e.fill is not None
+        return f"{T}.full({tup}, {g.expr(e.fill)}, dtype={dt}, device={dev})"
+    return f"{T}.{e.name}({tup}, dtype={dt}, device={dev})"
+
+
+@emits("value_and_grad", "sgd", "adamw", "update", "clip_norm", "cosine", "warmup", "shuffle",
+       "batches", "report", "sink", "save", "load")
+def _training(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
+    # The training built-ins are host code: the context writes them (``codegen.training``).
+    return g.ctx.training_builtin(res.name, e, _data(res), g)
 
 
 def reduction(g: "ExprGen", name: str, arg: ast.Expr, dims: list[int] | None,
@@ -226,4 +345,4 @@ def gen_map(g: "ExprGen", e: ast.Call, data: dict[str, Any]) -> str:
             f"device={g.ctx.device_expr()})")
 
 
-__all__ = ["gen_builtin"]
+__all__ = ["gen_builtin", "gen_constructor", "EMITTERS", "emits"]

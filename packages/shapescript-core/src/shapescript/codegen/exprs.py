@@ -10,11 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from shapescript.check.result import (
-    ArgVal, AssertRes, BroadcastRes, CallRes, CheckedModule, ConvertRes, IndexRes, NameRes,
+from shapescript.check.resolutions import (
+    ArgVal, AxisName, BuiltinCall, ConstArg, ConstName, DefaultArg, DimName, ExprArg,
+    ExternCall, FnCall, FnName, GenericName, IntIndex, ModelInit, ModelName, ModelNew, PyModuleName, PythonCall,
+    SliceIndex, SsModuleName, TupleIndex,
 )
+from shapescript.check.result import AssertRes, BroadcastRes, CheckedModule, ConvertRes
 from shapescript.check.sizes import Size
 from shapescript.check.types import HostType, PyType, TensorType, TupleType
+from shapescript.codegen.context import CodegenContext
 from shapescript.codegen.keepdim import NO_KEEPDIMS, KeepDims
 from shapescript.codegen.names import T, dtype_expr, generic_var, pyname
 from shapescript.syntax import ast
@@ -28,7 +32,7 @@ class ExprGen:
     # The body's reductions kept with ``keepdim=True`` (set per function: keepdim.py).
     keepdims: KeepDims = NO_KEEPDIMS
 
-    def __init__(self, cm: CheckedModule, ctx: Any) -> None:
+    def __init__(self, cm: CheckedModule, ctx: CodegenContext) -> None:
         self.cm = cm
         self.ctx = ctx  # the module generator: imports, extern names, device, modes
 
@@ -96,35 +100,35 @@ class ExprGen:
         return "None"
 
     def g_Name(self, e: ast.Name) -> str:
-        res: NameRes | None = self.cm.res.get(id(e))
-        if res is None or res.kind == "local":
-            return pyname(e.id)
-        if res.kind == "dim":
-            return pyname(e.id) if e.id in self.cm.env.dims else str(res.value)
-        if res.kind == "const":  # its value, wherever the const was declared
-            return repr(res.value)
-        if res.kind == "generic":
-            self.ctx.need_generic(e.id)
-            return generic_var(e.id)
-        if res.kind == "pymod":
-            return self.ctx.pymod(e.id, res.value)
-        if res.kind == "fn":
-            return self.ctx.fn_ref(res.value)
-        if res.kind == "axis":
-            return repr(res.value)
-        if res.kind == "ssmod":
-            return self.ctx.ssmod(e.id)
-        if res.kind == "model":
-            return self.ctx.model_ref(res.value)
-        return pyname(e.id)
+        match self.cm.res.get(id(e)):
+            case DimName(value):
+                return pyname(e.id) if e.id in self.cm.env.dims else str(value)
+            case ConstName(value):  # its value, wherever the const was declared
+                return repr(value)
+            case GenericName(name):
+                self.ctx.need_generic(name)
+                return generic_var(name)
+            case PyModuleName(module):
+                return self.ctx.pymod(e.id, module)
+            case FnName(sig):
+                return self.ctx.fn_ref(sig)
+            case AxisName(position):
+                return repr(position)
+            case SsModuleName(_, local):
+                return self.ctx.ssmod(local)
+            case ModelName(info):
+                return self.ctx.model_ref(info)
+            case _:  # a local, a mode, or a name the checker left unresolved
+                return pyname(e.id)
 
     def g_Attr(self, e: ast.Attr) -> str:
-        res: NameRes | None = self.cm.res.get(id(e))
-        if res is not None and res.kind == "dim":
-            return str(res.value)
-        if res is not None and res.kind == "const":
-            return repr(res.value)
-        return f"{self.expr(e.value)}.{e.attr}"
+        match self.cm.res.get(id(e)):
+            case DimName(value):
+                return str(value)
+            case ConstName(value):
+                return repr(value)
+            case _:
+                return f"{self.expr(e.value)}.{e.attr}"
 
     def g_TupleExpr(self, e: ast.TupleExpr) -> str:
         items = [self.expr(x) for x in e.items]
@@ -191,43 +195,31 @@ class ExprGen:
         return self.ctx.assert_check(code, e, res, self)
 
     def g_Constructor(self, e: ast.Constructor) -> str:
-        t = self.cm.types.get(id(e))
-        assert isinstance(t, TensorType)
-        shape = [self.size(ax.size) for ax in t.axes]
-        dev = self.ctx.device_expr()
-        dt = dtype_expr(t.dtype)
-        tup = "(" + ", ".join(shape) + ("," if len(shape) == 1 else "") + ")"
-        if e.name == "causal":
-            return f"{T}.ones({tup}, dtype={T}.bool, device={dev}).tril()"
-        if e.name == "arange":
-            return f"{T}.arange({shape[0]}, dtype={dt}, device={dev})"
-        if e.name == "eye":
-            return f"{T}.eye({shape[0]}, {shape[1]}, dtype={dt}, device={dev})"
-        if e.name == "full":
-            assert e.fill is not None
-            return f"{T}.full({tup}, {self.expr(e.fill)}, dtype={dt}, device={dev})"
-        return f"{T}.{e.name}({tup}, dtype={dt}, device={dev})"
+        from shapescript.codegen.builtins import EMITTERS
+
+        return EMITTERS[e.name](self, None, e)
 
     def g_Index(self, e: ast.Index) -> str:
         base = self.expr(e.value)
-        res: IndexRes | None = self.cm.res.get(id(e))
-        if res is not None and res.kind == "slice":
-            lo, hi = self.index_value(res.data["lo"]), self.index_value(res.data["hi"])
-            if res.data.get("check"):
-                # Bounds the types don't prove: checked, so no slice is silently short.
+        match self.cm.res.get(id(e)):
+            case SliceIndex(lo_node, hi_node, check):
+                lo, hi = self.index_value(lo_node), self.index_value(hi_node)
+                if check:
+                    # Bounds the types don't prove: checked, so no slice is silently short.
+                    return self.guarded(
+                        f"{self.ctx.rt_helper('sliced')}({base}, {lo}, {hi}, {self.where(e.span)!r})",
+                        f"{base}[{lo}:{hi}]")
+                return f"{base}[{lo}:{hi}]"
+            case TupleIndex(position):
+                return f"{base}[{position}]"
+            case IntIndex(True):
+                idx = ", ".join(self.index_value(i) for i in e.indices)
+                tup = idx + ("," if len(e.indices) == 1 else "")
                 return self.guarded(
-                    f"{self.ctx.rt_helper('sliced')}({base}, {lo}, {hi}, {self.where(e.span)!r})",
-                    f"{base}[{lo}:{hi}]")
-            return f"{base}[{lo}:{hi}]"
-        if res is not None and res.kind == "tuple":
-            return f"{base}[{res.data}]"
-        idx = ", ".join(self.index_value(i) for i in e.indices)
-        if res is not None and res.kind == "int" and res.data is True:
-            tup = idx + ("," if len(e.indices) == 1 else "")
-            return self.guarded(
-                f"{self.ctx.rt_helper('picked')}({base}, ({tup}), {self.where(e.span)!r})",
-                f"{base}[{idx}]")
-        return f"{base}[{idx}]"
+                    f"{self.ctx.rt_helper('picked')}({base}, ({tup}), {self.where(e.span)!r})",
+                    f"{base}[{idx}]")
+            case _:
+                return f"{base}[{', '.join(self.index_value(i) for i in e.indices)}]"
 
     def index_value(self, i: ast.Expr) -> str:
         code = self.expr(i)
@@ -240,24 +232,25 @@ class ExprGen:
         return f"(lambda {', '.join(map(pyname, e.params))}: {self.expr(e.body)})"
 
     def g_Call(self, e: ast.Call) -> str:
-        res: CallRes | None = self.cm.res.get(id(e))
-        if res is None or res.kind == "python":
-            return self.python_call(e)
-        if res.kind == "fn":
-            return self.fn_call(res)
-        if res.kind == "extern":
-            return self.ctx.extern_result_check(self.extern_call(res), e, res, self)
-        if res.kind == "builtin":
-            from shapescript.codegen.builtins import gen_builtin
+        match self.cm.res.get(id(e)):
+            case FnCall() as res:
+                return self.fn_call(res)
+            case ExternCall() as res:
+                return self.ctx.extern_result_check(self.extern_call(res), e, res, self)
+            case BuiltinCall() as res:
+                from shapescript.codegen.builtins import gen_builtin
 
-            return gen_builtin(self, res, e)
-        if res.kind == "model_init":
-            seed = self.expr(res.args[0].node) if res.args else "0"
-            return f"{self.ctx.model_ref(res.data)}.init(seed={seed}, device={self.ctx.device_expr()})"
-        if res.kind == "model_new":
-            kw = ", ".join(f"{a.name}={self.expr(a.value)}" for a in e.args)
-            return f"{self.ctx.model_ref(res.data)}({kw})"
-        raise AssertionError(res.kind)
+                return gen_builtin(self, res, e)
+            case ModelInit(info, seed):
+                seed_code = self.expr(seed) if seed is not None else "0"
+                return f"{self.ctx.model_ref(info)}.init(seed={seed_code}, device={self.ctx.device_expr()})"
+            case ModelNew(info):
+                kw = ", ".join(f"{a.name}={self.expr(a.value)}" for a in e.args)
+                return f"{self.ctx.model_ref(info)}({kw})"
+            case PythonCall() | None:
+                return self.python_call(e)
+            case res:
+                raise AssertionError(f"a call resolved to {res!r}")
 
     def python_call(self, e: ast.Call) -> str:
         f = self.expr(e.func)
@@ -268,25 +261,24 @@ class ExprGen:
         return f"{f}({', '.join(parts)})"
 
     def argval(self, av: ArgVal, module_ctx: Any = None) -> str:
-        if av.kind == "const":
-            return repr(av.value)
-        if av.kind == "default":
-            return self.ctx.default_value(av.node)
-        code = self.expr(av.node)
-        if av.wrap is not None:
-            t = self.cm.types.get(id(av.node))
-            if isinstance(t, HostType):
-                dt = av.wrap if av.wrap not in ("Float", "Int") else "f32"
-                return f"{T}.as_tensor({code}, dtype={dtype_expr(dt)}, device={self.ctx.device_expr()})"
-        return code
+        match av:
+            case ConstArg(value):
+                return repr(value)
+            case DefaultArg(node):
+                return self.ctx.default_value(node)
+            case ExprArg(node, wrap):
+                code = self.expr(node)
+                if wrap is not None and isinstance(self.cm.types.get(id(node)), HostType):
+                    dt = wrap if wrap not in ("Float", "Int") else "f32"
+                    return f"{T}.as_tensor({code}, dtype={dtype_expr(dt)}, device={self.ctx.device_expr()})"
+                return code
+        raise AssertionError(f"an argument resolved to {av!r}")
 
-    def fn_call(self, res: CallRes) -> str:
-        assert res.sig is not None
+    def fn_call(self, res: FnCall) -> str:
         args = ", ".join(self.argval(a) for a in res.args)
         return f"{self.ctx.unchecked_ref(res.sig)}({args})"
 
-    def extern_call(self, res: CallRes) -> str:
-        assert res.sig is not None
+    def extern_call(self, res: ExternCall) -> str:
         parts = [self.argval(a) for a in res.args]
         parts += [f"{k}={self.argval(a)}" for k, a in res.kwargs]
         return f"{self.ctx.extern_ref(res.sig)}({', '.join(parts)})"

@@ -51,14 +51,15 @@ from typing import Any
 
 from shapescript.check.env import FnSig
 from shapescript.check.exports import reached_functions
-from shapescript.check.result import AssertRes, CallRes
+from shapescript.check.resolutions import BuiltinCall, DimName, ExternCall, FnCall
+from shapescript.check.result import AssertRes
 from shapescript.check.sizes import Size
 from shapescript.check.types import TensorType
 from shapescript.codegen.exprs import ExprGen
 from shapescript.codegen.layout import Emitter, Line
 from shapescript.codegen.module import ModuleGen
 from shapescript.codegen.names import T, generic_var, pyname
-from shapescript.codegen.specs import SpecBuilder, axis_exprs
+from shapescript.codegen.specs import SpecBuilder, axis_texts
 from shapescript.codegen.stmts import StmtGen
 from shapescript.syntax import ast
 
@@ -76,13 +77,16 @@ class CallSite:
 
     node: ast.Call
     target: str
-    res: CallRes
+    res: ExternCall | BuiltinCall
     gen: Any
 
     def arg(self, i: int) -> str:
+        assert isinstance(self.res, ExternCall), "a built-in's arguments are its node's"
         return self.gen.argval(self.res.args[i])
 
     def kwarg(self, name: str) -> str | None:
+        if not isinstance(self.res, ExternCall):
+            return None
         for k, av in self.res.kwargs:
             if k == name:
                 return self.gen.argval(av)
@@ -90,7 +94,7 @@ class CallSite:
 
     @property
     def nargs(self) -> int:
-        return len(self.res.args)
+        return len(self.res.args) if isinstance(self.res, ExternCall) else 0
 
     def expr(self, node: ast.Expr) -> str:
         return self.gen.expr(node)
@@ -116,26 +120,25 @@ class _Stmts(StmtGen):
 
     def g_Name(self, e: ast.Name) -> str:
         res = self.cm.res.get(id(e))
-        if self.ctx.inline_dims and res is not None and res.kind == "dim":
+        if self.ctx.inline_dims and isinstance(res, DimName):
             return str(res.value)
         return super().g_Name(e)
 
     def g_Call(self, e: ast.Call) -> str:
         res = self.cm.res.get(id(e))
         hook = self.ctx.calls
-        if hook is not None and isinstance(res, CallRes) and res.kind in ("extern", "builtin"):
-            target = res.sig.extern if res.kind == "extern" and res.sig is not None else res.name
+        if hook is not None and isinstance(res, (ExternCall, BuiltinCall)):
+            target = res.sig.extern if isinstance(res, ExternCall) else res.name
             out = hook(CallSite(e, target or "", res, self))
             if out is not None:
                 return out
-        if isinstance(res, CallRes) and res.kind == "builtin" and res.name in ("rearrange", "repeat"):
+        if isinstance(res, BuiltinCall) and res.name in ("rearrange", "repeat"):
             out = torch_views(self, res.name, e, res.data or {})
             if out is not None:
                 return out
         return super().g_Call(e)
 
-    def fn_call(self, res: CallRes) -> str:
-        assert res.sig is not None
+    def fn_call(self, res: FnCall) -> str:
         args = [self.argval(a) for a in res.args]
         if self.ctx.context:
             args.insert(0, self.ctx.context)
@@ -206,7 +209,7 @@ def torch_views(g: Any, name: str, e: ast.Call, data: dict[str, Any]) -> str | N
     stacked = bool(data.get("stacked"))
     inner = operands[0]
     made = g.cm.res.get(id(inner)) if isinstance(inner, ast.Call) else None
-    if not stacked and isinstance(made, CallRes) and made.kind == "builtin" and \
+    if not stacked and isinstance(made, BuiltinCall) and \
             made.name == "stack" and len(inner.args) == 1 and inner.args[0].name is None:
         stacked, inner = True, inner.args[0].value   # rearrange(stack(items), …)
     x = g.expr(inner)
@@ -300,10 +303,7 @@ class EntryChecks:
                 continue  # models, host values and optional tensors aren't shape-checked
             axes = [a if a.variadic else _Axis(a.size.substitute(
                 {v: dims[v] for v in a.size.free_vars() if v in dims})) for a in t.axes]
-            exprs = axis_exprs(dp.type, gen.cm.env)
-            texts = ([gen.cm.source[e.span.start:e.span.end] for e in exprs[0]]
-                     if exprs is not None and len(exprs[0]) == len(axes)
-                     else [str(a.label) for a in t.axes])
+            texts = axis_texts(t, p.shape)
             where = f"{base}:{dp.span.line}:{dp.span.col}"
             self.argument(pyname(p.name), where, p.written or str(t), axes, texts)
         for have, want, where, name, written, axes, texts in self.later:

@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from shapescript.check.env import PRELUDE_FILES
-from shapescript.check.result import BroadcastRes, CallRes, CheckedModule
+from shapescript.check.resolutions import BuiltinCall, ExprArg, ExternCall, LocalName
+from shapescript.check.result import BroadcastRes, CheckedModule
 from shapescript.check.types import HostType, TensorType
 from shapescript.syntax import ast
 
@@ -105,9 +106,7 @@ class _Pass:
             return self.joined(e.left, e.right)
         if isinstance(e, ast.Call):
             res = cm.res.get(id(e))
-            if not isinstance(res, CallRes):
-                return None
-            if res.kind == "builtin":
+            if isinstance(res, BuiltinCall):
                 args = _positional(e)
                 data = res.data or {}
                 if res.name in _ARITH.values() and len(args) == 2 and data.get("plan") is None:
@@ -118,18 +117,20 @@ class _Pass:
                     if keeps(res.name, dims, t):
                         return tuple(sorted(dims)), t.rank
                 return None
-            if res.kind == "extern" and self.elementwise(res):
-                return self.key(res.args[0].node)
+            if isinstance(res, ExternCall) and self.elementwise(res):
+                first = res.args[0]
+                assert isinstance(first, ExprArg)
+                return self.key(first.node)
         return None
 
-    def elementwise(self, res: CallRes) -> bool:
+    def elementwise(self, res: ExternCall) -> bool:
         sig = res.sig
-        if sig is None or sig.file not in PRELUDE_FILES or sig.extern not in _ELEMENTWISE:
+        if sig.file not in PRELUDE_FILES or sig.extern not in _ELEMENTWISE:
             return False
-        if not res.args or res.args[0].kind != "expr" or res.args[0].wrap is not None:
+        if not res.args or not isinstance(res.args[0], ExprArg) or res.args[0].wrap is not None:
             return False
         rest = list(res.args[1:]) + [a for _, a in res.kwargs]
-        return all(a.kind != "expr" or isinstance(self.cm.types.get(id(a.node)), HostType)
+        return all(not isinstance(a, ExprArg) or isinstance(self.cm.types.get(id(a.node)), HostType)
                    for a in rest)
 
     def scalar(self, e: Any) -> bool:
@@ -161,11 +162,13 @@ class _Pass:
             self.side(e.right)
             return
         res = cm.res.get(id(e))
-        assert isinstance(e, ast.Call) and isinstance(res, CallRes)
-        if res.kind == "extern":
-            self.kept(res.args[0].node)
+        assert isinstance(e, ast.Call) and isinstance(res, (BuiltinCall, ExternCall))
+        if isinstance(res, ExternCall):
+            first = res.args[0]
+            assert isinstance(first, ExprArg)
+            self.kept(first.node)
             for a in list(res.args[1:]) + [a for _, a in res.kwargs]:
-                if a.kind == "expr":
+                if isinstance(a, ExprArg):
                     self.plain(a.node)
             return
         args = _positional(e)
@@ -213,7 +216,7 @@ class _Pass:
                 return
         if isinstance(e, ast.Call):
             res = cm.res.get(id(e))
-            if isinstance(res, CallRes) and res.kind == "builtin" and res.name in _ARITH.values():
+            if isinstance(res, BuiltinCall) and res.name in _ARITH.values():
                 args = _positional(e)
                 plan = (res.data or {}).get("plan")
                 if plan is not None and len(args) == 2:
@@ -250,7 +253,7 @@ class _Pass:
 
 def _local(res: Any) -> bool:
     """Whether a name's resolution is a local (as ``ExprGen.g_Name`` reads it)."""
-    return res is None or getattr(res, "kind", None) == "local"
+    return res is None or isinstance(res, LocalName)
 
 
 def _is_node(x: Any) -> bool:

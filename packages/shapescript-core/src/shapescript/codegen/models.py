@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from shapescript.check.resolutions import FieldInit
 from shapescript.codegen.exprs import ExprGen, pyname
 from shapescript.syntax import ast
 
@@ -27,9 +28,9 @@ def _init_code(ctx: Any, init: ast.Expr | None) -> str:
     if init is None:
         return "('default',)"
     rec = ctx.cm.res.get(id(init))
-    if not (isinstance(rec, tuple) and len(rec) == 3 and rec[0] == "init"):
+    if not isinstance(rec, FieldInit):
         return "('default',)"
-    _, kind, values = rec
+    kind, values = rec.name, dict(rec.values)
     g = ExprGen(ctx.cm, ctx)
 
     def val(key: str, default: str) -> str:
@@ -68,10 +69,10 @@ def model_class_lines(ctx: Any, decl: ast.ModelDecl) -> list[str]:
         fi = info.fields.get(f.name)
         if fi is None or fi.decl is not f:
             continue
-        text = ctx.cm.source[f.type.span.start:f.type.span.end]
+        text = fi.written.text
         written[f.name] = text
         where = ctx.specs.where(f.span)
-        specs.append(ctx.specs.tensor_spec(f.name, where, text, fi.type, f.type))
+        specs.append(ctx.specs.tensor_spec(f.name, where, text, fi.type, fi.written))
         inits.append(_init_code(ctx, f.init))
         if f.doc:
             docs[f.name] = f.doc.strip()

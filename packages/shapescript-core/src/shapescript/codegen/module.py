@@ -26,13 +26,6 @@ from shapescript.codegen.stmts import StmtGen
 from shapescript.syntax import ast
 
 
-def _item_type(e: ast.AssertType, i: int) -> ast.AssertType:
-    """The ``as`` of one element of a tuple type (for its written sizes)."""
-    te = e.type
-    item = te.items[i] if isinstance(te, ast.TupleTypeExpr) else te
-    return ast.AssertType(e.value, item, e.span)
-
-
 def mode_expr(mode: str) -> str:
     """A checks mode as a Python condition: always, debug (``__debug__``) or never."""
     return {"always": "True", "debug": "__debug__", "never": "False"}[mode]
@@ -103,12 +96,10 @@ class ModuleGen:
 
     def imported_module_alias(self, path: str) -> str:
         """The alias of the module a ``from m import x`` brought ``x`` from."""
-        for d in self.cm.env.module.decls:
-            if isinstance(d, ast.FromImport):
-                for env, _ in self.cm.env.imported.values():
-                    if env.path == path and os.path.splitext(os.path.basename(path))[0] == d.module.rpartition(".")[2]:
-                        return "_ss_m_" + d.module.replace(".", "_")
-        raise AssertionError(f"no module for {path}")
+        module = self.cm.env.from_modules.get(path)
+        if module is None:
+            raise AssertionError(f"no module for {path}")
+        return "_ss_m_" + module.replace(".", "_")
 
     def extern_ref(self, sig: FnSig) -> str:
         target = sig.extern or ""
@@ -154,10 +145,9 @@ class ModuleGen:
             n = len(target.items)
             parts = []
             for i, item in enumerate(target.items):
-                item_e = _item_type(e, i)
-                sp = item_e.type.span
-                sub = AssertRes(item, res.on_python, self.cm.source[sp.start:sp.end], res.where)
-                spec = self.specs.as_spec(item_e, sub)
+                shape = res.shape.items[i] if i < len(res.shape.items) else res.shape
+                sub = AssertRes(item, res.on_python, shape.text, res.where, shape)
+                spec = self.specs.as_spec(e, sub)
                 self.tail.append(f"{name}_{i} = _ss_rt.make_as_checker({spec})")
                 parts.append(f"{name}_{i}(_v[{i}], _e, _c, _vc)")
             checked = f"({', '.join(parts)},)"
@@ -200,7 +190,8 @@ class ModuleGen:
         name = f"_ss_as_{self.as_count}"
         where = self.specs.where(e.span)
         # An `as` spec: its message starts with its `where`, which names the call.
-        spec = self.specs.tensor_spec("", f"{where}: result of {sig.name}", str(sig.ret), t, None)
+        spec = self.specs.tensor_spec("", f"{where}: result of {sig.name}", str(sig.ret), t,
+                                      None)
         self.tail.append(f"{name} = _ss_rt.make_as_checker({spec})")
         generics = self.specs.generics_in(t)
         env = "{" + ", ".join(f"{k!r}: {self.gen_generic(k)}" for k in sorted(generics)) + "}"
@@ -411,7 +402,7 @@ class ModuleGen:
         if isinstance(ret, TensorType) and self.checks_extern(sig) and lines[-1].startswith("    return "):
             # The result against the declared type, with the arguments' bindings.
             spec = self.specs.tensor_spec("", f"{self.specs.where(sig.decl.span)}: result of {sig.name}",
-                                          self.specs.text(sig.decl.ret), ret, sig.decl.ret)
+                                          sig.ret_written.text, ret, sig.ret_written)
             self.tail.append(f"_ss_ret_{sig.name} = _ss_rt.make_as_checker({spec})")
             env = "{}"
             for i, line in enumerate(lines):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from shapescript.check.env import AxisParam, FnSig, SizeParam
+from shapescript.check.env import AxisParam, FnSig, SizeParam, Written
 from shapescript.check.result import AssertRes, CheckedModule
 from shapescript.check.sizes import Size
 from shapescript.check.types import Domain, HostType, ModelType, TensorType, TupleType, Type
@@ -19,18 +19,12 @@ from shapescript.syntax import ast
 HOST_PY = {"int": "int", "float": "float", "bool": "bool", "str": "str"}
 
 
-def axis_exprs(te: ast.TypeExpr | None, env: Any) -> tuple[tuple[ast.SizeExpr, ...], str] | None:
-    """The written size expressions of a tensor type (following a same-file alias)."""
-    if isinstance(te, ast.TensorTypeExpr):
-        if te.shape is not None:
-            return te.shape, env.path
-        if te.alias is not None and te.alias in env.aliases:
-            shape = env.aliases[te.alias].shape
-            return (shape.shape, env.path) if shape is not None and shape.shape is not None else None
-    if isinstance(te, ast.NamedTypeExpr) and te.name in env.aliases:
-        shape = env.aliases[te.name].shape
-        return (shape.shape, env.path) if shape is not None and shape.shape is not None else None
-    return None
+def axis_texts(t: TensorType, shape: Written | None) -> list[str]:
+    """Each axis of ``t`` as the source writes it (``shape``), or by its label when the
+    written axes don't match it one for one."""
+    if shape is not None and shape.axes is not None and len(shape.axes) == len(t.axes):
+        return list(shape.axes)
+    return [str(a.label) for a in t.axes]
 
 
 class SpecBuilder:
@@ -41,10 +35,6 @@ class SpecBuilder:
 
     def where(self, span: Any) -> str:
         return f"{self.base}:{span.line}:{span.col}"
-
-    def text(self, node: Any) -> str:
-        sp = node.span
-        return self.cm.source[sp.start:sp.end]
 
     # -- axes --------------------------------------------------------------------------
     def axis(self, size: Size, text: str, variadic: bool) -> str:
@@ -64,13 +54,10 @@ class SpecBuilder:
         return f"('expr', {text!r}, lambda _e: {code})"
 
     def tensor_spec(self, name: str, where: str, written: str, t: TensorType,
-                    te: ast.TypeExpr | None, optional: bool = False) -> str:
-        exprs = axis_exprs(te, self.cm.env)
-        texts: list[str] = []
-        if exprs is not None and len(exprs[0]) == len(t.axes):
-            texts = [self.cm.source[e.span.start:e.span.end] for e in exprs[0]]
-        else:
-            texts = [str(a.label) for a in t.axes]
+                    shape: Written | None, optional: bool = False) -> str:
+        """The spec of a tensor of type ``t``; ``shape``: its type as written, whose axes'
+        texts the messages show (else each axis's label)."""
+        texts = axis_texts(t, shape)
         axes = [self.axis(a.size, tx, a.variadic) for a, tx in zip(t.axes, texts)]
         axes_src = "(" + ", ".join(axes) + ("," if len(axes) == 1 else "") + ")"
         domain = self.domain_spec(t)
@@ -113,7 +100,7 @@ class SpecBuilder:
             if t is None:
                 return None
         if isinstance(t, TensorType):
-            return self.tensor_spec(p.name, where, p.written or str(t), t, decl_p.type, optional)
+            return self.tensor_spec(p.name, where, p.written or str(t), t, p.shape, optional)
         if isinstance(t, HostType) and t.name in HOST_PY:
             return f"_ss_rt.HostSpec({p.name!r}, {where!r}, {HOST_PY[t.name]}{', optional=True' if optional else ''})"
         if isinstance(t, ModelType):
@@ -131,7 +118,7 @@ class SpecBuilder:
     def as_spec(self, e: ast.AssertType, res: AssertRes) -> str:
         t = res.target
         if isinstance(t, TensorType):
-            return self.tensor_spec("", res.where, res.written, t, e.type)
+            return self.tensor_spec("", res.where, res.written, t, res.shape)
         if isinstance(t, HostType):
             return f"_ss_rt.HostSpec('', {res.where!r}, {HOST_PY.get(t.name, 'object')})"
         return "None"

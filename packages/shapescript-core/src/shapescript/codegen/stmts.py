@@ -6,13 +6,14 @@ from typing import Any
 
 from shapescript.check.result import CheckedModule
 from shapescript.check.types import ModelType, TensorType
+from shapescript.codegen.context import CodegenContext
 from shapescript.codegen.exprs import ExprGen, pyname
 from shapescript.codegen.layout import Emitter
 from shapescript.syntax import ast
 
 
 class StmtGen(ExprGen):
-    def __init__(self, cm: CheckedModule, ctx: Any, em: Emitter) -> None:
+    def __init__(self, cm: CheckedModule, ctx: CodegenContext, em: Emitter) -> None:
         super().__init__(cm, ctx)
         self.em = em
 

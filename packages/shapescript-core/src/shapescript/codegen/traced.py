@@ -39,6 +39,7 @@ from typing import Any
 
 from shapescript.check.env import FnSig
 from shapescript.check.exports import reached_functions
+from shapescript.check.resolutions import DimName, IntIndex
 from shapescript.check.result import AssertRes, CheckedModule
 from shapescript.check.sizes import Size
 from shapescript.check.types import TensorType
@@ -136,7 +137,9 @@ def _tuple(names: list[str]) -> str:
 class TracedStmtGen(StmtGen):
     """Statements of an exported function and of what it calls (see the module doc)."""
 
-    def __init__(self, cm: CheckedModule, ctx: Any, em: Emitter) -> None:
+    ctx: "TracedModuleGen"  # this mode's context: its blocks, its inlined dims
+
+    def __init__(self, cm: CheckedModule, ctx: "TracedModuleGen", em: Emitter) -> None:  # type: ignore[override]
         super().__init__(cm, ctx, em)
         sig = ctx.fn
         self.defined: set[str] = (
@@ -152,7 +155,7 @@ class TracedStmtGen(StmtGen):
 
     def g_Name(self, e: ast.Name) -> str:
         res = self.cm.res.get(id(e))
-        if self.ctx.inline_dims and res is not None and res.kind == "dim":
+        if self.ctx.inline_dims and isinstance(res, DimName):
             return str(res.value)
         return super().g_Name(e)
 
@@ -160,8 +163,7 @@ class TracedStmtGen(StmtGen):
         # A host index may be a loop's i, a 0-d tensor inside a torch.while_loop:
         # ``_ss_ex_pick`` selects with ``index_select`` then, which needs no number.
         res = self.cm.res.get(id(e))
-        if (res is None or res.kind != "int"
-                or all(isinstance(i, ast.Num) for i in e.indices)):
+        if not isinstance(res, IntIndex) or all(isinstance(i, ast.Num) for i in e.indices):
             return super().g_Index(e)
         idx = [self.expr(i) for i in e.indices]
         return f"_ss_ex_pick({self.expr(e.value)}, {_tuple(idx)})"

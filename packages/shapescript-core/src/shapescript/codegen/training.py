@@ -14,7 +14,7 @@ from __future__ import annotations
 import keyword
 from typing import Any
 
-from shapescript.check.result import CallRes
+from shapescript.check.resolutions import FnCall
 from shapescript.syntax import ast
 
 # The runtime function of each built-in (all in ``shapescript.rt``).
@@ -36,8 +36,8 @@ def gen_training(ctx: Any, name: str, e: ast.Call, data: Any, g: Any) -> str:
     fn = ctx.rt_helper(RUNTIME[name])
     if name == "value_and_grad":
         call = data["call"]
-        res: CallRes = g.cm.res[id(call)]
-        assert res.kind == "fn" and res.sig is not None
+        res = g.cm.res[id(call)]
+        assert isinstance(res, FnCall)
         args = ", ".join([ctx.unchecked_ref(res.sig)] + [g.argval(a) for a in res.args])
         return f"{fn}({args})"
     if name == "load":

@@ -21,6 +21,7 @@ the syntax errors that may follow from it aren't reported too.
 
 from __future__ import annotations
 
+from shapescript.builtin_registry import CONSTRUCTOR_NAMES, PATTERN_NAMES
 from shapescript.diagnostics import Diagnostic, Label
 from shapescript.source import Span
 from shapescript.syntax.patterns import collapse_patterns
@@ -33,8 +34,10 @@ __all__ = ["CONSTRUCTORS", "DECL_KEYWORDS", "PATTERN_CALLS", "layout"]
 # the brackets (they were left open) so that the rest of the file still parses.
 DECL_KEYWORDS = frozenset({"DIM", "CONST", "FN", "EXTERN", "EXPORT", "MODEL", "IMPORT",
                            "FROM", "DEVICES"})
-CONSTRUCTORS = frozenset({"zeros", "ones", "eye", "arange", "causal", "randn", "rand", "full"})
-PATTERN_CALLS = frozenset({"rearrange", "reduce", "repeat", "einsum", "pack", "unpack"})
+# The built-in registry says which names are constructors (`zeros[n D]`) and which calls
+# take a bare pattern; the lexer reads their brackets and patterns differently.
+CONSTRUCTORS = CONSTRUCTOR_NAMES
+PATTERN_CALLS = PATTERN_NAMES
 
 _BRACKETS = frozenset({"LPAR", "RPAR", "LSQB", "RSQB"})
 _MARKERS = frozenset({"ERR_LINE", "ERR_STRING", "ERR_REST"})

@@ -12,6 +12,7 @@ E0601, with a best-effort ``ast.Pattern`` so that the parse goes on.
 
 from __future__ import annotations
 
+from shapescript.builtin_registry import BUILTINS_BY_NAME, PATTERN_NAMES
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
@@ -21,7 +22,7 @@ from shapescript.syntax.tokens import Chunk, Tok, describe
 __all__ = ["collapse_patterns"]
 
 _PATTERN_HELP = "a pattern holds names, integers, `( … )` groups and `...`"
-PACK_CALLS = frozenset({"pack", "unpack"})
+PACK_CALLS = frozenset(n for n in PATTERN_NAMES if BUILTINS_BY_NAME[n].pattern == "pack")
 
 
 class _Reporter:
