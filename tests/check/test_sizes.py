@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from shapescript.check.sizes import Size, exact_div, solve_linear
+from shapescript.check.size_solve import exact_div, solve_linear
+from shapescript.check.sizes import Size
 
 V = Size.var
 C = Size.const

@@ -9,7 +9,8 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shapescript.check.sizes import Size, exact_div, solve_linear
+from shapescript.check.size_solve import exact_div, solve_linear
+from shapescript.check.sizes import Size
 
 SETTINGS = settings(max_examples=300, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

@@ -9,40 +9,23 @@ return type with each generic replaced by the caller's size and label.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from shapescript.check import ops
+from shapescript.check.binding import Binding, relabel, subst_domain, subst_type
 from shapescript.check.env import PRELUDE_FILES, AxisParam, FnSig, ParamSig, SizeParam
 from shapescript.check.exports import HOST_EXTERNS, extern_in_torch
 from shapescript.check.fail import Fail
 from shapescript.check.resolutions import (
     ArgVal, AxisName, ConstArg, DefaultArg, ExprArg, ExternCall, FnCall,
 )
-from shapescript.check.sizes import Size, exact_div, solve_linear
+from shapescript.check.size_solve import exact_div, solve_linear
+from shapescript.check.sizes import Size
 from shapescript.check.types import (
-    ERROR, INT, NOTHING, Axis, Domain, ErrorType, HostType, ModelType, PyType, TensorType,
-    TupleType, Type, is_float, is_int, label_hits,
+    ERROR, INT, NOTHING, Axis, ErrorType, HostType, ModelType, PyType, TensorType, Type, is_float,
+    is_int, label_hits,
 )
 from shapescript.syntax import ast
-
-
-@dataclass(slots=True)
-class Binding:
-    """What one call bound: generic → (size, label) in the caller's terms."""
-
-    sizes: dict[str, tuple[Size, Size]] = field(default_factory=dict)
-    variadic: tuple[Axis, ...] | None = None
-    dclass: dict[str, str] = field(default_factory=dict)
-    # generic → what bound it before the tensors did (an `over=` argument), for messages
-    origin: dict[str, str] = field(default_factory=dict)
-
-    def size_env(self) -> dict[str, Size]:
-        return {k: v[0] for k, v in self.sizes.items()}
-
-    def label_env(self) -> dict[str, Size]:
-        return {k: v[1] for k, v in self.sizes.items()}
 
 
 def match_args(call: ast.Call, params: list[ParamSig], what: str) -> dict[str, ast.Arg]:
@@ -232,82 +215,6 @@ def bind_dtype(pt: TensorType, at: TensorType, b: Binding, name: str, arg: ast.A
     if at.dtype != want:
         raise Fail("E0404", f"argument `{name}` is `{at.dtype}`, expected `{want}`",
                    f"this is `{at}`", span=arg.span, help=f"convert it with `to {want}`")
-
-
-def subst_label(s: Size, b: Binding) -> Size:
-    return s.substitute(b.label_env()) if s.free_vars() & b.sizes.keys() else s
-
-
-def subst_domain(d: Domain, b: Binding) -> Domain:
-    if d.over is not None:
-        return Domain(d.kind, over=subst_label(d.over, b))
-    if d.index is not None:
-        return Domain(d.kind, index=d.index.substitute(b.size_env()))
-    return d
-
-
-def subst_type(t: Type, b: Binding, fresh_id: Callable[[], int] | None = None) -> Type:
-    """The callee's type ``t`` in the caller's terms (a return type or a param).
-
-    With ``fresh_id`` (the caller's numbering), an axis size the binding leaves
-    unknown becomes a new unknown of the caller (an existential result)."""
-    if isinstance(t, TupleType):
-        return TupleType(tuple(subst_type(x, b, fresh_id) for x in t.items))
-    if not isinstance(t, TensorType):
-        return t
-    env = b.size_env()
-    lenv = b.label_env()
-    axes: list[Axis] = []
-    fresh: dict[str, Size] = {}
-    for ax in t.axes:
-        if ax.variadic:
-            if b.variadic is not None:
-                axes.extend(b.variadic)
-            continue
-        size = ax.size.substitute(env) if ax.size.free_vars() else ax.size
-        label = ax.label.substitute(lenv) if ax.label.free_vars() & lenv.keys() else ax.label
-        unbound = [v for v in size.free_vars() if v not in env and v in _callee_vars(t)]
-        if unbound and fresh_id is not None:
-            for v in unbound:
-                if v not in fresh:
-                    fresh[v] = Size.var(f"?{v.lstrip('?')}#{fresh_id()}")
-            size = size.substitute(fresh)
-            label = label.substitute(fresh)
-        axes.append(Axis(size, label))
-    dtype = t.dtype
-    if dtype in ("Float", "Int"):
-        dtype = b.dclass.get(dtype, "f32" if dtype == "Float" else "i64")
-    return TensorType(tuple(axes), dtype, subst_domain(t.domain, b))
-
-
-def relabel(t: Type, labels: dict[str, Size]) -> Type:
-    """``t`` with its dim labels renamed by ``labels`` (``ModuleEnv.labels_from``): a
-    type written in another module, in the terms of the file that uses it."""
-    if not labels:
-        return t
-    if isinstance(t, TupleType):
-        return TupleType(tuple(relabel(x, labels) for x in t.items))
-    if not isinstance(t, TensorType):
-        return t
-    axes = tuple(relabel_axis(ax, labels) for ax in t.axes)
-    d = t.domain
-    if d.over is not None and d.over.free_vars() & labels.keys():
-        d = Domain(d.kind, over=d.over.substitute(labels))
-    return TensorType(axes, t.dtype, d)
-
-
-def relabel_axis(ax: Axis, labels: dict[str, Size]) -> Axis:
-    if ax.variadic or not ax.label.free_vars() & labels.keys():
-        return ax
-    return Axis(ax.size, ax.label.substitute(labels))
-
-
-def _callee_vars(t: TensorType) -> frozenset[str]:
-    out: set[str] = set()
-    for ax in t.axes:
-        if not ax.variadic:
-            out |= ax.size.free_vars()
-    return frozenset(out)
 
 
 def host_fits(at: Type, pt: HostType) -> bool:
@@ -605,6 +512,5 @@ def _existentials(sig: FnSig) -> frozenset[str]:
     return frozenset(out)
 
 
-__all__ = ["CallChecker", "literal_int", "Binding", "match_args", "expand", "bind_tensor_params", "bind_dtype",
-           "subst_type", "subst_domain", "subst_label", "relabel", "relabel_axis", "host_fits", "is_number", "param_kind",
-           "FnSig", "ERROR"]
+__all__ = ["CallChecker", "literal_int", "match_args", "expand", "bind_tensor_params", "bind_dtype",
+           "host_fits", "is_number", "param_kind", "FnSig", "ERROR"]

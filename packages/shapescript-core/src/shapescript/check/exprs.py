@@ -13,9 +13,10 @@ import os
 from typing import Any
 
 from shapescript.builtin_registry import CONSTRUCTOR_NAMES
-from shapescript.check import ops
+from shapescript.check import indexing, ops
+from shapescript.check.binding import relabel
 from shapescript.check.builtins import RULES, rule
-from shapescript.check.calls import host_fits, is_number, literal_int, relabel
+from shapescript.check.calls import host_fits, is_number, literal_int
 from shapescript.check.consts import size_error_parts
 from shapescript.check.env import (
     BUILTIN_FUNCS,
@@ -500,7 +501,7 @@ class ExprMixin:
             return base.items[k]
         if not isinstance(base, TensorType):
             raise Fail("E0410", f"`{base}` can't be indexed", f"this is `{base}`")
-        return ops.index(self, base, e)
+        return indexing.index(self, base, e)
 
     # -- calls ------------------------------------------------------------------------
     def e_Call(self, e: ast.Call) -> Type:

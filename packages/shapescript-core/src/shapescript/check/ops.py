@@ -1,4 +1,5 @@
-"""Typing rules of operators, indexing, conversions and constructors.
+"""Typing rules of operators, conversions, constructors, reductions and patterns
+(indexing is in ``check/indexing.py``).
 
 The pure algebra lives in ``broadcast``, ``dtypes``, ``domains`` and ``patterns``;
 this module combines them into result types and the records code generation needs.
@@ -13,24 +14,11 @@ from shapescript.check import domains as dm
 from shapescript.check import dtypes as dt
 from shapescript.check.fail import Fail
 from shapescript.check.result import BroadcastRes
-from shapescript.check.resolutions import GatherIndex, IntIndex, MaskIndex, SliceIndex
 from shapescript.check.sizes import Size
 from shapescript.check.typeconv import SizeError, TypeBuilder
 from shapescript.check.types import (
-    ERROR,
-    INT_DTYPES,
-    MASK,
-    NOBOUND,
-    REAL,
-    Axis,
-    Domain,
-    ErrorType,
-    HostType,
-    PyType,
-    TensorType,
-    TupleType,
-    Type,
-    label_hits,
+    INT_DTYPES, MASK, NOBOUND, REAL, Axis, Domain, ErrorType, HostType, PyType, TensorType,
+    TupleType, Type, label_hits,
 )
 from shapescript.syntax import ast
 from shapescript.vocab import HOST_DTYPE
@@ -266,7 +254,7 @@ def _domain_of(d: ast.DomainExpr, a: TensorType) -> Domain:
     return Domain(d.name)
 
 
-def _axis_words(ax: Axis) -> str:
+def axis_words(ax: Axis) -> str:
     label, size = str(ax.label), str(ax.size)
     return label if label == size else f"{label}` = `{size}"
 
@@ -452,157 +440,7 @@ def pattern(name: str, pat: ast.Pattern, inputs: list[TensorType],
                    "checks": r.runtime_checks, "op": reduce_op}
 
 
-# -- indexing ------------------------------------------------------------------------------------
-def slice_bounds(lo: Size, hi: Size, axis: Axis, r: Any, ck: Any = None) -> bool:
-    """Whether ``x[lo..hi]`` needs a run-time check: E0406 when a bound is provably out
-    of ``0 <= lo <= hi <= size``, ``False`` when all three are proven, else ``True``.
-
-    Generics are at least 1 here, as everywhere in the prover; the run-time check covers
-    what that can't (an axis of 0 rows, a generic the types don't relate to the axis).
-    An end ``a*g + c`` checked against a static axis of ``N`` bounds ``g`` by
-    ``(N - c) / a``, recorded in ``ck.max_sizes`` for exported programs' dynamic dims.
-    """
-    n = axis.size
-    facts = ((Size.const(0), lo), (lo, hi), (hi, n))
-    for a, b in facts:
-        if (a - b).provably_pos():
-            raise Fail("E0406", f"the slice {lo}..{hi} is out of bounds for an axis of {n}",
-                       "out of bounds", span=r.span)
-    proven = all((b - a).provably_nonneg() for a, b in facts)
-    lin = hi.linear()
-    if not proven and ck is not None and n.is_const and lin is not None and lin[1] > 0 \
-            and not lin[0].startswith("?"):
-        g, a, c = lin
-        bound = (n.const_value - c) // a  # type: ignore[operator]
-        ck.max_sizes[g] = min(bound, ck.max_sizes.get(g, bound))
-    return not proven
-
-
-def index_range(ck: Any, i: ast.Expr) -> Size | None:
-    """The end ``b`` of the range ``0 <= i < b`` a host index walks, when it is the
-    variable of the innermost enclosing ``for i in a..b`` (``a >= 0``) or ``map``."""
-    if not isinstance(i, ast.Name):
-        return None
-    var = ck.scope.get(i.id)
-    if var is None or var.kind != "loop":
-        return None
-    best: tuple[int, Size | None] | None = None
-    for s in ck.range_loops:
-        if s.targets == (i.id,) and s.span.start <= i.span.start < s.span.end:
-            lo, hi = ck.expr_size(s.iter.lo), ck.expr_size(s.iter.hi)
-            ok = lo is not None and hi is not None and lo.provably_nonneg()
-            if best is None or s.span.start > best[0]:
-                best = (s.span.start, hi if ok else None)
-    for span, name, count in getattr(ck, "map_params", ()):
-        if name == i.id and span.start <= i.span.start < span.end:
-            if best is None or span.start > best[0]:
-                best = (span.start, count)
-    return None if best is None else best[1]
-
-
-def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
-    # Long on purpose: the four forms of indexing (a slice, host ints, a mask, a gather),
-    # tried in that order on one base; each needs the checks of the one before.
-    idx = e.indices
-    if base.has_variadic:
-        raise Fail("E0409", "indexing needs the rank of `...`", "a `[...]` value", span=e.value.span)
-    if len(idx) == 1 and isinstance(idx[0], ast.Range):
-        r = idx[0]
-        lo = ck.expr_size(r.lo)
-        hi = ck.expr_size(r.hi)
-        if not base.axes:
-            raise Fail("E0406", "a `[]` value has no axis to slice", "", span=e.span)
-        check = False
-        if lo is not None and hi is not None:
-            size = hi - lo
-            lab = ck.label_of_size_expr(r.hi, hi) - ck.label_of_size_expr(r.lo, lo)
-            check = slice_bounds(lo, hi, base.axes[0], r, ck)
-            ax = Axis(size, lab)
-        else:
-            for x in (r.lo, r.hi):
-                t = ck.expr(x)
-                if isinstance(t, ErrorType):
-                    return ERROR
-                if not isinstance(t, PyType) and not (isinstance(t, HostType) and t.name == "int"):
-                    raise Fail("E0410", f"a slice's bounds are ints, not `{t}`", f"this is `{t}`",
-                               span=x.span)
-            u = fresh_unknown(ck, "k")
-            ax = Axis(u, u)
-            check = True
-        ck.res[id(e)] = SliceIndex(r.lo, r.hi, check)
-        return TensorType((ax,) + base.axes[1:], base.dtype, base.domain)
-    ranges = [i for i in idx if isinstance(i, ast.Range)]
-    if ranges:
-        for i in idx:
-            if not isinstance(i, ast.Range):
-                ck.expr(i)
-        raise Fail("E0410", "a slice `a..b` must be the only index", "a slice beside another index",
-                   span=ranges[0].span,
-                   help="slice the first axis alone, `x[a..b]`; reach other axes with `rearrange`")
-    types = [ck.expr(i) for i in idx]
-    if any(isinstance(t, ErrorType) for t in types):
-        return ERROR
-    if all(isinstance(t, (HostType, PyType)) or (isinstance(t, TensorType) and not t.axes and t.dtype in INT_DTYPES)
-           for t in types):
-        for t, i in zip(types, idx):
-            if isinstance(t, HostType) and t.name != "int":
-                raise Fail("E0410", f"an index is an int, not `{t}`", f"this is `{t}`", span=i.span)
-        if len(idx) > base.rank:
-            raise Fail("E0406", f"{len(idx)} indices for a value with {base.rank} axes", "too many indices",
-                       span=e.span)
-        check = False
-        for k, (t, i) in enumerate(zip(types, idx)):
-            n = base.axes[k].size
-            v = t.value if isinstance(t, HostType) else None
-            if v is None or not n.is_const:
-                # A host int, or an axis whose size isn't known here: checked at run time,
-                # unless the prover (generics >= 1) has the literal, or the range a loop or
-                # `map` walks, within the axis.
-                if v is not None:
-                    within = (n - (v + 1) if v >= 0 else n + v).provably_nonneg()
-                else:
-                    top = index_range(ck, i)
-                    within = top is not None and (n - top).provably_nonneg()
-                check = check or not within
-            elif not -n.const_value <= v < n.const_value:  # type: ignore[operator]
-                raise Fail("E0406", f"index {v} is out of bounds for an axis of {n}", "out of bounds",
-                           span=i.span)
-        ck.res[id(e)] = IntIndex(check)
-        return TensorType(base.axes[len(idx):], base.dtype, base.domain)
-    if len(idx) != 1:
-        raise Fail("E0410", "index with one mask or one tensor of indices", "", span=e.span)
-    t = types[0]
-    if isinstance(t, TensorType) and t.dtype == "bool":
-        if t.rank > base.rank:
-            raise Fail("E0402", f"the mask `{t}` has more axes than `{base}`",
-                       f"{t.rank} axes, the value has {base.rank}", span=idx[0].span,
-                       help="a mask matches the value's leading axes by position")
-        for k, (p, q) in enumerate(zip(t.axes, base.axes)):
-            if p.size != q.size:
-                raise Fail("E0401", f"sizes not provably equal: the mask's axis {k} is "
-                           f"`{_axis_words(p)}` but the value's is `{_axis_words(q)}`",
-                           f"this is `{t}`", span=idx[0].span,
-                           help="a mask matches the value's leading axes by position")
-        u = fresh_unknown(ck, "k")
-        ck.res[id(e)] = MaskIndex()
-        return TensorType((Axis(u, u),) + base.axes[t.rank:], base.dtype, base.domain)
-    if isinstance(t, TensorType) and t.dtype in INT_DTYPES:
-        if not base.axes:
-            raise Fail("E0406", "a `[]` value can't be indexed", "", span=e.span)
-        v = base.axes[0].size
-        want = Domain("Index", index=v)
-        if t.domain.kind != "Index" or not dm.is_subdomain(t.domain, want, prove_le):
-            have = "have no bound" if t.domain.kind != "Index" else f"are `{t.domain}`"
-            rows = base.axes[0].label
-            target = TensorType(t.axes, t.dtype, Domain("Index", index=rows))
-            raise Fail("E0701", f"the indices {have}, but the table has `{_axis_words(base.axes[0])}` rows",
-                       f"this is `{t}`", span=idx[0].span,
-                       help=f"assert the bound with `as {target}`, checked at run time")
-        ck.res[id(e)] = GatherIndex()
-        return TensorType(t.axes + base.axes[1:], base.dtype, base.domain)
-    raise Fail("E0410", f"can't index with `{t}`", f"this is `{t}`", span=idx[0].span)
-
-
 __all__ = ["SizeError", "host_arith", "elementwise", "matmul", "negate", "where", "join_domain",
            "domain_fits", "check_domain", "check_fits", "check_assert", "convert", "constructor",
-           "reduction", "scan", "cross_entropy", "stack_tuple", "concat", "pattern", "index"]
+           "reduction", "scan", "cross_entropy", "stack_tuple", "concat", "pattern",
+           "prove_le", "fresh_unknown", "axis_words"]

@@ -37,7 +37,8 @@ from itertools import count
 from shapescript.check.domains import interval_view, reduction_domain
 from shapescript.check.dtypes import reduction_dtype
 from shapescript.check.fail import Fail
-from shapescript.check.sizes import Size, exact_div
+from shapescript.check.size_solve import exact_div
+from shapescript.check.sizes import Size
 from shapescript.check.types import (
     NOBOUND, REAL, Axis, Domain, INT_DTYPES, TensorType, size_text,
 )

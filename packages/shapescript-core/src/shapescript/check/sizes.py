@@ -21,7 +21,7 @@ normal form equals evaluating the written expression with Python ints.
 
 Representation: a dict from monomials to non-zero integer coefficients, never mutated
 after construction. A monomial is a sorted tuple of atoms (repeated for powers; ``()``
-is the constant monomial). Atoms are ``str`` (variables) or ``_Floor``; variables sort
+is the constant monomial). Atoms are ``str`` (variables) or ``Floor``; variables sort
 before floor atoms, floor atoms by their normal forms.
 """
 
@@ -32,8 +32,12 @@ from math import gcd
 from typing import Callable, Mapping
 
 from shapescript.check.fail import Fail
+from shapescript.check.monomials import (
+    Floor, divexact, leading, mono_div, mono_gcd, mono_mul, neg_dict,
+)
+from shapescript.check.size_text import format_sum, src_atom
 
-__all__ = ["Size", "SizeTooLarge", "solve_linear", "exact_div"]
+__all__ = ["Size", "SizeTooLarge", "ZERO", "coerce_size"]
 
 # A product whose normal form has more terms than this, or a coefficient beyond what a
 # tensor's size can be (int64), is refused: left alone, a chain of squares
@@ -59,190 +63,6 @@ def _check_product(d: dict) -> None:
     for c in d.values():
         if not -MAX_COEFFICIENT < c < MAX_COEFFICIENT:
             raise SizeTooLarge("it is 2**63 or more")
-
-
-class _Floor:
-    """The opaque atom ``floor(num/den)``; ``num`` and ``den`` are normalised ``Size``s
-    with no common content and ``den`` not constant 1 (or a non-dividing constant)."""
-
-    __slots__ = ("num", "den", "_h", "_k", "_fv")
-
-    def __init__(self, num: Size, den: Size) -> None:
-        self.num = num
-        self.den = den
-        self._h = hash(("/", num, den))
-        self._k: tuple | None = None
-        self._fv: frozenset[str] | None = None
-
-    def key(self) -> tuple:
-        k = self._k
-        if k is None:
-            k = self._k = (self.num._skey(), self.den._skey())
-        return k
-
-    def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
-        if type(other) is _Floor:
-            return self._h == other._h and self.num == other.num and self.den == other.den
-        return False
-
-    def __ne__(self, other: object) -> bool:
-        return not self.__eq__(other)
-
-    def __hash__(self) -> int:
-        return self._h
-
-    def free_vars(self) -> frozenset[str]:
-        fv = self._fv
-        if fv is None:
-            fv = self._fv = self.num.free_vars() | self.den.free_vars()
-        return fv
-
-    # Variables (str) sort before floor atoms; floor atoms by their keys.
-    def __lt__(self, other: object) -> bool:
-        if type(other) is _Floor:
-            return self.key() < other.key()
-        if isinstance(other, str):
-            return False
-        return NotImplemented
-
-    def __gt__(self, other: object) -> bool:
-        if type(other) is _Floor:
-            return self.key() > other.key()
-        if isinstance(other, str):
-            return True
-        return NotImplemented
-
-    def __le__(self, other: object) -> bool:
-        return self == other or self.__lt__(other)
-
-    def __ge__(self, other: object) -> bool:
-        return self == other or self.__gt__(other)
-
-    def __repr__(self) -> str:
-        return f"_Floor({self.num!s}, {self.den!s})"
-
-    def __reduce__(self):
-        # Hashes of strings differ between processes: rebuild, never restore them.
-        return (_Floor, (self.num, self.den))
-
-
-# ---------------------------------------------------------------------------
-# Monomials: sorted tuples of atoms.
-
-
-def _mono_mul(m1: tuple, m2: tuple) -> tuple:
-    if not m1:
-        return m2
-    if not m2:
-        return m1
-    if len(m1) == 1 and len(m2) == 1:
-        a = m1[0]
-        b = m2[0]
-        return (b, a) if b < a else (a, b)
-    return tuple(sorted(m1 + m2))
-
-
-def _mono_div(m: tuple, d: tuple) -> tuple | None:
-    """``m / d`` if the multiset ``d`` is contained in ``m``, else None."""
-    if not d:
-        return m
-    out = []
-    i = 0
-    n = len(d)
-    for a in m:
-        if i < n and a == d[i]:
-            i += 1
-        elif i < n and d[i] < a:
-            return None  # d[i] is missing from m
-        else:
-            out.append(a)
-    if i < n:
-        return None
-    return tuple(out)
-
-
-def _mono_gcd(m1: tuple, m2: tuple) -> tuple:
-    out = []
-    i = j = 0
-    while i < len(m1) and j < len(m2):
-        a = m1[i]
-        b = m2[j]
-        if a == b:
-            out.append(a)
-            i += 1
-            j += 1
-        elif a < b:
-            i += 1
-        else:
-            j += 1
-    return tuple(out)
-
-
-def _lead(d: dict) -> tuple:
-    """The leading monomial in graded lex order (a monomial order): highest degree,
-    then the smallest tuple (more of the earlier atoms)."""
-    best = None
-    for m in d:
-        if best is None or len(m) > len(best) or (len(m) == len(best) and m < best):
-            best = m
-    return best  # type: ignore[return-value]
-
-
-def _display_key(item: tuple) -> tuple:
-    m = item[0]
-    return (-len(m), m)
-
-
-# ---------------------------------------------------------------------------
-# Polynomial helpers on raw dicts.
-
-
-def _neg_dict(d: dict) -> dict:
-    return {m: -c for m, c in d.items()}
-
-
-def _divexact(num: dict, den: dict) -> dict | None:
-    """The polynomial quotient ``num / den`` if ``den`` divides ``num`` in Z[atoms],
-    else None. ``den`` must be non-empty."""
-    if len(den) == 1:
-        ((dm, dc),) = den.items()
-        q = {}
-        for m, c in num.items():
-            if c % dc:
-                return None
-            mq = _mono_div(m, dm)
-            if mq is None:
-                return None
-            q[mq] = c // dc
-        return q
-    lm = _lead(den)
-    lc = den[lm]
-    r = dict(num)
-    q: dict = {}
-    steps = 0
-    while r:
-        steps += 1
-        if steps > 10_000:  # cannot happen with a monomial order; be safe
-            return None
-        m = _lead(r)
-        c = r[m]
-        if c % lc:
-            return None
-        mq = _mono_div(m, lm)
-        if mq is None:
-            return None
-        qc = c // lc
-        q[mq] = q.get(mq, 0) + qc
-        for dm, dc in den.items():
-            pm = _mono_mul(mq, dm)
-            v = r.get(pm, 0) - qc * dc
-            if v:
-                r[pm] = v
-            else:
-                r.pop(pm, None)
-    return {m: c for m, c in q.items() if c}
 
 
 _SIMPLE_PY = re.compile(r"[\w.]+(?:\[[^\[\]]*\])*")
@@ -308,7 +128,7 @@ class Size:
             else:
                 del d[()]
             return Size(d)
-        o = other if type(other) is Size else _coerce(other)
+        o = other if type(other) is Size else coerce_size(other)
         if o is None:
             return NotImplemented
         od = o._d
@@ -330,7 +150,7 @@ class Size:
     def __neg__(self) -> Size:
         if not self._d:
             return self
-        return Size(_neg_dict(self._d))
+        return Size(neg_dict(self._d))
 
     def __pos__(self) -> Size:
         return self
@@ -338,7 +158,7 @@ class Size:
     def __sub__(self, other: Size | int) -> Size:
         if type(other) is int:
             return self.__add__(-other)
-        o = other if type(other) is Size else _coerce(other)
+        o = other if type(other) is Size else coerce_size(other)
         if o is None:
             return NotImplemented
         if o is self:
@@ -356,7 +176,7 @@ class Size:
         return Size(d)
 
     def __rsub__(self, other: Size | int) -> Size:
-        o = _coerce(other)
+        o = coerce_size(other)
         if o is None:
             return NotImplemented
         return o.__sub__(self)
@@ -364,7 +184,7 @@ class Size:
     def __mul__(self, other: Size | int) -> Size:
         if type(other) is int:
             return self._scale(other)
-        o = other if type(other) is Size else _coerce(other)
+        o = other if type(other) is Size else coerce_size(other)
         if o is None:
             return NotImplemented
         a = self._d
@@ -378,7 +198,7 @@ class Size:
         d: dict = {}
         for m1, c1 in a.items():
             for m2, c2 in b.items():
-                m = _mono_mul(m1, m2)
+                m = mono_mul(m1, m2)
                 c = d.get(m, 0) + c1 * c2
                 if c:
                     d[m] = c
@@ -401,7 +221,7 @@ class Size:
     def floordiv(self, other: Size | int) -> Size:
         """Floor division (size-context ``/``), normalised as the module doc says.
         Raises ``ZeroDivisionError`` for a denominator that is the constant 0."""
-        o = _coerce(other)
+        o = coerce_size(other)
         if o is None:
             raise TypeError(f"cannot divide a size by {type(other).__name__}")
         if o == 1:
@@ -409,12 +229,12 @@ class Size:
         return _floordiv(self._d, o._d)
 
     def __floordiv__(self, other: Size | int) -> Size:
-        if _coerce(other) is None:
+        if coerce_size(other) is None:
             return NotImplemented
         return self.floordiv(other)
 
     def __rfloordiv__(self, other: Size | int) -> Size:
-        o = _coerce(other)
+        o = coerce_size(other)
         if o is None:
             return NotImplemented
         return o.floordiv(self)
@@ -502,7 +322,7 @@ class Size:
         return fv
 
     def has_floor(self) -> bool:
-        return any(type(a) is _Floor for m in self._d for a in m)
+        return any(type(a) is Floor for m in self._d for a in m)
 
     def linear(self) -> tuple[str, int, int] | None:
         """``(n, a, c)`` if this is ``a*n + c`` with one variable ``n``, ``a != 0`` and
@@ -593,7 +413,7 @@ class Size:
                     if v is None:
                         new = Size.var(a)
                     else:
-                        new = v if type(v) is Size else _coerce(v)
+                        new = v if type(v) is Size else coerce_size(v)
                         if new is None:
                             raise TypeError(f"cannot substitute {type(v).__name__} for {a}")
                 else:
@@ -623,7 +443,7 @@ class Size:
     def __str__(self) -> str:
         s = self._s
         if s is None:
-            s = self._s = _fmt_sum(self, _src_atom, "/")
+            s = self._s = format_sum(self, src_atom, "/")
         return s
 
     def __repr__(self) -> str:
@@ -647,7 +467,7 @@ class Size:
             e = name_of(name)
             return e if _SIMPLE_PY.fullmatch(e) else f"({e})"
 
-        return _fmt_sum(self, atom, "//")
+        return format_sum(self, atom, "//")
 
 
 ZERO = Size({})
@@ -655,7 +475,7 @@ _CONSTS: dict[int, Size] = {0: ZERO}
 _VARS: dict[str, Size] = {}
 
 
-def _coerce(x: object) -> Size | None:
+def coerce_size(x: object) -> Size | None:
     if type(x) is Size:
         return x
     if type(x) is int:
@@ -690,22 +510,22 @@ def _floordiv(nd: dict, dd: dict) -> Size:
                 break
     common: tuple | None = None
     for m in dd:
-        common = m if common is None else _mono_gcd(common, m)
+        common = m if common is None else mono_gcd(common, m)
         if not common:
             break
     if common:
         for m in nd:
-            common = _mono_gcd(common, m)
+            common = mono_gcd(common, m)
             if not common:
                 break
     if g != 1 or common:
         cm = common or ()
-        nd = {_mono_div(m, cm): c // g for m, c in nd.items()}  # type: ignore[misc]
-        dd = {_mono_div(m, cm): c // g for m, c in dd.items()}  # type: ignore[misc]
+        nd = {mono_div(m, cm): c // g for m, c in nd.items()}  # type: ignore[misc]
+        dd = {mono_div(m, cm): c // g for m, c in dd.items()}  # type: ignore[misc]
     # A positive leading coefficient in the denominator.
-    if dd[_lead(dd)] < 0:
-        nd = _neg_dict(nd)
-        dd = _neg_dict(dd)
+    if dd[leading(dd)] < 0:
+        nd = neg_dict(nd)
+        dd = neg_dict(dd)
     if len(dd) == 1 and () in dd:
         dc = dd[()]
         if dc == 1:
@@ -715,111 +535,13 @@ def _floordiv(nd: dict, dd: dict) -> Size:
             if not m:
                 return Size.const(c // dc)
             # (x/a)/b = x/(a*b) for positive constants a, b
-            if c == 1 and len(m) == 1 and type(m[0]) is _Floor:
+            if c == 1 and len(m) == 1 and type(m[0]) is Floor:
                 inner = m[0]
                 ic = inner.den.const_value
                 if ic is not None and ic > 0:
                     return _floordiv(inner.num._d, {(): ic * dc})
     elif len(dd) > 1:
-        q = _divexact(nd, dd)
+        q = divexact(nd, dd)
         if q is not None:
             return Size(q)
-    return Size({(_Floor(Size(nd), Size(dd)),): 1})
-
-
-def exact_div(num: Size | int, den: Size | int) -> Size | None:
-    """``num / den`` if ``den`` provably divides ``num`` (as polynomials over the
-    atoms; for constants, as integers), else None (also for a zero ``den``)."""
-    n = _coerce(num)
-    d = _coerce(den)
-    if n is None or d is None:
-        raise TypeError("exact_div takes sizes or ints")
-    if not d._d:
-        return None
-    if not n._d:
-        return ZERO
-    q = _divexact(n._d, d._d)
-    return None if q is None else Size(q)
-
-
-def solve_linear(expr: Size, value: Size | int) -> tuple[str, Size] | None:
-    """Solve ``expr == value`` for the one variable of a linear ``expr = a*n + c``:
-    ``(n, (value - c)/a)`` when that division is provably exact, else None."""
-    lin = expr.linear()
-    if lin is None:
-        return None
-    n, a, c = lin
-    v = _coerce(value)
-    if v is None:
-        raise TypeError("solve_linear takes a size or an int value")
-    q = exact_div(v - c, a)
-    if q is None:
-        return None
-    return (n, q)
-
-
-# ---------------------------------------------------------------------------
-# Printing. The source form uses the size grammar (no powers, no unary
-# minus where a positive term can lead); Python uses the same shape with ``//``.
-
-
-def _src_atom(name: str) -> str:
-    # An unknown is numbered where it is made (`?k#5`) so that two never meet; a message
-    # shows it as written.
-    return name.partition("#")[0]
-
-
-def _fmt_floor(f: _Floor, atom: Callable[[str], str], div: str) -> str:
-    num = f.num
-    nd = num._d
-    ns = _fmt_sum(num, atom, div)
-    if len(nd) > 1 or any(c < 0 for c in nd.values()):
-        ns = f"({ns})"
-    den = f.den
-    dd = den._d
-    ds = _fmt_sum(den, atom, div)
-    simple = len(dd) == 1 and (
-        (() in dd and dd[()] > 0)
-        or any(c == 1 and len(m) == 1 and type(m[0]) is str for m, c in dd.items())
-    )
-    if not simple:
-        ds = f"({ds})"
-    return f"{ns}{div}{ds}"
-
-
-def _fmt_term(m: tuple, c: int, atom: Callable[[str], str], div: str, lead: bool) -> str:
-    """A term with its sign handled by the caller: formats ``abs(c) * m``; ``lead``
-    means a leading minus will be written right before it."""
-    k = -c if c < 0 else c
-    if not m:
-        return str(k)
-    parts = [] if k == 1 else [str(k)]
-    alone = k == 1 and len(m) == 1 and not lead
-    for a in m:
-        if type(a) is str:
-            parts.append(atom(a))
-        else:
-            s = _fmt_floor(a, atom, div)
-            parts.append(s if alone else f"({s})")
-    return "*".join(parts)
-
-
-def _fmt_sum(s: Size, atom: Callable[[str], str], div: str) -> str:
-    d = s._d
-    if not d:
-        return "0"
-    items = sorted(d.items(), key=_display_key)
-    if items[0][1] < 0:
-        for i, (_, c) in enumerate(items):
-            if c > 0:
-                items.insert(0, items.pop(i))
-                break
-    out = []
-    for i, (m, c) in enumerate(items):
-        if i == 0:
-            t = _fmt_term(m, c, atom, div, lead=c < 0)
-            out.append(f"-{t}" if c < 0 else t)
-        else:
-            out.append(" - " if c < 0 else " + ")
-            out.append(_fmt_term(m, c, atom, div, lead=False))
-    return "".join(out)
+    return Size({(Floor(Size(nd), Size(dd)),): 1})
