@@ -10,7 +10,8 @@ import torch
 
 from shapescript.check.broadcast import broadcast, check_fits
 from shapescript.check.fail import Fail
-from shapescript.check.patterns import check_pattern, pattern_text
+from shapescript.check.pattern_terms import pattern_text
+from shapescript.check.patterns import check_pattern
 from shapescript.check.sizes import Size
 from shapescript.check.types import MASK, NOBOUND, REAL, Axis, Domain, TensorType
 from shapescript.source import NO_SPAN

@@ -30,13 +30,15 @@ one input with a new first axis of the tuple's length (labelled by it) and passe
 
 from __future__ import annotations
 
-import keyword
 from dataclasses import dataclass, field
 from itertools import count
 
 from shapescript.check.domains import interval_view, reduction_domain
 from shapescript.check.dtypes import reduction_dtype
 from shapescript.check.fail import Fail
+from shapescript.check.pattern_terms import (
+    Renamer, Term, check_unique, convert_side, fmt_axes, side_text, syntax_error, user_names,
+)
 from shapescript.check.size_solve import exact_div
 from shapescript.check.sizes import Size
 from shapescript.check.types import (
@@ -44,7 +46,7 @@ from shapescript.check.types import (
 )
 from shapescript.syntax import ast
 
-__all__ = ["PatternResult", "RuntimeCheck", "REDUCE_OPS", "check_pattern", "pattern_text"]
+__all__ = ["PatternResult", "RuntimeCheck", "REDUCE_OPS", "check_pattern"]
 
 REDUCE_OPS = ("sum", "mean", "max", "min", "prod", "any", "all")
 KINDS = ("rearrange", "reduce", "repeat", "einsum")
@@ -89,161 +91,6 @@ class PatternResult:
 
 
 # ---------------------------------------------------------------------------
-# Internal terms: names (literals already renamed), "1", "...", groups.
-
-
-@dataclass(frozen=True, slots=True)
-class _T:
-    kind: str  # "name" | "one" | "ell" | "group"
-    name: str = ""
-    literal: int | None = None  # the number a generated name stands for
-    items: tuple["_T", ...] = ()
-    written: str | None = None  # a Python keyword (`in`), renamed for einops
-
-    def text(self) -> str:
-        if self.kind == "name":
-            return self.name
-        if self.kind == "one":
-            return "1"
-        if self.kind == "ell":
-            return "..."
-        return "(" + " ".join(i.text() for i in self.items) + ")"
-
-    def src(self) -> str:
-        """As the user wrote it (literals as numbers)."""
-        if self.kind == "name":
-            if self.written is not None:
-                return self.written
-            return str(self.literal) if self.literal is not None else self.name
-        if self.kind == "group":
-            return "(" + " ".join(i.src() for i in self.items) + ")"
-        return self.text()
-
-    def names(self) -> list[str]:
-        if self.kind == "name":
-            return [self.name]
-        return [n for i in self.items for n in i.names()]
-
-
-def _side_text(terms: tuple[_T, ...]) -> str:
-    return " ".join(t.src() for t in terms)
-
-
-def _fmt_axes(axes: tuple[Axis, ...]) -> str:
-    return "[" + " ".join(str(a) for a in axes) + "]"
-
-
-def pattern_text(pattern: ast.Pattern) -> str:
-    """The pattern as written (for messages)."""
-
-    def term(t: ast.PatTerm) -> str:
-        if isinstance(t, ast.PatName):
-            return t.name
-        if isinstance(t, ast.PatInt):
-            return str(t.value)
-        if isinstance(t, ast.PatEllipsis):
-            return "..."
-        return "(" + " ".join(term(i) for i in t.items) + ")"
-
-    ins = ", ".join(" ".join(term(t) for t in side) for side in pattern.inputs)
-    return f"{ins} -> {' '.join(term(t) for t in pattern.output)}"
-
-
-def _syntax(msg: str, label: str = "", help: str | None = None) -> Fail:
-    return Fail("E0601", msg, label or "pattern syntax", help=help)
-
-
-def _user_names(terms: tuple[ast.PatTerm, ...]) -> list[str]:
-    out: list[str] = []
-    for t in terms:
-        if isinstance(t, ast.PatName):
-            out.append(t.name)
-        elif isinstance(t, ast.PatGroup):
-            out.extend(_user_names(t.items))
-    return out
-
-
-class _Renamer:
-    """Generated names for integer literals, numbered per side."""
-
-    def __init__(self, taken: set[str]) -> None:
-        self.taken = taken
-        self.base: dict[int, str] = {}
-        self.keywords: dict[str, str] = {}
-
-    def name(self, value: int, k: int) -> str:
-        base = self.base.get(value)
-        if base is None:
-            base = f"ss_{value}"
-            while any(t == base or t.startswith(base + "_") for t in self.taken):
-                base = "s" + base
-            self.base[value] = base
-        return base if k == 1 else f"{base}_{k}"
-
-    def keyword(self, word: str) -> str:
-        """A name for an axis named by a Python keyword, which einops refuses."""
-        if word not in self.keywords:
-            base = f"ss_{word}"
-            while base in self.taken:
-                base = "s" + base
-            self.taken.add(base)
-            self.keywords[word] = base
-        return self.keywords[word]
-
-
-def _convert_side(terms: tuple[ast.PatTerm, ...], ren: _Renamer, kind: str,
-                  output: bool) -> tuple[_T, ...]:
-    counts: dict[int, int] = {}
-    n_ell = 0
-
-    def conv(t: ast.PatTerm, in_group: bool) -> _T:
-        nonlocal n_ell
-        if isinstance(t, ast.PatName):
-            if t.name.startswith("_") or t.name.endswith("_"):
-                raise _syntax(f"`{t.name}` can't be an axis name in a pattern: einops "
-                              "names don't start or end with `_`", "not an axis name")
-            if keyword.iskeyword(t.name):
-                return _T("name", ren.keyword(t.name), written=t.name)
-            return _T("name", t.name)
-        if isinstance(t, ast.PatEllipsis):
-            if in_group and not output:
-                raise _syntax("`...` can't be inside a group on the left of `->`",
-                              "`...` in a group")
-            n_ell += 1
-            return _T("ell")
-        if isinstance(t, ast.PatInt):
-            if kind == "einsum":
-                raise _syntax("`einsum` patterns can't contain numbers", "a number",
-                              help="squeeze or insert axes with `rearrange` first")
-            if t.value == 1:
-                return _T("one")
-            if t.value < 1:
-                raise _syntax(f"`{t.value}` can't be an axis size in a pattern", "not a size")
-            counts[t.value] = counts.get(t.value, 0) + 1
-            return _T("name", ren.name(t.value, counts[t.value]), literal=t.value)
-        if in_group:
-            raise _syntax("groups can't be nested", "nested group")
-        if kind == "einsum":
-            raise _syntax("`einsum` patterns can't contain groups", "a group",
-                          help="split or merge axes with `rearrange` first")
-        return _T("group", items=tuple(conv(i, True) for i in t.items))
-
-    out = tuple(conv(t, False) for t in terms)
-    if n_ell > 1:
-        raise _syntax("`...` appears twice on one side", "second `...`")
-    return out
-
-
-def _check_unique(side: tuple[_T, ...], where: str) -> None:
-    seen: set[str] = set()
-    for n in (n for t in side for n in t.names()):
-        if n in seen:
-            raise _syntax(f"`{n}` appears twice on the {where} of the pattern", f"`{n}` twice",
-                          help="each name stands for one axis; use different names")
-        seen.add(n)
-
-
-# ---------------------------------------------------------------------------
 
 
 class _Checker:
@@ -262,7 +109,7 @@ class _Checker:
         self.ell: tuple[Axis, ...] | None = None
         self.input_axes_names: list[list[tuple[Axis, list[str]]]] = []
 
-    def seed(self, all_terms: list[_T]) -> None:
+    def seed(self, all_terms: list[Term]) -> None:
         names = {n for t in all_terms for n in t.names()}
         for t in all_terms:
             for item in ([t] if t.kind != "group" else list(t.items)):
@@ -317,7 +164,7 @@ class _Checker:
             return
         self.bound[name] = (axis.size, axis.label)
 
-    def bind_group(self, i: int, pos: int, g: _T, axis: Axis) -> None:
+    def bind_group(self, i: int, pos: int, g: Term, axis: Axis) -> None:
         k_size, k_label = ONE, ONE
         unknown: list[str] = []
         for m in g.items:
@@ -372,7 +219,7 @@ class _Checker:
             if m.kind == "name" and m.name in self.known:
                 self.bound.setdefault(m.name, self.known[m.name][:2])
 
-    def bind_input(self, i: int, side: tuple[_T, ...], t: TensorType) -> None:
+    def bind_input(self, i: int, side: tuple[Term, ...], t: TensorType) -> None:
         axes = t.axes
         e = next((j for j, x in enumerate(side) if x.kind == "ell"), None)
         nth = ("first", "second", "third", "fourth")
@@ -380,12 +227,12 @@ class _Checker:
                  if len(self.inputs) > 1 else "input ")
         if e is None:
             if any(a.variadic for a in axes):
-                raise Fail("E0409", f"the pattern `{_side_text(side)}` needs the rank of the "
-                           f"{where}`{_fmt_axes(axes)}`", "`...` has an unknown rank",
+                raise Fail("E0409", f"the pattern `{side_text(side)}` needs the rank of the "
+                           f"{where}`{fmt_axes(axes)}`", "`...` has an unknown rank",
                            help="add `...` to the pattern for the axes `...` stands for")
             if len(axes) != len(side):
-                raise Fail("E0603", f"the pattern `{_side_text(side)}` has {_axes_n(len(side))} "
-                           f"but the {where}`{_fmt_axes(axes)}` has {len(axes)}",
+                raise Fail("E0603", f"the pattern `{side_text(side)}` has {_axes_n(len(side))} "
+                           f"but the {where}`{fmt_axes(axes)}` has {len(axes)}",
                            f"{_axes_n(len(side))}, the {where}has {len(axes)}",
                            help="write one name, group or `1` per axis, or `...` for several")
             pairs = [(j, side[j], axes[j]) for j in range(len(side))]
@@ -393,14 +240,14 @@ class _Checker:
         else:
             pre, post = side[:e], side[e + 1:]
             if len(pre) + len(post) > len(axes):
-                raise Fail("E0603", f"the pattern `{_side_text(side)}` needs at least "
-                           f"{len(pre) + len(post)} axes but the {where}`{_fmt_axes(axes)}` has "
+                raise Fail("E0603", f"the pattern `{side_text(side)}` needs at least "
+                           f"{len(pre) + len(post)} axes but the {where}`{fmt_axes(axes)}` has "
                            f"{len(axes)}", "too few axes")
             n = len(axes)
             ell_axes = axes[len(pre): n - len(post)]
             if any(a.variadic for a in axes[:len(pre)] + axes[n - len(post):]):
-                raise Fail("E0409", f"the pattern `{_side_text(side)}` needs the rank of the "
-                           f"{where}`{_fmt_axes(axes)}`", "`...` has an unknown rank")
+                raise Fail("E0409", f"the pattern `{side_text(side)}` needs the rank of the "
+                           f"{where}`{fmt_axes(axes)}`", "`...` has an unknown rank")
             pairs = [(j, pre[j], axes[j]) for j in range(len(pre))]
             pairs += [(j - len(post), post[j], axes[n - len(post) + j]) for j in range(len(post))]
             if self.ell is None:
@@ -409,7 +256,7 @@ class _Checker:
                     x.size != y.size or x.variadic != y.variadic
                     for x, y in zip(self.ell, ell_axes)):
                 raise Fail("E0401", "sizes not provably equal: `...` stands for "
-                           f"`{_fmt_axes(self.ell)}` in input 1 but `{_fmt_axes(ell_axes)}` "
+                           f"`{fmt_axes(self.ell)}` in input 1 but `{fmt_axes(ell_axes)}` "
                            f"in input {i + 1}", "`...` differs")
         names_per_axis: list[tuple[Axis, list[str]]] = []
         for pos, term, axis in pairs:
@@ -426,7 +273,7 @@ class _Checker:
             names_per_axis.extend((a, ["..."]) for a in ell_axes)
         self.input_axes_names.append(names_per_axis)
 
-    def out_axis(self, term: _T, input_names: set[str], has_ell: bool) -> list[Axis]:
+    def out_axis(self, term: Term, input_names: set[str], has_ell: bool) -> list[Axis]:
         if term.kind == "one":
             return [Axis(ONE, ONE)]
         if term.kind == "ell":
@@ -461,7 +308,7 @@ class _Checker:
             size = label = Size.var(f"?k#g{next(_GROUP_UNKNOWNS)}")
         return [Axis(size, label)]
 
-    def out_name(self, term: _T, input_names: set[str]) -> tuple[Size, Size]:
+    def out_name(self, term: Term, input_names: set[str]) -> tuple[Size, Size]:
         n = term.name
         if n in input_names:
             return self.bound[n]
@@ -552,26 +399,26 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
         raise Fail("E0502", f"`einsum` takes no keyword sizes (`{next(iter(kw_sizes))}`)",
                    "unknown keyword")
     if kind != "einsum" and len(pattern.inputs) != 1:
-        raise _syntax(f"`{kind}` takes one input pattern, not {len(pattern.inputs)}",
-                      "one input expected")
+        raise syntax_error(f"`{kind}` takes one input pattern, not {len(pattern.inputs)}",
+                           "one input expected")
     if len(pattern.inputs) != len(inputs):
         raise Fail("E0603", f"the pattern has {len(pattern.inputs)} inputs but "
                    f"{len(inputs)} operands are given", "number of inputs")
 
-    taken = set(_user_names(pattern.output))
+    taken = set(user_names(pattern.output))
     for side in pattern.inputs:
-        taken |= set(_user_names(side))
+        taken |= set(user_names(side))
     if kind == "einsum" and len(taken) > EINSUM_NAMES:
         # torch (and einops after it) name each axis with one ASCII letter.
         raise Fail("E0606", f"`einsum` with {len(taken)} axis names, more than {EINSUM_NAMES}",
                    f"{len(taken)} names", help="contract in steps, or merge axes with "
                    "`rearrange` first (`b (h w) c` for `b h w c`)")
-    ren = _Renamer(taken)
-    in_sides = [_convert_side(s, ren, kind, False) for s in pattern.inputs]
-    out_side = _convert_side(pattern.output, ren, kind, True)
+    ren = Renamer(taken)
+    in_sides = [convert_side(s, ren, kind, False) for s in pattern.inputs]
+    out_side = convert_side(pattern.output, ren, kind, True)
     if kind != "einsum":
-        _check_unique(in_sides[0], "left")
-    _check_unique(out_side, "right")
+        check_unique(in_sides[0], "left")
+    check_unique(out_side, "right")
 
     c = _Checker(kind, inputs, kw_sizes, dims, generics)
     c.seed([t for s in in_sides for t in s] + list(out_side))
