@@ -14,6 +14,7 @@ from typing import Any
 
 from shapescript.check import packing  # noqa: F401  (registers the rules of pack and unpack)
 from shapescript.check.builtins import BuiltinMixin
+from shapescript.check.call_exprs import CallExprMixin
 from shapescript.check.calls import CallChecker
 from shapescript.check.declare import Loader, declare
 from shapescript.check.env import FnSig, ModuleEnv
@@ -30,7 +31,7 @@ from shapescript.source import Span
 from shapescript.syntax import ast
 
 
-class BodyChecker(ExprMixin, BuiltinMixin, TrainingMixin, StmtMixin):
+class BodyChecker(ExprMixin, CallExprMixin, BuiltinMixin, TrainingMixin, StmtMixin):
     """Checks one function body (or a model's field initialisers) in one file."""
 
     def __init__(self, env: ModuleEnv, sig: FnSig | None, cm: CheckedModule) -> None:
