@@ -23,11 +23,13 @@ fn grow(x: [n D]) -> [?k D]:
     for i in 0..3:
         y = concat((y, x), over=s)
     return y
+fn flat(x: [b ...]) -> [?k b] = rearrange(x, b ... -> (...) b)
 """
 
 # Another program making many unknown sizes: before the fix they shifted the numbering.
 OTHER = "dim D = 4\n" + "".join(
-    f"fn g{i}(x: [n D], m: [n] Mask, a: int) -> [?k D] = x[m][a..a + 1]\n" for i in range(20))
+    f"fn g{i}(x: [n D], m: [n] Mask, a: int) -> [?k D] = x[m][a..a + 1]\n"
+    f"fn h{i}(x: [b ...]) -> [?k b] = rearrange(x, b ... -> (...) b)\n" for i in range(20))
 
 
 def _size_names(t: object) -> list[list[str]]:

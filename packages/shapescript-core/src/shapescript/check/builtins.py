@@ -376,7 +376,8 @@ class BuiltinMixin:
             label = self.label_of_size_expr(a.value, s)
             kw_sizes[k] = (s, label)
         out, data = ops.pattern(name, e.pattern, inputs, kw_sizes, self.env,
-                                self.sig.generics if self.sig else frozenset(), reduce_op)
+                                self.sig.generics if self.sig else frozenset(), reduce_op,
+                                self.next_id)
         data["stacked"] = stacked
         self.res[id(e)] = BuiltinCall(name, data=data)
         return out

@@ -7,6 +7,7 @@ this module combines them into result types and the records code generation need
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from shapescript.check import broadcast as bc
@@ -432,10 +433,12 @@ def concat(t: TupleType, lab: str, node: Any, arg: Any) -> tuple[TensorType, int
 # -- patterns ---------------------------------------------------------------------------------
 def pattern(name: str, pat: ast.Pattern, inputs: list[TensorType],
             kw_sizes: dict[str, tuple[Size, Size]], env: Any, generics: frozenset[str],
-            reduce_op: str | None) -> tuple[TensorType, dict[str, Any]]:
+            reduce_op: str | None,
+            unknowns: Callable[[], int] | None = None) -> tuple[TensorType, dict[str, Any]]:
     from shapescript.check import patterns as pt
 
-    r = pt.check_pattern(name, pat, inputs, kw_sizes, env.all_dims(), generics, reduce_op)
+    r = pt.check_pattern(name, pat, inputs, kw_sizes, env.all_dims(), generics, reduce_op,
+                         unknowns)
     return r.out, {"pattern": r.einops_pattern, "kwargs": r.einops_kwargs,
                    "checks": r.runtime_checks, "op": reduce_op}
 

@@ -30,6 +30,7 @@ one input with a new first axis of the tuple's length (labelled by it) and passe
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import count
 
@@ -50,8 +51,6 @@ __all__ = ["PatternResult", "RuntimeCheck", "REDUCE_OPS", "check_pattern"]
 
 REDUCE_OPS = ("sum", "mean", "max", "min", "prod", "any", "all")
 KINDS = ("rearrange", "reduce", "repeat", "einsum")
-# Numbers the unknown sizes of `(...)` groups over axes of unknown rank.
-_GROUP_UNKNOWNS = count(1)
 # An einsum names its axes with one letter each: a-z and A-Z.
 EINSUM_NAMES = 52
 ONE = Size.const(1)
@@ -95,8 +94,10 @@ class PatternResult:
 
 class _Checker:
     def __init__(self, kind: str, inputs: list[TensorType], kw: dict[str, tuple[Size, Size]],
-                 dims: dict[str, int], generics: frozenset[str]) -> None:
+                 dims: dict[str, int], generics: frozenset[str],
+                 unknowns: Callable[[], int]) -> None:
         self.kind = kind
+        self.unknowns = unknowns
         self.inputs = inputs
         self.kw = kw
         self.dims = dims
@@ -305,7 +306,7 @@ class _Checker:
                 s, lab = self.out_name(m, input_names)
                 size, label = size * s, label * lab
         if unknown:
-            size = label = Size.var(f"?k#g{next(_GROUP_UNKNOWNS)}")
+            size = label = Size.var(f"?k#g{self.unknowns()}")
         return [Axis(size, label)]
 
     def out_name(self, term: Term, input_names: set[str]) -> tuple[Size, Size]:
@@ -361,12 +362,15 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
                   kw_sizes: dict[str, tuple[Size, Size]] | None = None,
                   dims: dict[str, int] | None = None,
                   generics: frozenset[str] = frozenset(),
-                  reduce_op: str | None = None) -> PatternResult:
+                  reduce_op: str | None = None,
+                  unknowns: Callable[[], int] | None = None) -> PatternResult:
     """Check ``kind`` (``rearrange reduce repeat einsum``) with ``pattern`` on ``inputs``.
 
     ``kw_sizes``: keyword sizes, name → ``(size, label)`` (already converted by the
     checker). ``dims``: the module's dims, name → value. ``generics``: the enclosing
-    signature's generic names. ``reduce_op``: ``reduce``'s operation.
+    signature's generic names. ``reduce_op``: ``reduce``'s operation. ``unknowns``: numbers
+    the unknown size of a group over axes of unknown rank (the body checker's numbering, so
+    that two bodies, or two checks of one, give the same names; a count of its own if none).
 
     Errors: E0601 syntax (a name twice on one side, nested groups, two ``...``, numbers or
     groups in ``einsum``), E0602 a name on one side only or an unknown ``reduce``
@@ -420,7 +424,8 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
         check_unique(in_sides[0], "left")
     check_unique(out_side, "right")
 
-    c = _Checker(kind, inputs, kw_sizes, dims, generics)
+    c = _Checker(kind, inputs, kw_sizes, dims, generics,
+                 unknowns if unknowns is not None else count(1).__next__)
     c.seed([t for s in in_sides for t in s] + list(out_side))
     for i, (side, t) in enumerate(zip(in_sides, inputs)):
         c.bind_input(i, side, t)
