@@ -5,13 +5,12 @@ comments, never from a table of the server's own."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-import pytest_lsp
+from lsp_helpers import open_doc, pos_of
 from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from shapescript import api
 
@@ -28,34 +27,10 @@ fn f(x: [b n D], w: [C D]) -> [b C]:
 """
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(
-    server_command=[sys.executable, "-m", "shapescript_lsp"]))
-async def client(lsp_client: LanguageClient, tmp_path: Path):
-    await lsp_client.initialize_session(lsp.InitializeParams(
-        capabilities=pytest_lsp.client_capabilities("visual-studio-code"),
-        root_uri=tmp_path.as_uri()))
-    yield
-    await lsp_client.shutdown_session()
-
-
-async def _open(client: LanguageClient, path: Path, text: str) -> str:
-    path.write_text(text)
-    uri = path.as_uri()
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        lsp.TextDocumentItem(uri=uri, language_id="shapescript", version=1, text=text)))
-    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    return uri
-
-
-def _pos(text: str, needle: str, offset: int = 0) -> lsp.Position:
-    k = text.index(needle) + offset
-    return lsp.Position(text.count("\n", 0, k), k - (text.rfind("\n", 0, k) + 1))
-
-
 async def _help(client: LanguageClient, uri: str, text: str, needle: str) -> lsp.SignatureHelp:
     """Signature help with the cursor right after ``needle``."""
     return await client.text_document_signature_help_async(lsp.SignatureHelpParams(
-        lsp.TextDocumentIdentifier(uri), _pos(text, needle, len(needle))))
+        lsp.TextDocumentIdentifier(uri), pos_of(text, needle, len(needle))))
 
 
 def _param(sig: lsp.SignatureInformation, k: int) -> str:
@@ -65,7 +40,7 @@ def _param(sig: lsp.SignatureInformation, k: int) -> str:
 
 async def test_signature_help_of_mean_while_typing(client: LanguageClient, tmp_path: Path):
     text = HEAD + "\nfn g(x: [b n D]) -> [b D]:\n    return mean(\n"
-    uri = await _open(client, tmp_path / "m.ss", text)
+    uri = await open_doc(client, tmp_path / "m.ss", text)
     sh = await _help(client, uri, text, "return mean(")
     (sig,) = sh.signatures
     mean = api.builtin_doc("mean")
@@ -88,7 +63,7 @@ async def test_signature_help_of_patterns_and_the_prelude(client: LanguageClient
     text = (HEAD + "\nfn g(x: [b n D], w: [C D]) -> [b n C]:\n"
             "    t = rearrange(x, b n (h d) -> b h n d, h=\n"
             "    return linear(x, w, \n")
-    uri = await _open(client, tmp_path / "m.ss", text)
+    uri = await open_doc(client, tmp_path / "m.ss", text)
     # A pattern's sizes: the variadic parameter after the pattern.
     sh = await _help(client, uri, text, "h=")
     (sig,) = sh.signatures
@@ -105,26 +80,26 @@ async def test_signature_help_of_patterns_and_the_prelude(client: LanguageClient
 
 
 async def test_hover_on_built_ins_and_prelude_functions(client: LanguageClient, tmp_path: Path):
-    uri = await _open(client, tmp_path / "m.ss", HEAD)
+    uri = await open_doc(client, tmp_path / "m.ss", HEAD)
     assert not client.diagnostics[uri]
     h = await client.text_document_hover_async(lsp.HoverParams(
-        lsp.TextDocumentIdentifier(uri), _pos(HEAD, "mean(")))
+        lsp.TextDocumentIdentifier(uri), pos_of(HEAD, "mean(")))
     mean = api.builtin_doc("mean")
     assert mean.signature in h.contents.value and mean.doc in h.contents.value
     assert "This call: `[b D] f32`" in h.contents.value
     h = await client.text_document_hover_async(lsp.HoverParams(
-        lsp.TextDocumentIdentifier(uri), _pos(HEAD, "softmax")))
+        lsp.TextDocumentIdentifier(uri), pos_of(HEAD, "softmax")))
     assert "fn softmax(" in h.contents.value and "The softmax over the class axis" in h.contents.value
     h = await client.text_document_hover_async(lsp.HoverParams(
-        lsp.TextDocumentIdentifier(uri), _pos(HEAD, "linear")))
+        lsp.TextDocumentIdentifier(uri), pos_of(HEAD, "linear")))
     assert "weight: [o i] Float" in h.contents.value and "from the prelude (nn.ss)" in h.contents.value
 
 
 async def test_completion_items_of_built_ins_carry_their_docs(client: LanguageClient,
                                                               tmp_path: Path):
-    uri = await _open(client, tmp_path / "m.ss", HEAD)
+    uri = await open_doc(client, tmp_path / "m.ss", HEAD)
     result = await client.text_document_completion_async(lsp.CompletionParams(
-        lsp.TextDocumentIdentifier(uri), _pos(HEAD, "    return p", 11)))
+        lsp.TextDocumentIdentifier(uri), pos_of(HEAD, "    return p", 11)))
     items = {i.label: i for i in result.items}
     for name in ("mean", "rearrange", "cross_entropy", "value_and_grad", "adamw"):
         b = api.builtin_doc(name)

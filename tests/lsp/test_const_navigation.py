@@ -5,13 +5,12 @@ tokens; and the `pack`/`unpack` built-ins' hover and signature help."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-import pytest_lsp
+from lsp_helpers import open_doc, pos_of
 from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from shapescript import api
 from shapescript_lsp.tokens import TOKEN_TYPES, TOKEN_MODIFIERS
@@ -42,43 +41,18 @@ fn shadow(x: [b E], eps: float = eps) -> [b E] = x + eps
 """
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(
-    server_command=[sys.executable, "-m", "shapescript_lsp"]))
-async def client(lsp_client: LanguageClient, tmp_path: Path):
-    await lsp_client.initialize_session(lsp.InitializeParams(
-        capabilities=pytest_lsp.client_capabilities("visual-studio-code"),
-        root_uri=tmp_path.as_uri()))
-    yield
-    await lsp_client.shutdown_session()
-
-
-async def _open(client: LanguageClient, path: Path, text: str) -> str:
-    path.write_text(text)
-    uri = path.as_uri()
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        lsp.TextDocumentItem(uri=uri, language_id="shapescript", version=1, text=text)))
-    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    return uri
-
-
-def _pos(text: str, needle: str, offset: int = 0) -> lsp.Position:
-    """The position of ``needle`` (its first occurrence) plus ``offset`` characters."""
-    k = text.index(needle) + offset
-    return lsp.Position(text.count("\n", 0, k), k - (text.rfind("\n", 0, k) + 1))
-
-
 def _at(p: lsp.Position) -> tuple[int, int]:
     return p.line, p.character
 
 
 def _pt(text: str, needle: str, offset: int = 0) -> tuple[int, int]:
-    """``_pos`` as a hashable pair."""
-    return _at(_pos(text, needle, offset))
+    """``pos_of`` as a hashable pair."""
+    return _at(pos_of(text, needle, offset))
 
 
 async def _both(client: LanguageClient, tmp_path: Path) -> tuple[str, str]:
-    luri = await _open(client, tmp_path / "layers.ss", LAYERS)
-    muri = await _open(client, tmp_path / "main.ss", MAIN)
+    luri = await open_doc(client, tmp_path / "layers.ss", LAYERS)
+    muri = await open_doc(client, tmp_path / "main.ss", MAIN)
     assert not client.diagnostics[luri] and not client.diagnostics[muri]
     return luri, muri
 
@@ -86,7 +60,7 @@ async def _both(client: LanguageClient, tmp_path: Path) -> tuple[str, str]:
 async def _hover(client: LanguageClient, uri: str, text: str, needle: str,
                  offset: int = 0) -> str:
     h = await client.text_document_hover_async(lsp.HoverParams(
-        lsp.TextDocumentIdentifier(uri), _pos(text, needle, offset)))
+        lsp.TextDocumentIdentifier(uri), pos_of(text, needle, offset)))
     assert h is not None, needle
     return h.contents.value
 
@@ -116,34 +90,34 @@ async def test_hover_on_a_const_shows_its_value_type_and_doc(client: LanguageCli
 
 async def test_definition_of_a_const_across_files(client: LanguageClient, tmp_path: Path):
     luri, muri = await _both(client, tmp_path)
-    decl = _pos(LAYERS, "eps = 1e-6")
+    decl = pos_of(LAYERS, "eps = 1e-6")
     # By its imported name, as `layers.eps`, in the import itself, as a default.
     for needle, offset in (("eps * 2", 0), ("layers.eps", len("layers.")),
                            ("import eps", len("import ")), ("float = eps) -> [b E] = rms",
                                                             len("float = "))):
         (loc,) = await client.text_document_definition_async(lsp.DefinitionParams(
-            lsp.TextDocumentIdentifier(muri), _pos(MAIN, needle, offset)))
+            lsp.TextDocumentIdentifier(muri), pos_of(MAIN, needle, offset)))
         assert loc.uri == luri and loc.range.start == decl, needle
     # A const of this file.
     (loc,) = await client.text_document_definition_async(lsp.DefinitionParams(
-        lsp.TextDocumentIdentifier(muri), _pos(MAIN, "twice\n")))
-    assert loc.uri == muri and loc.range.start == _pos(MAIN, "twice =")
+        lsp.TextDocumentIdentifier(muri), pos_of(MAIN, "twice\n")))
+    assert loc.uri == muri and loc.range.start == pos_of(MAIN, "twice =")
     # Another name of a `from … import` leads to what it imports (here a function).
     layers2 = LAYERS + "fn block(x: [b D]) -> [b D] = x * eps\n"
     (tmp_path / "layers.ss").write_text(layers2)
     text = "from layers import block, eps\nfn g(x: [b 8]) -> [b 8] = block(x) * eps\n"
-    guri = await _open(client, tmp_path / "g.ss", text)
+    guri = await open_doc(client, tmp_path / "g.ss", text)
     client.text_document_did_change(lsp.DidChangeTextDocumentParams(
         lsp.VersionedTextDocumentIdentifier(uri=luri, version=2),
         [lsp.TextDocumentContentChangeWholeDocument(text=layers2)]))
     await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     (loc,) = await client.text_document_definition_async(lsp.DefinitionParams(
-        lsp.TextDocumentIdentifier(guri), _pos(text, "block, eps")))
-    assert loc.uri == luri and loc.range.start == _pos(layers2, "block(x: [b D])")
+        lsp.TextDocumentIdentifier(guri), pos_of(text, "block, eps")))
+    assert loc.uri == luri and loc.range.start == pos_of(layers2, "block(x: [b D])")
     # The parameter `eps` shadows the const inside `shadow`.
     (loc,) = await client.text_document_definition_async(lsp.DefinitionParams(
-        lsp.TextDocumentIdentifier(muri), _pos(MAIN, "x + eps", len("x + "))))
-    assert loc.uri == muri and loc.range.start == _pos(MAIN, "eps: float")
+        lsp.TextDocumentIdentifier(muri), pos_of(MAIN, "x + eps", len("x + "))))
+    assert loc.uri == muri and loc.range.start == pos_of(MAIN, "eps: float")
 
 
 async def test_references_of_a_const_across_files(client: LanguageClient, tmp_path: Path):
@@ -157,7 +131,7 @@ async def test_references_of_a_const_across_files(client: LanguageClient, tmp_pa
     }
     # From a use in main.ss, the declaration in layers.ss included.
     locs = await client.text_document_references_async(lsp.ReferenceParams(
-        text_document=lsp.TextDocumentIdentifier(muri), position=_pos(MAIN, "eps * 2"),
+        text_document=lsp.TextDocumentIdentifier(muri), position=pos_of(MAIN, "eps * 2"),
         context=lsp.ReferenceContext(include_declaration=True)))
     got = {(loc.uri, _at(loc.range.start)) for loc in locs}
     assert got == want | {(luri, _pt(LAYERS, "eps = 1e-6"))}
@@ -166,12 +140,12 @@ async def test_references_of_a_const_across_files(client: LanguageClient, tmp_pa
     assert (muri, _pt(MAIN, "x + eps", len("x + "))) not in got
     # From the declaration in layers.ss: the uses in the open file that imports it.
     locs = await client.text_document_references_async(lsp.ReferenceParams(
-        text_document=lsp.TextDocumentIdentifier(luri), position=_pos(LAYERS, "eps = 1e-6"),
+        text_document=lsp.TextDocumentIdentifier(luri), position=pos_of(LAYERS, "eps = 1e-6"),
         context=lsp.ReferenceContext(include_declaration=False)))
     assert {(loc.uri, _at(loc.range.start)) for loc in locs} == want
     # A const of main.ss: its one use.
     locs = await client.text_document_references_async(lsp.ReferenceParams(
-        text_document=lsp.TextDocumentIdentifier(muri), position=_pos(MAIN, "twice ="),
+        text_document=lsp.TextDocumentIdentifier(muri), position=pos_of(MAIN, "twice ="),
         context=lsp.ReferenceContext(include_declaration=False)))
     assert [(loc.uri, _at(loc.range.start)) for loc in locs] == [(muri, _pt(MAIN, "twice\n"))]
 
@@ -180,9 +154,9 @@ async def test_completion_offers_consts_with_their_values(client: LanguageClient
                                                           tmp_path: Path):
     _, _ = await _both(client, tmp_path)
     text = MAIN + "\nfn g(x: [b E]) -> [b E] = x * \n"
-    uri = await _open(client, tmp_path / "g.ss", text)
+    uri = await open_doc(client, tmp_path / "g.ss", text)
     result = await client.text_document_completion_async(lsp.CompletionParams(
-        lsp.TextDocumentIdentifier(uri), _pos(text, "x * \n", len("x * "))))
+        lsp.TextDocumentIdentifier(uri), pos_of(text, "x * \n", len("x * "))))
     items = {i.label: i for i in result.items}
     assert items["twice"].detail == "const twice: float = 3e-06"
     assert items["flag"].detail == "const flag: bool = true"
@@ -192,17 +166,17 @@ async def test_completion_offers_consts_with_their_values(client: LanguageClient
     assert "const" in items and items["const"].kind == lsp.CompletionItemKind.Keyword
     # After `layers.`: the module's public names, its consts with their values.
     text2 = MAIN + "\nfn g(x: [b E]) -> [b E] = x * layers.\n"
-    uri2 = await _open(client, tmp_path / "g2.ss", text2)
+    uri2 = await open_doc(client, tmp_path / "g2.ss", text2)
     result = await client.text_document_completion_async(lsp.CompletionParams(
-        lsp.TextDocumentIdentifier(uri2), _pos(text2, "layers.\n", len("layers."))))
+        lsp.TextDocumentIdentifier(uri2), pos_of(text2, "layers.\n", len("layers."))))
     items = {i.label: i for i in result.items}
     assert set(items) == {"eps", "base", "D"}
     assert items["base"].detail == "const base: float = 10000.0"
     # Not in a type's brackets: a const is not a size.
     text3 = MAIN + "\nfn g(x: [b \n"
-    uri3 = await _open(client, tmp_path / "g3.ss", text3)
+    uri3 = await open_doc(client, tmp_path / "g3.ss", text3)
     result = await client.text_document_completion_async(lsp.CompletionParams(
-        lsp.TextDocumentIdentifier(uri3), _pos(text3, "[b \n", len("[b "))))
+        lsp.TextDocumentIdentifier(uri3), pos_of(text3, "[b \n", len("[b "))))
     labels = {i.label for i in result.items}
     assert "E" in labels and not labels & {"twice", "eps", "flag"}
 
@@ -218,7 +192,7 @@ async def test_document_symbols_and_semantic_tokens_of_consts(client: LanguageCl
         ("flag", lsp.SymbolKind.Constant, "= true"),
         ("mode", lsp.SymbolKind.Constant, '= "tanh"')]
     tw = symbols[1]
-    assert tw.selection_range.start == _pos(MAIN, "twice =")
+    assert tw.selection_range.start == pos_of(MAIN, "twice =")
     tokens = await client.text_document_semantic_tokens_full_async(lsp.SemanticTokensParams(
         lsp.TextDocumentIdentifier(muri)))
     data, decoded, line, col = tokens.data, {}, 0, 0
@@ -229,7 +203,7 @@ async def test_document_symbols_and_semantic_tokens_of_consts(client: LanguageCl
         decoded[(line, col)] = (TOKEN_TYPES[data[i + 3]], mods)
 
     def kind_at(needle: str, offset: int = 0) -> tuple[str, set[str]]:
-        p = _pos(MAIN, needle, offset)
+        p = pos_of(MAIN, needle, offset)
         return decoded[(p.line, p.character)]
     # Consts are read-only variables (host values), not dims (`type`).
     assert kind_at("twice =") == ("variable", {"declaration", "readonly"})
@@ -257,7 +231,7 @@ fn with_cls(cls: [b D], patches: [b h w D]) -> ([b D], [b h w D]):
 
 async def test_pack_and_unpack_hover_and_signature_help(client: LanguageClient,
                                                         tmp_path: Path):
-    uri = await _open(client, tmp_path / "packed.ss", PACKED)
+    uri = await open_doc(client, tmp_path / "packed.ss", PACKED)
     assert not client.diagnostics[uri]
     for name, this_call in (("pack", "[b h*w + 1 D] f32"),
                             ("unpack", "([b D] f32, [b h w D] f32)")):
@@ -275,9 +249,9 @@ async def test_pack_and_unpack_hover_and_signature_help(client: LanguageClient,
             ("unpack(tokens, b * D -> b D, ", "unpack", 1, "pattern: names * names -> part, …"),
             ("unpack(tokens, b * D -> b D, b m D, m=", "unpack", 2, "sizes…")):
         text = PACKED + f"\nfn g(cls: [b D], patches: [b n D]) -> [b 1 + n D] = {typed}\n"
-        doc_uri = await _open(client, tmp_path / f"typing_{len(typed)}.ss", text)
+        doc_uri = await open_doc(client, tmp_path / f"typing_{len(typed)}.ss", text)
         sh = await client.text_document_signature_help_async(lsp.SignatureHelpParams(
-            lsp.TextDocumentIdentifier(doc_uri), _pos(text, f"{typed}\n", len(typed))))
+            lsp.TextDocumentIdentifier(doc_uri), pos_of(text, f"{typed}\n", len(typed))))
         (sig,) = sh.signatures
         assert sig.label == api.builtin_doc(name).signature
         assert sh.active_parameter == active, typed
@@ -289,14 +263,14 @@ async def test_pack_and_unpack_hover_and_signature_help(client: LanguageClient,
 async def test_a_const_whose_value_failed_is_still_a_const(client: LanguageClient,
                                                            tmp_path: Path):
     text = "dim D = 4\n## Broken.\nconst bad = 1 / 0\nfn f(x: [b D]) -> [b D] = x * bad\n"
-    uri = await _open(client, tmp_path / "bad.ss", text)
+    uri = await open_doc(client, tmp_path / "bad.ss", text)
     assert [d.code for d in client.diagnostics[uri]] == ["E0307"]
     # Its hover shows what was written; its use still leads to it.
     for needle in ("bad =", "bad\n"):
         h = await _hover(client, uri, text, needle)
         assert "const bad = 1 / 0" in h and "Broken." in h
     locs = await client.text_document_references_async(lsp.ReferenceParams(
-        text_document=lsp.TextDocumentIdentifier(uri), position=_pos(text, "bad\n"),
+        text_document=lsp.TextDocumentIdentifier(uri), position=pos_of(text, "bad\n"),
         context=lsp.ReferenceContext(include_declaration=True)))
     assert [_at(loc.range.start) for loc in locs] == [_pt(text, "bad ="), _pt(text, "bad\n")]
     symbols = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
+from lsp_helpers import open_doc
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
@@ -51,15 +52,6 @@ async def client(lsp_client: LanguageClient, tmp_path: Path, request):
     await lsp_client.shutdown_session()
 
 
-async def _open(client: LanguageClient, path: Path, text: str) -> str:
-    path.write_text(text, encoding="utf-8")
-    uri = path.as_uri()
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        lsp.TextDocumentItem(uri=uri, language_id="shapescript", version=1, text=text)))
-    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    return uri
-
-
 async def test_the_negotiated_encoding(client: LanguageClient):
     offered = client.capabilities.general.position_encodings
     assert client.encoding == (offered[0] if offered else "utf-16")
@@ -68,7 +60,7 @@ async def test_the_negotiated_encoding(client: LanguageClient):
 async def test_an_incremental_edit_and_a_diagnostic_after_an_emoji(client: LanguageClient,
                                                                    tmp_path: Path):
     enc = client.encoding
-    uri = await _open(client, tmp_path / "m.ss", TEXT)
+    uri = await open_doc(client, tmp_path / "m.ss", TEXT)
     assert not client.diagnostics[uri]
     # `over=D` → `over=Q`, the edit's range in the client's units.
     start = _pos(TEXT, "D), h", enc)
@@ -87,7 +79,7 @@ async def test_an_incremental_edit_and_a_diagnostic_after_an_emoji(client: Langu
 async def test_hover_definition_and_completion_after_non_ascii(client: LanguageClient,
                                                                tmp_path: Path):
     enc = client.encoding
-    uri = await _open(client, tmp_path / "m.ss", TEXT)
+    uri = await open_doc(client, tmp_path / "m.ss", TEXT)
     doc = lsp.TextDocumentIdentifier(uri)
     # Hover on the `h` after the string: its range is the name's.
     at_h = _pos(TEXT, "h)\n", enc)
@@ -113,7 +105,7 @@ async def test_hover_definition_and_completion_after_non_ascii(client: LanguageC
 async def test_semantic_tokens_and_inlay_hints_count_the_clients_units(client: LanguageClient,
                                                                        tmp_path: Path):
     enc = client.encoding
-    uri = await _open(client, tmp_path / "m.ss", TEXT)
+    uri = await open_doc(client, tmp_path / "m.ss", TEXT)
     doc = lsp.TextDocumentIdentifier(uri)
     tokens = await client.text_document_semantic_tokens_full_async(
         lsp.SemanticTokensParams(doc))

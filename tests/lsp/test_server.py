@@ -3,13 +3,12 @@ shapescript_lsp``) and a pytest-lsp client talks the protocol to it."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-import pytest_lsp
+from lsp_helpers import open_doc, pos_of
 from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
@@ -30,43 +29,16 @@ fn head(x: [b n D], w: [D C]) -> [b n C]:
 """
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(
-    server_command=[sys.executable, "-m", "shapescript_lsp"]))
-async def client(lsp_client: LanguageClient, tmp_path: Path):
-    await lsp_client.initialize_session(lsp.InitializeParams(
-        capabilities=pytest_lsp.client_capabilities("visual-studio-code"),
-        root_uri=tmp_path.as_uri()))
-    yield
-    await lsp_client.shutdown_session()
-
-
-async def _open(client: LanguageClient, path: Path, text: str) -> str:
-    path.write_text(text)
-    uri = path.as_uri()
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        lsp.TextDocumentItem(uri=uri, language_id="shapescript", version=1, text=text)))
-    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    return uri
-
-
-def _pos(text: str, needle: str, offset: int = 0) -> lsp.Position:
-    """The position of ``needle`` (its first occurrence) plus ``offset`` characters."""
-    k = text.index(needle) + offset
-    line = text.count("\n", 0, k)
-    col = k - (text.rfind("\n", 0, k) + 1)
-    return lsp.Position(line, col)
-
-
 async def test_open_clean_file_has_no_diagnostics(client: LanguageClient, tmp_path: Path):
-    uri = await _open(client, tmp_path / "model.ss", MODEL)
+    uri = await open_doc(client, tmp_path / "model.ss", MODEL)
     assert not client.diagnostics[uri]
 
 
 async def test_edit_reports_a_coded_diagnostic_with_its_explain_page(
         client: LanguageClient, tmp_path: Path):
-    uri = await _open(client, tmp_path / "model.ss", MODEL)
+    uri = await open_doc(client, tmp_path / "model.ss", MODEL)
     # Return the wrong shape: `y` is [b n D], the signature says [b n D] → make it [b D].
-    start = _pos(MODEL, "return y")
+    start = pos_of(MODEL, "return y")
     client.text_document_did_change(lsp.DidChangeTextDocumentParams(
         lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
         [lsp.TextDocumentContentChangePartial(
@@ -94,7 +66,7 @@ async def test_edit_reports_a_coded_diagnostic_with_its_explain_page(
 async def test_related_locations_and_quick_fix(client: LanguageClient, tmp_path: Path):
     text = ("import python torch\n\ndim D = 32\ndim C = 4\n\n"
             "fn saved_head() -> [D C]:\n    return torch.load(\"weights.pt\")[5]\n")
-    uri = await _open(client, tmp_path / "untyped.ss", text)
+    uri = await open_doc(client, tmp_path / "untyped.ss", text)
     (d,) = client.diagnostics[uri]
     assert d.code == "E0413"
     assert "as [D C]" in d.message
@@ -119,13 +91,13 @@ async def test_related_locations_and_quick_fix(client: LanguageClient, tmp_path:
 
 async def test_secondary_labels_are_related_information(client: LanguageClient, tmp_path: Path):
     text = "dim D = 4\n\nfn f(x: [n D]) -> [n D]:\n    return add(x, x[0)\n"
-    uri = await _open(client, tmp_path / "unclosed.ss", text)
+    uri = await open_doc(client, tmp_path / "unclosed.ss", text)
     (d,) = client.diagnostics[uri]
     assert d.code == "E0103"
-    assert d.range.start == _pos(text, "[0)")
+    assert d.range.start == pos_of(text, "[0)")
     (rel,) = d.related_information
     assert rel.location.uri == uri
-    assert rel.location.range.start == _pos(text, ")\n")
+    assert rel.location.range.start == pos_of(text, ")\n")
     assert "closes an outer bracket" in rel.message
     # Its help names an edit: add `]` before `)`.
     (fix,) = await client.text_document_code_action_async(lsp.CodeActionParams(
@@ -135,77 +107,77 @@ async def test_secondary_labels_are_related_information(client: LanguageClient, 
 
 
 async def test_hover_shows_shapes_dtypes_domains_and_docs(client: LanguageClient, tmp_path: Path):
-    uri = await _open(client, tmp_path / "model.ss", MODEL)
+    uri = await open_doc(client, tmp_path / "model.ss", MODEL)
     h = await client.text_document_hover_async(lsp.HoverParams(
-        lsp.TextDocumentIdentifier(uri), _pos(MODEL, "y = h")))
+        lsp.TextDocumentIdentifier(uri), pos_of(MODEL, "y = h")))
     assert "y: [b n D] f32" in h.contents.value
     h = await client.text_document_hover_async(lsp.HoverParams(
-        lsp.TextDocumentIdentifier(uri), _pos(MODEL, "norm(x, ones")))
+        lsp.TextDocumentIdentifier(uri), pos_of(MODEL, "norm(x, ones")))
     assert "fn norm(x: [b n D], w: [D]) -> [b n D]" in h.contents.value
     assert "Layer normalization over the channels." in h.contents.value
     h = await client.text_document_hover_async(lsp.HoverParams(
-        lsp.TextDocumentIdentifier(uri), _pos(MODEL, "D C]")))
+        lsp.TextDocumentIdentifier(uri), pos_of(MODEL, "D C]")))
     assert "dim D = 32" in h.contents.value
     # A domain: the scores of cross-entropy-ready logits.
     text = "dim C = 4\nfn f(x: [b C] Logit over C) -> [b C] Logit over C:\n    z = x\n    return z\n"
-    uri2 = await _open(client, tmp_path / "logits.ss", text)
+    uri2 = await open_doc(client, tmp_path / "logits.ss", text)
     h = await client.text_document_hover_async(lsp.HoverParams(
-        lsp.TextDocumentIdentifier(uri2), _pos(text, "z = x")))
+        lsp.TextDocumentIdentifier(uri2), pos_of(text, "z = x")))
     assert "z: [b C] f32 Logit over C" in h.contents.value
 
 
 async def test_definition_into_the_prelude_and_nn(client: LanguageClient, tmp_path: Path):
-    uri = await _open(client, tmp_path / "model.ss", MODEL)
+    uri = await open_doc(client, tmp_path / "model.ss", MODEL)
     (loc,) = await client.text_document_definition_async(lsp.DefinitionParams(
-        lsp.TextDocumentIdentifier(uri), _pos(MODEL, "layer_norm")))
+        lsp.TextDocumentIdentifier(uri), pos_of(MODEL, "layer_norm")))
     target = Path(loc.uri.removeprefix("file://"))
     assert target.name == "nn.ss" and target.is_file()
     line = target.read_text().split("\n")[loc.range.start.line]
     assert line.startswith("extern fn layer_norm(")
     # A local function: its declaration's name.
     (loc,) = await client.text_document_definition_async(lsp.DefinitionParams(
-        lsp.TextDocumentIdentifier(uri), _pos(MODEL, "norm(x, ones")))
-    assert loc.uri == uri and loc.range.start == _pos(MODEL, "norm(x: [b n D], w")
+        lsp.TextDocumentIdentifier(uri), pos_of(MODEL, "norm(x, ones")))
+    assert loc.uri == uri and loc.range.start == pos_of(MODEL, "norm(x: [b n D], w")
     # A local variable: where it's assigned.
     (loc,) = await client.text_document_definition_async(lsp.DefinitionParams(
-        lsp.TextDocumentIdentifier(uri), _pos(MODEL, "h * 2.0")))
-    assert loc.range.start == _pos(MODEL, "h = layer_norm")
+        lsp.TextDocumentIdentifier(uri), pos_of(MODEL, "h * 2.0")))
+    assert loc.range.start == pos_of(MODEL, "h = layer_norm")
 
 
 async def test_references(client: LanguageClient, tmp_path: Path):
-    uri = await _open(client, tmp_path / "model.ss", MODEL)
+    uri = await open_doc(client, tmp_path / "model.ss", MODEL)
     locs = await client.text_document_references_async(lsp.ReferenceParams(
-        text_document=lsp.TextDocumentIdentifier(uri), position=_pos(MODEL, "D = 32"),
+        text_document=lsp.TextDocumentIdentifier(uri), position=pos_of(MODEL, "D = 32"),
         context=lsp.ReferenceContext(include_declaration=True)))
     lines = sorted(loc.range.start.line for loc in locs)
     # The declaration, the types of norm (3), `over=D`, head's `[b n D]`, `[D C]`, `ones[D]`.
     assert lines == [0, 4, 4, 4, 5, 10, 10, 11]
     locs = await client.text_document_references_async(lsp.ReferenceParams(
         text_document=lsp.TextDocumentIdentifier(uri),
-        position=_pos(MODEL, "norm(x: [b n D], w"),
+        position=pos_of(MODEL, "norm(x: [b n D], w"),
         context=lsp.ReferenceContext(include_declaration=False)))
-    assert [loc.range.start for loc in locs] == [_pos(MODEL, "norm(x, ones")]
+    assert [loc.range.start for loc in locs] == [pos_of(MODEL, "norm(x, ones")]
 
 
 async def test_completion(client: LanguageClient, tmp_path: Path):
     text = MODEL + "\nfn tail(x: [b n D]) -> [b D]:\n    return mean(x, over=\n"
-    uri = await _open(client, tmp_path / "model.ss", text)
-    end = _pos(text, "over=\n", len("over="))
+    uri = await open_doc(client, tmp_path / "model.ss", text)
+    end = pos_of(text, "over=\n", len("over="))
     result = await client.text_document_completion_async(lsp.CompletionParams(
         lsp.TextDocumentIdentifier(uri), end))
     labels = {i.label for i in result.items}
     assert {"n", "b", "D"} <= labels and "norm" not in labels
     # Names: locals, functions (own and the prelude's), dims.
-    p = _pos(MODEL, "    return s") 
+    p = pos_of(MODEL, "    return s") 
     result = await client.text_document_completion_async(lsp.CompletionParams(
         lsp.TextDocumentIdentifier(uri), lsp.Position(p.line, 11)))
     labels = {i.label for i in result.items}
     assert {"s", "x", "w", "norm", "head", "layer_norm", "gelu", "D", "C"} <= labels
     # Pattern axes.
     text2 = MODEL + "\nfn t(x: [b n D]) -> [b D n]:\n    return rearrange(x, b n D -> \n"
-    uri2 = await _open(client, tmp_path / "pat.ss", text2)
+    uri2 = await open_doc(client, tmp_path / "pat.ss", text2)
     result = await client.text_document_completion_async(lsp.CompletionParams(
-        lsp.TextDocumentIdentifier(uri2), _pos(text2, "-> \n", 3)))
+        lsp.TextDocumentIdentifier(uri2), pos_of(text2, "-> \n", 3)))
     labels = {i.label for i in result.items}
     assert {"b", "n", "D"} <= labels and "norm" not in labels
 
@@ -213,18 +185,18 @@ async def test_completion(client: LanguageClient, tmp_path: Path):
 async def test_model_field_completion(client: LanguageClient, tmp_path: Path):
     text = ("dim D = 8\n\nmodel Mlp:\n    ## The first layer's weight.\n    param w1: [D D] = normal(std=0.02)\n"
             "    param b1: [D] = zeros\n\nfn apply(m: Mlp, x: [b D]) -> [b D]:\n    return x @ m.w1\n")
-    uri = await _open(client, tmp_path / "mlp.ss", text)
+    uri = await open_doc(client, tmp_path / "mlp.ss", text)
     assert not client.diagnostics[uri]
     result = await client.text_document_completion_async(lsp.CompletionParams(
-        lsp.TextDocumentIdentifier(uri), _pos(text, "m.w1", 2)))
+        lsp.TextDocumentIdentifier(uri), pos_of(text, "m.w1", 2)))
     assert {i.label for i in result.items} == {"w1", "b1"}
 
 
 async def test_signature_help(client: LanguageClient, tmp_path: Path):
     text = MODEL + "\nfn g(x: [b n D]) -> [b n C]:\n    return head(x, \n"
-    uri = await _open(client, tmp_path / "model.ss", text)
+    uri = await open_doc(client, tmp_path / "model.ss", text)
     sh = await client.text_document_signature_help_async(lsp.SignatureHelpParams(
-        lsp.TextDocumentIdentifier(uri), _pos(text, "head(x, \n", len("head(x, "))))
+        lsp.TextDocumentIdentifier(uri), pos_of(text, "head(x, \n", len("head(x, "))))
     (sig,) = sh.signatures
     assert sig.label == "fn head(x: [b n D], w: [D C]) -> [b n C]"
     assert sh.active_parameter == 1
@@ -233,7 +205,7 @@ async def test_signature_help(client: LanguageClient, tmp_path: Path):
 
 
 async def test_inlay_hints(client: LanguageClient, tmp_path: Path):
-    uri = await _open(client, tmp_path / "model.ss", MODEL)
+    uri = await open_doc(client, tmp_path / "model.ss", MODEL)
     hints = await client.text_document_inlay_hint_async(lsp.InlayHintParams(
         lsp.TextDocumentIdentifier(uri), lsp.Range(lsp.Position(0, 0), lsp.Position(20, 0))))
     got = {(h.position.line, h.label) for h in hints}
@@ -241,7 +213,7 @@ async def test_inlay_hints(client: LanguageClient, tmp_path: Path):
 
 
 async def test_document_symbols_and_semantic_tokens(client: LanguageClient, tmp_path: Path):
-    uri = await _open(client, tmp_path / "model.ss", MODEL)
+    uri = await open_doc(client, tmp_path / "model.ss", MODEL)
     symbols = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(
         lsp.TextDocumentIdentifier(uri)))
     assert [(s.name, s.kind) for s in symbols] == [
@@ -261,7 +233,7 @@ async def test_document_symbols_and_semantic_tokens(client: LanguageClient, tmp_
     from shapescript_lsp.tokens import TOKEN_TYPES
 
     def kind_at(needle: str) -> str:
-        p = _pos(MODEL, needle)
+        p = pos_of(MODEL, needle)
         for ln, c, n, t in decoded:
             if ln == p.line and c == p.character:
                 return TOKEN_TYPES[t]
@@ -277,13 +249,13 @@ async def test_document_symbols_and_semantic_tokens(client: LanguageClient, tmp_
 async def test_syntax_error_mid_way_still_checks_the_rest(client: LanguageClient, tmp_path: Path):
     broken = MODEL.replace("    y = h * 2.0\n", "    y = h * (2.0\n")
     broken += "\nfn bad(x: [b D]) -> [b C]:\n    return x\n"
-    uri = await _open(client, tmp_path / "broken.ss", broken)
+    uri = await open_doc(client, tmp_path / "broken.ss", broken)
     codes = sorted(d.code for d in client.diagnostics[uri])
     # The syntax error, and the type error in the function after it.
     assert "E0401" in codes and any(c.startswith("E01") for c in codes), codes
     # The server still answers, about the declarations that parsed.
     h = await client.text_document_hover_async(lsp.HoverParams(
-        lsp.TextDocumentIdentifier(uri), _pos(broken, "x, ones[D]")))
+        lsp.TextDocumentIdentifier(uri), pos_of(broken, "x, ones[D]")))
     assert "x: [b n D] f32" in h.contents.value
     # Garbage does not stop it either.
     client.text_document_did_change(lsp.DidChangeTextDocumentParams(
@@ -300,14 +272,14 @@ async def test_imported_modules_definition_and_a_saved_change(client: LanguageCl
                                                                tmp_path: Path):
     layers = "dim D = 8\n\n## A block.\nfn block(x: [b D]) -> [b D] = x * 2.0\n"
     main = "import layers\nfrom layers import block\n\nfn f(x: [b layers.D]) -> [b layers.D] = block(x)\n"
-    luri = await _open(client, tmp_path / "layers.ss", layers)
-    muri = await _open(client, tmp_path / "main.ss", main)
+    luri = await open_doc(client, tmp_path / "layers.ss", layers)
+    muri = await open_doc(client, tmp_path / "main.ss", main)
     assert not client.diagnostics[muri]
     (loc,) = await client.text_document_definition_async(lsp.DefinitionParams(
-        lsp.TextDocumentIdentifier(muri), _pos(main, "block(x)")))
-    assert loc.uri == luri and loc.range.start == _pos(layers, "block(x: [b D])")
+        lsp.TextDocumentIdentifier(muri), pos_of(main, "block(x)")))
+    assert loc.uri == luri and loc.range.start == pos_of(layers, "block(x: [b D])")
     h = await client.text_document_hover_async(lsp.HoverParams(
-        lsp.TextDocumentIdentifier(muri), _pos(main, "block(x)")))
+        lsp.TextDocumentIdentifier(muri), pos_of(main, "block(x)")))
     assert "A block." in h.contents.value
     # layers.ss changes and is saved: main.ss is checked again against it.
     changed = layers.replace("-> [b D] = x * 2.0", "-> [b] = sum(x, over=D)")
@@ -325,7 +297,7 @@ async def test_imported_modules_definition_and_a_saved_change(client: LanguageCl
 
 
 async def test_fast_typing_checks_the_latest_text(client: LanguageClient, tmp_path: Path):
-    uri = await _open(client, tmp_path / "model.ss", MODEL)
+    uri = await open_doc(client, tmp_path / "model.ss", MODEL)
     # Five keystrokes' worth of changes at once; the last one breaks the return type.
     texts = [MODEL.replace("y = h * 2.0", "y = h * 2.0" + " " * k) for k in range(1, 5)]
     texts.append(MODEL.replace("    return y\n", "    return mean(y, over=n)\n"))
@@ -335,7 +307,7 @@ async def test_fast_typing_checks_the_latest_text(client: LanguageClient, tmp_pa
             [lsp.TextDocumentContentChangeWholeDocument(text=text)]))
     # A request sees the latest text, checked.
     h = await client.text_document_hover_async(lsp.HoverParams(
-        lsp.TextDocumentIdentifier(uri), _pos(texts[-1], "mean(y")))
+        lsp.TextDocumentIdentifier(uri), pos_of(texts[-1], "mean(y")))
     assert "[b D] f32" in h.contents.value
     for _ in range(len(texts)):
         if [d.code for d in client.diagnostics.get(uri, [])] == ["E0402"]:

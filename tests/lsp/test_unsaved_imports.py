@@ -3,13 +3,12 @@ checked against its buffer, and again at each of its edits, end to end."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-import pytest_lsp
+from lsp_helpers import open_doc
 from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
@@ -17,25 +16,6 @@ LAYERS = "dim D = 8\n\n## A block.\nfn block(x: [b D]) -> [b D] = x * 2.0\n"
 MAIN = "from layers import block, D\n\nfn f(x: [b D]) -> [b D]:\n    y = block(x)\n    return y\n"
 # The buffer's `block` drops an axis: `f` returns the wrong shape.
 EDITED = LAYERS.replace("-> [b D] = x * 2.0", "-> [b] = sum(x, over=D)")
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(
-    server_command=[sys.executable, "-m", "shapescript_lsp"]))
-async def client(lsp_client: LanguageClient, tmp_path: Path):
-    await lsp_client.initialize_session(lsp.InitializeParams(
-        capabilities=pytest_lsp.client_capabilities("visual-studio-code"),
-        root_uri=tmp_path.as_uri()))
-    yield
-    await lsp_client.shutdown_session()
-
-
-async def _open(client: LanguageClient, path: Path, text: str) -> str:
-    path.write_text(text)
-    uri = path.as_uri()
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        lsp.TextDocumentItem(uri=uri, language_id="shapescript", version=1, text=text)))
-    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    return uri
 
 
 async def _until(client: LanguageClient, uri: str, codes: list[str]) -> None:
@@ -55,8 +35,8 @@ def _edit(client: LanguageClient, uri: str, version: int, text: str) -> None:
 
 async def test_an_unsaved_edit_in_an_imported_file_rechecks_its_importer(
         client: LanguageClient, tmp_path: Path):
-    luri = await _open(client, tmp_path / "layers.ss", LAYERS)
-    muri = await _open(client, tmp_path / "main.ss", MAIN)
+    luri = await open_doc(client, tmp_path / "layers.ss", LAYERS)
+    muri = await open_doc(client, tmp_path / "main.ss", MAIN)
     assert not client.diagnostics[muri]
     # layers.ss is edited and not saved: main.ss is checked against the buffer.
     _edit(client, luri, 2, EDITED)
@@ -78,8 +58,8 @@ async def test_an_unsaved_edit_in_an_imported_file_rechecks_its_importer(
 
 async def test_closing_an_unsaved_import_goes_back_to_the_file_on_disk(
         client: LanguageClient, tmp_path: Path):
-    luri = await _open(client, tmp_path / "layers.ss", LAYERS)
-    muri = await _open(client, tmp_path / "main.ss", MAIN)
+    luri = await open_doc(client, tmp_path / "layers.ss", LAYERS)
+    muri = await open_doc(client, tmp_path / "main.ss", MAIN)
     _edit(client, luri, 2, EDITED)
     await _until(client, muri, ["E0402"])
     # A request on main.ss right after an edit of layers.ss sees the edit.
