@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -36,6 +37,24 @@ def runs(tmp_path_factory):
     r2 = run_shapescript("run", "--nproc-per-node", "2", "train.ss", EPOCHS, cwd=two)
     assert r2.returncode == 0, r2.stderr
     return (one, r1), (two, r2)
+
+
+def _assert_loads_in_one_process(folder: Path) -> None:
+    """``spotter.safetensors`` in ``folder`` loads into a ``Spotter`` in a fresh, single
+    process (world size 1)."""
+    script = (
+        "import sys, shapescript\n"
+        "from shapescript.importer import import_file\n"
+        "sys.path.insert(0, '.')\n"
+        "shapescript.install()\n"
+        "train = import_file('train.ss', 'spotter_train')\n"
+        "m = shapescript.load('spotter.safetensors', train.Spotter)\n"
+        "print(type(m).__name__, tuple(m.w_e.shape), shapescript.rt.world_size())\n"
+    )
+    r = subprocess.run([sys.executable, "-c", script], cwd=folder, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "Spotter (16, 32) 1"
 
 
 def _weights(folder: Path) -> dict[str, torch.Tensor]:
@@ -81,21 +100,7 @@ def test_checkpoint_written_once_loads_in_one_process(runs):
     (_, _), (two, _) = runs
     leftovers = [p.name for p in two.iterdir() if p.name.endswith(".tmp")]
     assert leftovers == []
-    script = (
-        "import sys, shapescript\n"
-        "from shapescript.importer import import_file\n"
-        "sys.path.insert(0, '.')\n"
-        "shapescript.install()\n"
-        "train = import_file('train.ss', 'spotter_train')\n"
-        "m = shapescript.load('spotter.safetensors', train.Spotter)\n"
-        "print(type(m).__name__, tuple(m.w_e.shape), shapescript.rt.world_size())\n"
-    )
-    import subprocess
-
-    r = subprocess.run([sys.executable, "-c", script], cwd=two, capture_output=True,
-                       text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "Spotter (16, 32) 1"
+    _assert_loads_in_one_process(two)
 
 
 @pytest.fixture(scope="module")
@@ -123,19 +128,5 @@ def test_fsdp_ends_with_one_process_weights_and_accuracy(runs, fsdp):
 
 def test_fsdp_checkpoint_loads_in_one_process(fsdp):
     folder, _ = fsdp
-    import subprocess
-
-    script = (
-        "import sys, shapescript\n"
-        "from shapescript.importer import import_file\n"
-        "sys.path.insert(0, '.')\n"
-        "shapescript.install()\n"
-        "train = import_file('train.ss', 'spotter_train')\n"
-        "m = shapescript.load('spotter.safetensors', train.Spotter)\n"
-        "print(type(m).__name__, tuple(m.w_e.shape), shapescript.rt.world_size())\n"
-    )
-    r = subprocess.run([sys.executable, "-c", script], cwd=folder, capture_output=True,
-                       text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "Spotter (16, 32) 1"
+    _assert_loads_in_one_process(folder)
     assert [p.name for p in folder.iterdir() if p.name.endswith(".tmp")] == []
