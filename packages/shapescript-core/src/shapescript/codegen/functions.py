@@ -51,16 +51,16 @@ from typing import Any
 
 from shapescript.check.env import FnSig
 from shapescript.check.exports import reached_functions
-from shapescript.check.resolutions import BuiltinCall, DimName, ExternCall, FnCall
+from shapescript.check.resolutions import BuiltinCall, ExternCall, FnCall
 from shapescript.check.result import AssertRes
 from shapescript.check.sizes import Size
 from shapescript.check.types import TensorType
 from shapescript.codegen.exprs import ExprGen
+from shapescript.codegen.inline_dims import InlineDimsStmtGen
 from shapescript.codegen.layout import Emitter, Line
 from shapescript.codegen.module import ModuleGen
 from shapescript.codegen.names import T, generic_var, pyname
 from shapescript.codegen.specs import SpecBuilder, axis_texts
-from shapescript.codegen.stmts import StmtGen
 from shapescript.syntax import ast
 
 __all__ = ["CallSite", "FunctionsModule", "generate_functions"]
@@ -109,21 +109,7 @@ class FunctionsModule:
     names: dict[str, str]
 
 
-class _Stmts(StmtGen):
-    # Dims of another file's function are numbers here: only the main file's are
-    # module constants.
-    def size(self, s: Size) -> str:
-        if self.ctx.inline_dims:
-            dims = self.cm.env.dims
-            s = s.substitute({v: dims[v] for v in s.free_vars() if v in dims})
-        return super().size(s)
-
-    def g_Name(self, e: ast.Name) -> str:
-        res = self.cm.res.get(id(e))
-        if self.ctx.inline_dims and isinstance(res, DimName):
-            return str(res.value)
-        return super().g_Name(e)
-
+class _Stmts(InlineDimsStmtGen):
     def g_Call(self, e: ast.Call) -> str:
         res = self.cm.res.get(id(e))
         hook = self.ctx.calls

@@ -39,15 +39,15 @@ from typing import Any
 
 from shapescript.check.env import FnSig
 from shapescript.check.exports import reached_functions
-from shapescript.check.resolutions import DimName, IntIndex
+from shapescript.check.resolutions import IntIndex
 from shapescript.check.result import AssertRes, CheckedModule
 from shapescript.check.sizes import Size
 from shapescript.check.types import TensorType
 from shapescript.codegen.exprs import ExprGen
+from shapescript.codegen.inline_dims import InlineDimsStmtGen
 from shapescript.codegen.layout import Emitter
 from shapescript.codegen.module import ModuleGen, mode_expr
 from shapescript.codegen.names import pyname
-from shapescript.codegen.stmts import StmtGen
 from shapescript.syntax import ast
 from shapescript.vocab import DOMAIN_BOUNDS, UNCHECKED_DOMAINS, device_name
 
@@ -134,7 +134,7 @@ def _tuple(names: list[str]) -> str:
     return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
 
 
-class TracedStmtGen(StmtGen):
+class TracedStmtGen(InlineDimsStmtGen):
     """Statements of an exported function and of what it calls (see the module doc)."""
 
     ctx: "TracedModuleGen"  # this mode's context: its blocks, its inlined dims
@@ -144,20 +144,6 @@ class TracedStmtGen(StmtGen):
         sig = ctx.fn
         self.defined: set[str] = (
             {pyname(p.name) for p in sig.decl.params} if sig is not None else set())
-
-    # Dims of another file's function are numbers here: only the main file's are
-    # module constants.
-    def size(self, s: Size) -> str:
-        if self.ctx.inline_dims:
-            dims = self.cm.env.dims
-            s = s.substitute({v: dims[v] for v in s.free_vars() if v in dims})
-        return super().size(s)
-
-    def g_Name(self, e: ast.Name) -> str:
-        res = self.cm.res.get(id(e))
-        if self.ctx.inline_dims and isinstance(res, DimName):
-            return str(res.value)
-        return super().g_Name(e)
 
     def g_Index(self, e: ast.Index) -> str:
         # A host index may be a loop's i, a 0-d tensor inside a torch.while_loop:
