@@ -100,18 +100,7 @@ def _einsum_pattern(toks: list[Tok], p: int, q: int, rep: _Reporter):
                   help="write the operands, `:`, then the pattern: "
                        "`einsum(x, w: b N D, N Dt -> b Dt D)`")
         return None
-    end = q
-    depth = 0
-    for k in range(colon + 1, q):
-        t = toks[k].type
-        if t == "LPAR" or t == "LSQB":
-            depth += 1
-        elif t == "RPAR" or t == "RSQB":
-            depth -= 1
-        elif (t == "COMMA" and depth == 0 and k + 2 < q and toks[k + 1].type == "NAME"
-              and toks[k + 2].type == "EQUAL"):
-            end = k
-            break
+    end = _keywords_start(toks, colon + 1, q)
     ct = toks[colon]
     comma = Tok("COMMA", ":", ct.line, ct.col, ct.end_line, ct.end_col, ct.start, ct.end)
     ptoks = toks[colon + 1:end]
@@ -148,6 +137,21 @@ def _arrow_patterns(toks: list[Tok], p: int, q: int, rep: _Reporter):
     return out
 
 
+
+def _keywords_start(toks: list[Tok], lo: int, q: int) -> int:
+    """The first top-level ``, NAME =`` (a keyword argument) in ``toks[lo:q]``, or ``q``."""
+    depth = 0
+    for k in range(lo, q):
+        t = toks[k].type
+        if t == "LPAR" or t == "LSQB":
+            depth += 1
+        elif t == "RPAR" or t == "RSQB":
+            depth -= 1
+        elif (t == "COMMA" and depth == 0 and k + 2 < q and toks[k + 1].type == "NAME"
+              and toks[k + 2].type == "EQUAL"):
+            return k
+    return q
+
 def _pack_pattern_span(toks: list[Tok], p: int, q: int) -> tuple[int, int] | None:
     """Where the pattern of ``pack(…)``/``unpack(…)`` (``(`` at ``p``, ``)`` at ``q``) is:
     its second argument (the first after a pipe), up to the first top-level ``, NAME =``
@@ -168,17 +172,7 @@ def _pack_pattern_span(toks: list[Tok], p: int, q: int) -> tuple[int, int] | Non
                 break
         if start < 0:
             return None
-    end = q
-    for k in range(start, q):
-        t = toks[k].type
-        if t == "LPAR" or t == "LSQB":
-            depth += 1
-        elif t == "RPAR" or t == "RSQB":
-            depth -= 1
-        elif (t == "COMMA" and depth == 0 and k + 2 < q and toks[k + 1].type == "NAME"
-              and toks[k + 2].type == "EQUAL"):
-            end = k
-            break
+    end = _keywords_start(toks, start, q)
     if end <= start or (start < q and toks[start].type == "NAME" and start + 1 < q
                         and toks[start + 1].type == "EQUAL"):
         return None  # no pattern, only keyword arguments
