@@ -66,7 +66,7 @@ def test_generated_programs_reach_the_code_generator():
 
 def test_the_oracle_sees_each_kind_of_failure(monkeypatch):
     """The oracle reports what it exists to find (so a quiet run means something)."""
-    from shapescript.check.exprs import ExprMixin
+    from shapescript.check.exprs import ExprChecker
 
     good = b"fn f(x: [n]) -> [n] = x + x\n"
     assert fuzzer.run(good, "ok.ss", []).kind == "clean"
@@ -75,7 +75,7 @@ def test_the_oracle_sees_each_kind_of_failure(monkeypatch):
 
     def boom(*a, **k):
         raise RuntimeError("boom")
-    monkeypatch.setattr(ExprMixin, "e_BinOp", boom)
+    monkeypatch.setattr(ExprChecker, "e_BinOp", boom)
     out = fuzzer.run(good, "b.ss", [])
     assert out.kind == "internal" and "RuntimeError" in out.detail
     monkeypatch.undo()
@@ -88,16 +88,16 @@ def test_the_oracle_sees_each_kind_of_failure(monkeypatch):
     def slow(*a, **k):
         while True:
             pass
-    monkeypatch.setattr(ExprMixin, "e_BinOp", slow)
+    monkeypatch.setattr(ExprChecker, "e_BinOp", slow)
     assert fuzzer.run(good, "h.ss", [], limit=0.3).kind == "hang"
 
 
 def test_minimize_keeps_the_failure(monkeypatch):
-    from shapescript.check.exprs import ExprMixin
+    from shapescript.check.exprs import ExprChecker
 
     def boom(*a, **k):
         raise RuntimeError("boom")
-    monkeypatch.setattr(ExprMixin, "e_Compare", boom)
+    monkeypatch.setattr(ExprChecker, "e_Compare", boom)
     data = b"dim D = 4\n\nfn f(x: [n]) -> [n] = x\n\nfn g(x: [n]) -> [n] Mask = x > 0.0\n"
     sig = fuzzer.run(data, "m.ss", []).signature()
     assert sig.startswith("internal:RuntimeError")

@@ -87,10 +87,10 @@ def _explode(*args, **kwargs):
 
 
 def test_internal_failure_is_one_e0000(monkeypatch):
-    from shapescript.check.exprs import ExprMixin
+    from shapescript.check.exprs import ExprChecker
     from shapescript.compiler import check_source
 
-    monkeypatch.setattr(ExprMixin, "e_BinOp", _explode)
+    monkeypatch.setattr(ExprChecker, "e_BinOp", _explode)
     diags = check_source(BOOM, "boom.ss")
     assert [d.code for d in diags] == ["E0000"]
     assert diags[0].severity == "error" and diags[0].message == "internal error"
@@ -109,10 +109,10 @@ def test_internal_failure_in_the_declarations_is_one_e0000(monkeypatch):
 def test_check_command_exits_3_without_a_traceback(monkeypatch, tmp_path):
     from click.testing import CliRunner
 
-    from shapescript.check.exprs import ExprMixin
+    from shapescript.check.exprs import ExprChecker
     from shapescript_cli.main import main
 
-    monkeypatch.setattr(ExprMixin, "e_BinOp", _explode)
+    monkeypatch.setattr(ExprChecker, "e_BinOp", _explode)
     monkeypatch.delenv("SHAPESCRIPT_DEBUG", raising=False)
     f = tmp_path / "boom.ss"
     f.write_text(BOOM, encoding="utf-8")
@@ -125,10 +125,10 @@ def test_check_command_exits_3_without_a_traceback(monkeypatch, tmp_path):
 
 _SUBPROCESS = """
 import sys
-from shapescript.check.exprs import ExprMixin
+from shapescript.check.exprs import ExprChecker
 def explode(*a, **k):
     raise RuntimeError("boom")
-ExprMixin.e_BinOp = explode
+ExprChecker.e_BinOp = explode
 from shapescript_cli.main import main
 sys.argv = ["shapescript", "check", sys.argv[1]]
 main()

@@ -50,6 +50,16 @@ _KINDS = ((stat.S_ISDIR, "a directory", errno.EISDIR), (stat.S_ISFIFO, "a FIFO",
 _NEWLINE_RE = re.compile(r"\r\n|\n|\r")
 
 
+def word_span(source: str, span: Span, word: str) -> Span:
+    """The span of the first ``word`` on ``span``'s first line of ``source`` (else ``span``)."""
+    k = source.find(word, span.start)
+    eol = source.find("\n", span.start)
+    if k < 0 or (0 <= eol < k):
+        return span
+    col = span.col + (k - span.start)
+    return Span(span.file, span.line, col, span.line, col + len(word), k, k + len(word))
+
+
 class SourceDecodeError(ValueError):
     """A ``.ss`` file that isn't UTF-8.
 

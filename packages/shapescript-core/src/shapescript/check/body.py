@@ -12,27 +12,27 @@ import gc
 from itertools import count
 from typing import Any
 
-from shapescript.check import packing  # noqa: F401  (registers the rules of pack and unpack)
-from shapescript.check.builtins import BuiltinMixin
-from shapescript.check.call_exprs import CallExprMixin
-from shapescript.check.calls import CallChecker
 from shapescript.check.declare import Loader, declare
-from shapescript.check.env import FnSig, ModuleEnv
-from shapescript.check.exprs import ExprMixin
+from shapescript.check.env import AxisParam, FnSig, ModuleEnv, SizeParam
+from shapescript.check.exprs import ExprChecker
 from shapescript.check.fail import Fail
 from shapescript.check.resolutions import FieldInit
 from shapescript.check.result import CheckedModule, ExportSites, FnResult
 from shapescript.check.scope import Scope, Var
-from shapescript.check.stmts import StmtMixin
-from shapescript.check.training import TrainingMixin
-from shapescript.check.types import ERROR, TensorType, TupleType, Type
+from shapescript.check.stmts import StmtChecker
+from shapescript.check.types import ERROR, HostType, ModelType, PyType, TensorType, TupleType, Type
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
 
 
-class BodyChecker(ExprMixin, CallExprMixin, BuiltinMixin, TrainingMixin, StmtMixin):
-    """Checks one function body (or a model's field initialisers) in one file."""
+class BodyChecker:
+    """Checks one function body (or a model's field initialisers) in one file.
+
+    It holds what the body's parts share: the scope, the records (``types``, ``res``),
+    the sizes the body learns, and the sites the export rules read. Its parts are
+    objects it owns: ``exprs`` types expressions (and owns ``exprs.calls``, the
+    checker of ``fn`` calls); ``stmts`` checks statements and control flow."""
 
     def __init__(self, env: ModuleEnv, sig: FnSig | None, cm: CheckedModule) -> None:
         self.env = env
@@ -49,16 +49,13 @@ class BodyChecker(ExprMixin, CallExprMixin, BuiltinMixin, TrainingMixin, StmtMix
         self.callees: list[FnSig] = []
         self.events: list[tuple[str, Span, str, str]] = []
         self.map_sites: list[tuple[ast.Call, Any]] = []
-        self.cond_sites: list[tuple[ast.If, bool]] = []
         self.range_loops: list[ast.For] = []
-        self.loop_vars: set[str] | None = None
-        self.tensor_ifs = 0
         self.extern_sites: list[tuple[str, Span, str, str]] = []
-        # The calls of `fn` and `extern fn`: their own checker, owned by this one.
-        self.calls = CallChecker(self)
         # Numbers the fresh sizes this body makes (``?k#3``): per checker, so a body's
         # result never depends on what the process checked before it.
         self._ids = count(1)
+        self.exprs = ExprChecker(self)
+        self.stmts = StmtChecker(self)
 
     # -- plumbing ---------------------------------------------------------------
     def report(self, d: Diagnostic) -> None:
@@ -78,6 +75,12 @@ class BodyChecker(ExprMixin, CallExprMixin, BuiltinMixin, TrainingMixin, StmtMix
 
     def event(self, code: str, span: Span, message: str, label: str) -> None:
         self.events.append((code, span, message, label))
+
+    def host_only_param(self, p: ast.Param, t: Type) -> None:
+        """A model parameter is host-only (E1704) in a function an exported one calls; an
+        exported function's own model parameter is E1705 instead (``check.exports``)."""
+        if isinstance(t, ModelType) and self.sig is not None and not self.sig.export:
+            self.host_only(p, "a model")
 
     def python_use(self, node: ast.Expr) -> None:
         self.event("E1701", node.span, "Python in an exported function",
@@ -102,16 +105,15 @@ class BodyChecker(ExprMixin, CallExprMixin, BuiltinMixin, TrainingMixin, StmtMix
         for p, ps in zip(decl.params, sig.params):
             t: Type
             if ps.type is None:
-                t = self.expr(p.default) if p.default is not None else ERROR
+                t = self.exprs.expr(p.default) if p.default is not None else ERROR
             else:
                 t = ps.type  # type: ignore[assignment]
                 if p.default is not None:
-                    dt = self.expr(p.default)
+                    dt = self.exprs.expr(p.default)
                     try:
-                        self.expect_fits(dt, t, p.default, f"the default of `{p.name}`")
+                        self.exprs.expect_fits(dt, t, p.default, f"the default of `{p.name}`")
                     except Fail as f:
                         self.fail(f, p.default)
-            from shapescript.check.env import AxisParam, SizeParam
             if isinstance(ps.type, (AxisParam, SizeParam)):
                 self.report(Diagnostic.error(
                     "E0504", f"`{ps.type}` is only for `extern fn` parameters", p.span,
@@ -120,25 +122,22 @@ class BodyChecker(ExprMixin, CallExprMixin, BuiltinMixin, TrainingMixin, StmtMix
             self.host_only_param(p, t)
             self.scope.bind(p.name, Var(t, p.span, "param"))
         if isinstance(decl.body, tuple):
-            returns = self.block(decl.body)
+            returns = self.stmts.block(decl.body)
             if sig.ret is not None and not returns:
                 self.report(Diagnostic.error(
                     "E0801", f"`{sig.name}` doesn't return on every path", decl.name_span,
-                    f"declared to return `{self.ret_text()}`",
+                    f"declared to return `{self.stmts.ret_text()}`",
                     help="end every path with `return`"))
         else:
-            t = self.expr(decl.body)
+            t = self.exprs.expr(decl.body)
             if sig.ret is not None:
                 try:
-                    if isinstance(t, ast.Expr):
-                        pass
-                    from shapescript.check.types import PyType
                     if isinstance(t, PyType):
-                        written = self.ret_text()
+                        written = self.stmts.ret_text()
                         raise Fail("E0413", "the shape of this Python value is unknown",
                                    f"the return type is `{written}`", span=decl.body.span,
                                    help=f"assert its shape with `as {written}`")
-                    self.expect_fits(t, sig.ret, decl.body, "the return type")
+                    self.exprs.expect_fits(t, sig.ret, decl.body, "the return type")
                 except Fail as f:
                     self.fail(f, decl.body)
         return FnResult(sig, uses_generics=set(self.used_generics), max_sizes=dict(self.max_sizes),
@@ -148,10 +147,10 @@ class BodyChecker(ExprMixin, CallExprMixin, BuiltinMixin, TrainingMixin, StmtMix
         """This body's E17xx sites (a `map` over a generic count is E1707 here) and the
         functions it calls, for the export rules."""
         events = list(self.events)
-        for call, count in self.map_sites:
-            if count.free_vars():
+        for call, n in self.map_sites:
+            if n.free_vars():
                 events.append(("E1707", call.span, "`map` over a generic size in an exported function",
-                               f"`{count}` is a generic size, so the loop can't be unrolled"))
+                               f"`{n}` is a generic size, so the loop can't be unrolled"))
         events += self.extern_sites
         return ExportSites(tuple(events), tuple(c for c in self.callees if not c.is_extern))
 
@@ -184,8 +183,7 @@ def check_model_inits(cm: CheckedModule, env: ModuleEnv) -> None:
                             help="`normal(std=…, mean=…)` or `uniform(lo, hi)`"))
                         ok = False
                         continue
-                    t = bc.expr(a.value)
-                    from shapescript.check.types import HostType
+                    t = bc.exprs.expr(a.value)
                     if not isinstance(t, HostType) or t.name not in ("int", "float"):
                         if t is not ERROR:
                             cm.diagnostics.append(Diagnostic.error(

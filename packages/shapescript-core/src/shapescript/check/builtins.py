@@ -2,27 +2,30 @@
 
 Element-wise ``add sub mul div maximum minimum where`` (broadcast by label),
 ``matmul``, reductions with ``over=``, ``cross_entropy``, ``topk``, patterns,
-``stack concat split``, ``map``, ``cumprod`` and ``print``. The host-only training
-built-ins live in ``check.training``.
+``stack concat split``, ``map``, ``cumprod``, the constructors (``zeros[n D]``) and
+``print``. The host-only training built-ins live in ``check.training``, ``pack`` and
+``unpack`` in ``check.packing``.
 
 Each built-in of the registry (``shapescript.builtin_registry``) has one type rule here
-or in ``check.training``, registered with ``@rule(name, …)`` in ``RULES``; a rule takes
-the checker, the built-in's name and the call, records what code generation needs in
-``res`` and returns the call's type.
+or in ``check.training``, registered with ``@rule(name, …)`` in ``RULES``. A rule is a
+function of the body's expression checker (``check.exprs.ExprChecker``), the built-in's
+name and the call: it types the arguments with ``ck.expr``, records what code generation
+needs in ``ck.res`` and returns the call's type.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from shapescript.builtin_registry import BUILTINS_BY_NAME, Builtin
+from shapescript.builtin_registry import BUILTINS_BY_NAME, CONSTRUCTOR_NAMES, Builtin
 from shapescript.check import ops
 from shapescript.check.fail import Fail
 from shapescript.check.patterns import REDUCE_OPS
 from shapescript.check.resolutions import BuiltinCall
-from shapescript.check.scope import Var
+from shapescript.check.scope import Var, check_local_name
 from shapescript.check.sizes import Size
+from shapescript.check.typeconv import SizeError
 from shapescript.check.types import (
     ERROR,
     INT,
@@ -39,8 +42,12 @@ from shapescript.check.types import (
     label_hits,
     size_text,
 )
+from shapescript.source import word_span
 from shapescript.syntax import ast
-from shapescript.vocab import HOST_DTYPE
+from shapescript.vocab import DTYPE_CLASSES, DTYPES, HOST_DTYPE
+
+if TYPE_CHECKING:
+    from shapescript.check.exprs import ExprChecker
 
 REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "var", "std", "logsumexp",
                         "argmax", "argmin", "any", "all"})
@@ -48,10 +55,10 @@ ELEMENTWISE = {"add": "+", "sub": "-", "mul": "*", "div": "/", "maximum": "maxim
                "minimum": "minimum"}
 PATTERNS = frozenset({"rearrange", "reduce", "repeat", "einsum"})
 
-# A type rule: (checker, built-in name, call or constructor node) -> the node's type.
-Rule = Callable[[Any, str, Any], Type]
+# A type rule: (expression checker, built-in name, call or constructor node) -> its type.
+Rule = Callable[["ExprChecker", str, Any], Type]
 # Built-in name -> its type rule; filled once, at import, by ``@rule`` (here, in
-# ``check.training`` and for the constructors in ``check.exprs``), read-only after.
+# ``check.training`` and in ``check.packing``), read-only after.
 RULES: dict[str, Rule] = {}
 
 
@@ -139,394 +146,427 @@ def find_axis(t: TensorType, label: str, node: ast.Expr) -> int:
     return i - len(t.axes) if vi is not None and i > vi else i
 
 
-class BuiltinMixin:
-    """Built-in operations; mixed into ``BodyChecker``."""
+def builtin(ck: ExprChecker, name: str, e: ast.Call) -> Type:
+    """The type of a call of the built-in ``name``, by its registered rule; a
+    host-only built-in is a site an exported function may not reach (E1704)."""
+    entry = BUILTINS_BY_NAME[name]
+    if entry.host_only:
+        ck.body.host_only(e, f"`{name}`")
+    t = RULES[name](ck, name, e)
+    if entry.host_only and id(e) not in ck.res:
+        ck.res[id(e)] = BuiltinCall(name, data={})
+    return t
 
-    def builtin(self, name: str, e: ast.Call) -> Type:
-        """The type of a call of the built-in ``name``, by its registered rule; a
-        host-only built-in is a site an exported function may not reach (E1704)."""
-        entry = BUILTINS_BY_NAME[name]
-        if entry.host_only:
-            self.host_only(e, f"`{name}`")
-        t = RULES[name](self, name, e)
-        if entry.host_only and id(e) not in self.res:
-            self.res[id(e)] = BuiltinCall(name, data={})
-        return t
 
-    def tensor_arg(self, a: ast.Arg, fn: str, what: str = "argument") -> TensorType | None:
-        t = self.expr(a.value)
-        if isinstance(t, ErrorType):
-            return None
-        if isinstance(t, PyType):
-            raise Fail("E0413", "the shape of this Python value is unknown",
-                       f"`{fn}` needs a tensor", span=a.value.span,
-                       help="assert its shape with `as [ … ]`")
-        if not isinstance(t, TensorType):
-            raise Fail("E0410", f"the {what} of `{fn}` is a tensor, not `{t}`", f"this is `{t}`",
-                       span=a.value.span)
-        return t
+def tensor_arg(ck: ExprChecker, a: ast.Arg, fn: str, what: str = "argument") -> TensorType | None:
+    t = ck.expr(a.value)
+    if isinstance(t, ErrorType):
+        return None
+    if isinstance(t, PyType):
+        raise Fail("E0413", "the shape of this Python value is unknown",
+                   f"`{fn}` needs a tensor", span=a.value.span,
+                   help="assert its shape with `as [ … ]`")
+    if not isinstance(t, TensorType):
+        raise Fail("E0410", f"the {what} of `{fn}` is a tensor, not `{t}`", f"this is `{t}`",
+                   span=a.value.span)
+    return t
 
-    # -- element-wise ------------------------------------------------------------
-    @rule(*ELEMENTWISE)
-    def b_elementwise(self, name: str, e: ast.Call) -> Type:
-        pos, kw = split_args(e)
-        need_args(e, BUILTINS_BY_NAME[name], pos, kw)
-        a = self.expr(pos[0].value)
-        b = self.expr(pos[1].value)
-        if isinstance(a, ErrorType) or isinstance(b, ErrorType):
-            return ERROR
-        op = ELEMENTWISE[name]
-        if op in ("maximum", "minimum"):
-            for x, arg in ((a, pos[0]), (b, pos[1])):
-                if isinstance(x, PyType):
-                    raise Fail("E0413", "the shape of this Python value is unknown", f"`{name}` needs a tensor",
-                               span=arg.value.span, help="assert its shape with `as [ … ]`")
-            if not isinstance(a, TensorType) and not isinstance(b, TensorType):
-                raise Fail("E0410", f"`{name}` needs a tensor", "two host values", span=e.span)
-            t, plan = ops.elementwise(op, a, b)
-        else:
-            t = self.binop(op, a, b, e)
-            plan = self.res.get(id(e))
-        self.res[id(e)] = BuiltinCall(name, data={"plan": plan, "op": op})
-        return t
 
-    @rule("matmul")
-    def b_matmul(self, name: str, e: ast.Call) -> Type:
-        pos, kw = split_args(e)
-        need_args(e, BUILTINS_BY_NAME[name], pos, kw)
-        a = self.expr(pos[0].value)
-        b = self.expr(pos[1].value)
-        if isinstance(a, ErrorType) or isinstance(b, ErrorType):
-            return ERROR
-        t = self.matmul(a, b, e)
-        plan = self.res.get(id(e))
-        self.res[id(e)] = BuiltinCall("matmul", data={"plan": plan})
-        return t
-
-    @rule("where")
-    def b_where(self, name: str, e: ast.Call) -> Type:
-        pos, kw = split_args(e)
-        need_args(e, BUILTINS_BY_NAME[name], pos, kw)
-        m = self.expr(pos[0].value)
-        a = self.expr(pos[1].value)
-        b = self.expr(pos[2].value)
-        if any(isinstance(x, ErrorType) for x in (m, a, b)):
-            return ERROR
-        if isinstance(m, TensorType) and m.dtype != "bool":
-            raise Fail("E0804", f"`where` needs a mask, not `{m}`", f"this is `{m}`", span=pos[0].span)
-        t, data = ops.where(m, a, b)
-        self.res[id(e)] = BuiltinCall("where", data=data)
-        return t
-
-    # -- reductions -----------------------------------------------------------------
-    @rule(*REDUCTIONS)
-    def b_reduction(self, name: str, e: ast.Call) -> Type:
-        pos, kw = split_args(e)
-        # `argmax`/`argmin` need `over=`: checked after the operand, whose mistake comes first.
-        need_args(e, BUILTINS_BY_NAME[name], pos, kw, check_required=False)
-        t = self.tensor_arg(pos[0], name)
-        if t is None:
-            return ERROR
-        labels = over_labels(kw["over"]) if "over" in kw else None
-        positions: list[int] | None = None
-        if labels is not None:
-            positions = [find_axis(t, lab, node) for lab, node in labels]
-            for lab, node in labels:
-                self.types[id(node)] = INT
-            if name in ("argmax", "argmin") and len(positions) != 1:
-                raise Fail("E0403", f"`{name}` takes one axis", "", span=kw["over"].span)
-        elif name in ("argmax", "argmin"):
-            raise Fail("E0501", f"`{name}` needs `over=`", "missing `over=`", span=e.span)
-        out = ops.reduction(name, t, positions, labels, e)
-        self.res[id(e)] = BuiltinCall(name, data={"dims": positions})
-        return out
-
-    @rule("cross_entropy")
-    def b_cross_entropy(self, name: str, e: ast.Call) -> Type:
-        pos, kw = split_args(e)
-        need_args(e, BUILTINS_BY_NAME[name], pos, kw)
-        logits = self.tensor_arg(pos[0], "cross_entropy")
-        y = self.tensor_arg(pos[1], "cross_entropy")
-        labels = over_labels(kw["over"])
-        if logits is None or y is None:
-            return ERROR
-        if len(labels) != 1:
-            raise Fail("E0403", "`cross_entropy` takes one class axis", "", span=kw["over"].span)
-        lab, node = labels[0]
-        self.types[id(node)] = INT
-        c = find_axis(logits, lab, node)
-        data = ops.cross_entropy(logits, y, c, pos[1])
-        self.res[id(e)] = BuiltinCall("cross_entropy", data=data)
-        return TensorType((), logits.dtype, Domain("NonNeg"))
-
-    @rule("topk")
-    def b_topk(self, name: str, e: ast.Call) -> Type:
-        pos, kw = split_args(e)
-        need_args(e, BUILTINS_BY_NAME[name], pos, kw)
-        t = self.tensor_arg(pos[0], "topk")
-        k = self.static_size(pos[1].value)
-        labels = over_labels(kw["over"])
-        if t is None:
-            return ERROR
-        lab, node = labels[0]
-        self.types[id(node)] = INT
-        i = find_axis(t, lab, node)
-        ax = t.axes[i]
-        kk = Size.const(k)
-        if k < 0 or (kk - ax.size).provably_pos():
-            raise Fail("E0406", f"`topk` takes {k} of the axis `{ax.written}`",
-                       "more than the axis has", span=pos[1].value.span,
-                       help=f"take at most `{ax.written}`")
-        # An axis the prover can't compare with k (a generic) is checked at run time.
-        check = not (ax.size - kk).provably_nonneg()
-        axes = list(t.axes)
-        axes[i] = Axis(kk, kk)
-        vals = TensorType(tuple(axes), t.dtype, t.domain)
-        idx = TensorType(tuple(axes), "i64", Domain("Index", index=ax.size))
-        self.res[id(e)] = BuiltinCall("topk", data={"k": k, "dim": i, "check": check,
-                                                                 "label": str(ax.label)})
-        return TupleType((vals, idx))
-
-    # -- scans ----------------------------------------------------------------------
-    @rule("cumprod")
-    def b_scan(self, name: str, e: ast.Call) -> Type:
-        """``cumprod(x, over=A)``: the running product along ``A``; same axes, the dtype
-        and domain of a product (``ops.scan``)."""
-        pos, kw = split_args(e)
-        need_args(e, BUILTINS_BY_NAME[name], pos, kw)
-        t = self.tensor_arg(pos[0], name)
-        labels = over_labels(kw["over"])
-        if t is None:
-            return ERROR
-        if len(labels) != 1:
-            raise Fail("E0403", f"`{name}` takes one axis", "", span=kw["over"].span)
-        lab, node = labels[0]
-        self.types[id(node)] = INT
-        dim = find_axis(t, lab, node)
-        out = ops.scan(name, t, dim)
-        self.res[id(e)] = BuiltinCall(name, data={"dim": dim})
-        return out
-
-    # -- patterns ---------------------------------------------------------------------
-    @rule(*PATTERNS)
-    def b_pattern(self, name: str, e: ast.Call) -> Type:
-        if e.pattern is None:
-            if name == "einsum" and self.source[e.func.span.end:e.func.span.end + 1] == "(":
-                # `einsum(…)` without `: pattern`: the parser reported it (E0601).
-                self.args_only(e)
-                return ERROR
-            raise Fail("E0601", f"`{name}` needs a pattern such as `b n d -> b d`", "no pattern",
-                       span=e.span)
-        if name == "einsum" and not e.pattern.output and not any(e.pattern.inputs):
-            # `einsum(a, b: )`: the parser reported the missing pattern (E0601).
-            self.args_only(e)
-            return ERROR
-        pos, kw = split_args(e)
-        n_inputs = len(e.pattern.inputs) if name == "einsum" else 1
-        operands = pos[:e.pattern_pos]
-        rest = pos[e.pattern_pos:]
-        if name != "einsum" and len(operands) != 1:
-            raise Fail("E0501", f"`{name}` takes one tensor before its pattern", "", span=e.span)
-        if name == "einsum" and len(operands) != n_inputs:
-            raise Fail("E0601", f"the pattern has {n_inputs} input{'s' if n_inputs != 1 else ''} "
-                       f"but `einsum` got {len(operands)} operand{'s' if len(operands) != 1 else ''}",
-                       f"{n_inputs} input{'s' if n_inputs != 1 else ''}", span=e.pattern.span,
-                       help="write one input per operand, separated by commas: `einsum(a, b: i j, j k -> i k)`")
-        reduce_op = None
-        if name == "reduce":
-            if len(rest) != 1 or not isinstance(rest[0].value, ast.Name):
-                raise Fail("E0602", "`reduce` needs an operation after its pattern",
-                           "missing operation", span=e.span,
-                           help="add one of `sum`, `mean`, `max`, `min`, `prod`: "
-                                "`reduce(x, b h w -> b, max)`")
-            reduce_op = rest[0].value.id
-            if reduce_op not in REDUCE_OPS:
-                raise Fail("E0602", f"unknown `reduce` operation `{reduce_op}`", "not an operation",
-                           span=rest[0].span,
-                           help="use one of " + ", ".join(f"`{o}`" for o in REDUCE_OPS))
-        elif rest:
-            raise Fail("E0501", f"`{name}` takes no argument after its pattern but keyword sizes",
-                       "unexpected argument", span=rest[0].span)
-        inputs: list[TensorType] = []
-        stacked = False
-        for a in operands:
-            t = self.expr(a.value)
-            if isinstance(t, ErrorType):
-                return ERROR
-            if isinstance(t, TupleType) and name != "einsum":
-                t = ops.stack_tuple(t, a)
-                stacked = True
-            if isinstance(t, PyType):
+# -- element-wise ------------------------------------------------------------
+@rule(*ELEMENTWISE)
+def b_elementwise(ck: ExprChecker, name: str, e: ast.Call) -> Type:
+    pos, kw = split_args(e)
+    need_args(e, BUILTINS_BY_NAME[name], pos, kw)
+    a = ck.expr(pos[0].value)
+    b = ck.expr(pos[1].value)
+    if isinstance(a, ErrorType) or isinstance(b, ErrorType):
+        return ERROR
+    op = ELEMENTWISE[name]
+    if op in ("maximum", "minimum"):
+        for x, arg in ((a, pos[0]), (b, pos[1])):
+            if isinstance(x, PyType):
                 raise Fail("E0413", "the shape of this Python value is unknown", f"`{name}` needs a tensor",
-                           span=a.value.span, help="assert its shape with `as [ … ]`")
-            if not isinstance(t, TensorType):
-                raise Fail("E0410", f"`{name}` needs a tensor, not `{t}`", f"this is `{t}`", span=a.span)
-            inputs.append(t)
-        kw_sizes: dict[str, tuple[Size, Size]] = {}
-        for k, a in kw.items():
-            s = self.expr_size(a.value)
-            if s is None:
-                self.const_not_size(a.value)
-                t = self.expr(a.value)
-                if isinstance(t, ErrorType):
-                    return ERROR
-                raise Fail("E0304", f"the size `{k}=` must be a size expression",
-                           f"this is `{t}`, not a size",
-                           span=a.value.span, help="use literals, dims and the signature's generics")
-            label = self.label_of_size_expr(a.value, s)
-            kw_sizes[k] = (s, label)
-        out, data = ops.pattern(name, e.pattern, inputs, kw_sizes, self.env,
-                                self.sig.generics if self.sig else frozenset(), reduce_op,
-                                self.next_id)
-        data["stacked"] = stacked
-        self.res[id(e)] = BuiltinCall(name, data=data)
-        return out
+                           span=arg.value.span, help="assert its shape with `as [ … ]`")
+        if not isinstance(a, TensorType) and not isinstance(b, TensorType):
+            raise Fail("E0410", f"`{name}` needs a tensor", "two host values", span=e.span)
+        t, plan = ops.elementwise(op, a, b)
+    else:
+        t = ck.binop(op, a, b, e)
+        plan = ck.res.get(id(e))
+    ck.res[id(e)] = BuiltinCall(name, data={"plan": plan, "op": op})
+    return t
 
-    def label_of_size_expr(self, node: ast.Expr, size: Size) -> Size:
-        if isinstance(node, ast.Name):
-            return Size.var(node.id)
-        if isinstance(node, ast.BinOp):
-            a = self.label_of_size_expr(node.left, size)
-            b = self.label_of_size_expr(node.right, size)
-            if node.op == "+":
-                return a + b
-            if node.op == "-":
-                return a - b
-            if node.op == "*":
-                return a * b
-            if b.is_const and b.const_value == 0:
-                return size  # a label with a zero divisor (its size was proved non-zero)
-            return a.floordiv(b)
-        # A leaf's own label: a literal is itself, `16gh` is `16*gh`. (Returning the whole
-        # expression's size here would label `n + 1` as `2*n`: each leaf `n`, `1` as `n`.)
-        if isinstance(node, ast.Num) and isinstance(node.value, int):
-            return Size.const(node.value)
-        if isinstance(node, ast.NumName):
-            return Size.var(node.name) * node.value
-        leaf = self.expr_size(node)
-        return size if leaf is None else leaf
 
-    # -- stacking -------------------------------------------------------------------
-    @rule("stack")
-    def b_stack(self, name: str, e: ast.Call) -> Type:
-        pos, kw = split_args(e)
-        need_args(e, BUILTINS_BY_NAME[name], pos, kw)
-        t = self.expr(pos[0].value)
+@rule("matmul")
+def b_matmul(ck: ExprChecker, name: str, e: ast.Call) -> Type:
+    pos, kw = split_args(e)
+    need_args(e, BUILTINS_BY_NAME[name], pos, kw)
+    a = ck.expr(pos[0].value)
+    b = ck.expr(pos[1].value)
+    if isinstance(a, ErrorType) or isinstance(b, ErrorType):
+        return ERROR
+    t = ck.matmul(a, b, e)
+    plan = ck.res.get(id(e))
+    ck.res[id(e)] = BuiltinCall("matmul", data={"plan": plan})
+    return t
+
+
+@rule("where")
+def b_where(ck: ExprChecker, name: str, e: ast.Call) -> Type:
+    pos, kw = split_args(e)
+    need_args(e, BUILTINS_BY_NAME[name], pos, kw)
+    m = ck.expr(pos[0].value)
+    a = ck.expr(pos[1].value)
+    b = ck.expr(pos[2].value)
+    if any(isinstance(x, ErrorType) for x in (m, a, b)):
+        return ERROR
+    if isinstance(m, TensorType) and m.dtype != "bool":
+        raise Fail("E0804", f"`where` needs a mask, not `{m}`", f"this is `{m}`", span=pos[0].span)
+    t, data = ops.where(m, a, b)
+    ck.res[id(e)] = BuiltinCall("where", data=data)
+    return t
+
+
+# -- reductions -----------------------------------------------------------------
+@rule(*REDUCTIONS)
+def b_reduction(ck: ExprChecker, name: str, e: ast.Call) -> Type:
+    pos, kw = split_args(e)
+    # `argmax`/`argmin` need `over=`: checked after the operand, whose mistake comes first.
+    need_args(e, BUILTINS_BY_NAME[name], pos, kw, check_required=False)
+    t = tensor_arg(ck, pos[0], name)
+    if t is None:
+        return ERROR
+    labels = over_labels(kw["over"]) if "over" in kw else None
+    positions: list[int] | None = None
+    if labels is not None:
+        positions = [find_axis(t, lab, node) for lab, node in labels]
+        for lab, node in labels:
+            ck.types[id(node)] = INT
+        if name in ("argmax", "argmin") and len(positions) != 1:
+            raise Fail("E0403", f"`{name}` takes one axis", "", span=kw["over"].span)
+    elif name in ("argmax", "argmin"):
+        raise Fail("E0501", f"`{name}` needs `over=`", "missing `over=`", span=e.span)
+    out = ops.reduction(name, t, positions, labels, e)
+    ck.res[id(e)] = BuiltinCall(name, data={"dims": positions})
+    return out
+
+
+@rule("cross_entropy")
+def b_cross_entropy(ck: ExprChecker, name: str, e: ast.Call) -> Type:
+    pos, kw = split_args(e)
+    need_args(e, BUILTINS_BY_NAME[name], pos, kw)
+    logits = tensor_arg(ck, pos[0], "cross_entropy")
+    y = tensor_arg(ck, pos[1], "cross_entropy")
+    labels = over_labels(kw["over"])
+    if logits is None or y is None:
+        return ERROR
+    if len(labels) != 1:
+        raise Fail("E0403", "`cross_entropy` takes one class axis", "", span=kw["over"].span)
+    lab, node = labels[0]
+    ck.types[id(node)] = INT
+    c = find_axis(logits, lab, node)
+    data = ops.cross_entropy(logits, y, c, pos[1])
+    ck.res[id(e)] = BuiltinCall("cross_entropy", data=data)
+    return TensorType((), logits.dtype, Domain("NonNeg"))
+
+
+@rule("topk")
+def b_topk(ck: ExprChecker, name: str, e: ast.Call) -> Type:
+    pos, kw = split_args(e)
+    need_args(e, BUILTINS_BY_NAME[name], pos, kw)
+    t = tensor_arg(ck, pos[0], "topk")
+    k = ck.static_size(pos[1].value)
+    labels = over_labels(kw["over"])
+    if t is None:
+        return ERROR
+    lab, node = labels[0]
+    ck.types[id(node)] = INT
+    i = find_axis(t, lab, node)
+    ax = t.axes[i]
+    kk = Size.const(k)
+    if k < 0 or (kk - ax.size).provably_pos():
+        raise Fail("E0406", f"`topk` takes {k} of the axis `{ax.written}`",
+                   "more than the axis has", span=pos[1].value.span,
+                   help=f"take at most `{ax.written}`")
+    # An axis the prover can't compare with k (a generic) is checked at run time.
+    check = not (ax.size - kk).provably_nonneg()
+    axes = list(t.axes)
+    axes[i] = Axis(kk, kk)
+    vals = TensorType(tuple(axes), t.dtype, t.domain)
+    idx = TensorType(tuple(axes), "i64", Domain("Index", index=ax.size))
+    ck.res[id(e)] = BuiltinCall("topk", data={"k": k, "dim": i, "check": check,
+                                                             "label": str(ax.label)})
+    return TupleType((vals, idx))
+
+
+# -- scans ----------------------------------------------------------------------
+@rule("cumprod")
+def b_scan(ck: ExprChecker, name: str, e: ast.Call) -> Type:
+    """``cumprod(x, over=A)``: the running product along ``A``; same axes, the dtype
+    and domain of a product (``ops.scan``)."""
+    pos, kw = split_args(e)
+    need_args(e, BUILTINS_BY_NAME[name], pos, kw)
+    t = tensor_arg(ck, pos[0], name)
+    labels = over_labels(kw["over"])
+    if t is None:
+        return ERROR
+    if len(labels) != 1:
+        raise Fail("E0403", f"`{name}` takes one axis", "", span=kw["over"].span)
+    lab, node = labels[0]
+    ck.types[id(node)] = INT
+    dim = find_axis(t, lab, node)
+    out = ops.scan(name, t, dim)
+    ck.res[id(e)] = BuiltinCall(name, data={"dim": dim})
+    return out
+
+
+# -- patterns ---------------------------------------------------------------------
+@rule(*PATTERNS)
+def b_pattern(ck: ExprChecker, name: str, e: ast.Call) -> Type:
+    if e.pattern is None:
+        if name == "einsum" and ck.source[e.func.span.end:e.func.span.end + 1] == "(":
+            # `einsum(…)` without `: pattern`: the parser reported it (E0601).
+            ck.args_only(e)
+            return ERROR
+        raise Fail("E0601", f"`{name}` needs a pattern such as `b n d -> b d`", "no pattern",
+                   span=e.span)
+    if name == "einsum" and not e.pattern.output and not any(e.pattern.inputs):
+        # `einsum(a, b: )`: the parser reported the missing pattern (E0601).
+        ck.args_only(e)
+        return ERROR
+    pos, kw = split_args(e)
+    n_inputs = len(e.pattern.inputs) if name == "einsum" else 1
+    operands = pos[:e.pattern_pos]
+    rest = pos[e.pattern_pos:]
+    if name != "einsum" and len(operands) != 1:
+        raise Fail("E0501", f"`{name}` takes one tensor before its pattern", "", span=e.span)
+    if name == "einsum" and len(operands) != n_inputs:
+        raise Fail("E0601", f"the pattern has {n_inputs} input{'s' if n_inputs != 1 else ''} "
+                   f"but `einsum` got {len(operands)} operand{'s' if len(operands) != 1 else ''}",
+                   f"{n_inputs} input{'s' if n_inputs != 1 else ''}", span=e.pattern.span,
+                   help="write one input per operand, separated by commas: `einsum(a, b: i j, j k -> i k)`")
+    reduce_op = None
+    if name == "reduce":
+        if len(rest) != 1 or not isinstance(rest[0].value, ast.Name):
+            raise Fail("E0602", "`reduce` needs an operation after its pattern",
+                       "missing operation", span=e.span,
+                       help="add one of `sum`, `mean`, `max`, `min`, `prod`: "
+                            "`reduce(x, b h w -> b, max)`")
+        reduce_op = rest[0].value.id
+        if reduce_op not in REDUCE_OPS:
+            raise Fail("E0602", f"unknown `reduce` operation `{reduce_op}`", "not an operation",
+                       span=rest[0].span,
+                       help="use one of " + ", ".join(f"`{o}`" for o in REDUCE_OPS))
+    elif rest:
+        raise Fail("E0501", f"`{name}` takes no argument after its pattern but keyword sizes",
+                   "unexpected argument", span=rest[0].span)
+    inputs: list[TensorType] = []
+    stacked = False
+    for a in operands:
+        t = ck.expr(a.value)
         if isinstance(t, ErrorType):
             return ERROR
-        if not isinstance(t, TupleType):
-            raise Fail("E0408", "`stack` takes a tuple of tensors", f"this is `{t}`", span=pos[0].span)
-        out = ops.stack_tuple(t, pos[0])
-        self.res[id(e)] = BuiltinCall("stack", data={})
-        return out
-
-    @rule("concat")
-    def b_concat(self, name: str, e: ast.Call) -> Type:
-        pos, kw = split_args(e)
-        need_args(e, BUILTINS_BY_NAME[name], pos, kw)
-        t = self.expr(pos[0].value)
-        if isinstance(t, ErrorType):
-            return ERROR
-        if not isinstance(t, TupleType) or not t.items:
-            raise Fail("E0408", "`concat` takes a tuple of tensors", f"this is `{t}`", span=pos[0].span)
-        lab, node = over_labels(kw["over"])[0]
-        self.types[id(node)] = INT
-        out, dim = ops.concat(t, lab, node, pos[0])
-        self.res[id(e)] = BuiltinCall("concat", data={"dim": dim})
-        return out
-
-    @rule("split")
-    def b_split(self, name: str, e: ast.Call) -> Type:
-        pos, kw = split_args(e)
-        need_args(e, BUILTINS_BY_NAME[name], pos, kw)
-        t = self.tensor_arg(pos[0], "split")
-        if t is None:
-            return ERROR
-        lab, node = over_labels(kw["over"])[0]
-        self.types[id(node)] = INT
-        i = find_axis(t, lab, node)
-        sv = kw["sizes"].value
-        items = sv.items if isinstance(sv, ast.TupleExpr) else (sv,)
-        sizes: list[tuple[Size, Size]] = []
-        for it in items:
-            s = self.expr_size(it)
-            if s is None:
-                self.const_not_size(it)
-                t = self.expr(it)
-                if isinstance(t, ErrorType):
-                    return ERROR
-                raise Fail("E0304", "`sizes=` takes size expressions", f"this is `{t}`, not a size",
-                           span=it.span, help="use literals, dims and the signature's generics")
-            sizes.append((s, self.label_of_size_expr(it, s)))
-        total, total_label = Size.const(0), Size.const(0)
-        for s, label in sizes:
-            total, total_label = total + s, total_label + label
-        if total != t.axes[i].size:
-            raise Fail("E0401", f"the sizes add up to `{size_text(total, total_label)}`, but the "
-                       f"axis `{lab}` is `{t.axes[i].size}`", "sizes don't add up",
-                       span=kw["sizes"].span)
-        outs = []
-        for s, label in sizes:
-            axes = list(t.axes)
-            axes[i] = Axis(s, label)
-            outs.append(TensorType(tuple(axes), t.dtype, t.domain))
-        self.res[id(e)] = BuiltinCall("split", data={"dim": i, "sizes": [s for s, _ in sizes]})
-        return TupleType(tuple(outs))
-
-    # -- map ----------------------------------------------------------------------------
-    @rule("map")
-    def b_map(self, name: str, e: ast.Call) -> Type:
-        pos, kw = split_args(e)
-        need_args(e, BUILTINS_BY_NAME[name], pos, kw)
-        count = self.expr_size(pos[0].value)
-        if count is None:
-            self.const_not_size(pos[0].value)
-            t = self.expr(pos[0].value)
+        if isinstance(t, TupleType) and name != "einsum":
+            t = ops.stack_tuple(t, a)
+            stacked = True
+        if isinstance(t, PyType):
+            raise Fail("E0413", "the shape of this Python value is unknown", f"`{name}` needs a tensor",
+                       span=a.value.span, help="assert its shape with `as [ … ]`")
+        if not isinstance(t, TensorType):
+            raise Fail("E0410", f"`{name}` needs a tensor, not `{t}`", f"this is `{t}`", span=a.span)
+        inputs.append(t)
+    kw_sizes: dict[str, tuple[Size, Size]] = {}
+    for k, a in kw.items():
+        s = ck.expr_size(a.value)
+        if s is None:
+            ck.const_not_size(a.value)
+            t = ck.expr(a.value)
             if isinstance(t, ErrorType):
                 return ERROR
-            raise Fail("E0304", "`map` counts over a size, not a value", f"this is `{t}`, not a size",
-                       span=pos[0].value.span,
-                       help="count over a dim, a generic axis, a literal or a size expression "
-                            "of them: `C |> map(c => …)`")
-        self.types[id(pos[0].value)] = INT
-        lam = pos[1].value
-        if not isinstance(lam, ast.Lambda) or len(lam.params) != 1:
-            raise Fail("E0503", "`map` takes a lambda of one parameter", "not a lambda",
-                       span=pos[1].span, help="write `C |> map(c => …)`")
-        label = self.label_of_size_expr(pos[0].value, count)
-        self.map_params.append((lam.span, lam.params[0], count))
-        saved = self.scope
-        self.scope = saved.copy()
-        self.check_local_name(lam.params[0], self.word_span(lam.span, lam.params[0]))
-        self.scope.bind(lam.params[0], Var(HostType("int", None, "NonNeg"), lam.span, "loop"))
-        try:
-            body = self.expr(lam.body)
-        finally:
-            self.scope = saved
-        self.types[id(lam)] = body
-        if isinstance(body, ErrorType):
+            raise Fail("E0304", f"the size `{k}=` must be a size expression",
+                       f"this is `{t}`, not a size",
+                       span=a.value.span, help="use literals, dims and the signature's generics")
+        label = label_of_size_expr(ck, a.value, s)
+        kw_sizes[k] = (s, label)
+    out, data = ops.pattern(name, e.pattern, inputs, kw_sizes, ck.env,
+                            ck.sig.generics if ck.sig else frozenset(), reduce_op,
+                            ck.body.next_id)
+    data["stacked"] = stacked
+    ck.res[id(e)] = BuiltinCall(name, data=data)
+    return out
+
+
+def label_of_size_expr(ck: ExprChecker, node: ast.Expr, size: Size) -> Size:
+    if isinstance(node, ast.Name):
+        return Size.var(node.id)
+    if isinstance(node, ast.BinOp):
+        a = label_of_size_expr(ck, node.left, size)
+        b = label_of_size_expr(ck, node.right, size)
+        if node.op == "+":
+            return a + b
+        if node.op == "-":
+            return a - b
+        if node.op == "*":
+            return a * b
+        if b.is_const and b.const_value == 0:
+            return size  # a label with a zero divisor (its size was proved non-zero)
+        return a.floordiv(b)
+    # A leaf's own label: a literal is itself, `16gh` is `16*gh`. (Returning the whole
+    # expression's size here would label `n + 1` as `2*n`: each leaf `n`, `1` as `n`.)
+    if isinstance(node, ast.Num) and isinstance(node.value, int):
+        return Size.const(node.value)
+    if isinstance(node, ast.NumName):
+        return Size.var(node.name) * node.value
+    leaf = ck.expr_size(node)
+    return size if leaf is None else leaf
+
+
+# -- stacking -------------------------------------------------------------------
+@rule("stack")
+def b_stack(ck: ExprChecker, name: str, e: ast.Call) -> Type:
+    pos, kw = split_args(e)
+    need_args(e, BUILTINS_BY_NAME[name], pos, kw)
+    t = ck.expr(pos[0].value)
+    if isinstance(t, ErrorType):
+        return ERROR
+    if not isinstance(t, TupleType):
+        raise Fail("E0408", "`stack` takes a tuple of tensors", f"this is `{t}`", span=pos[0].span)
+    out = ops.stack_tuple(t, pos[0])
+    ck.res[id(e)] = BuiltinCall("stack", data={})
+    return out
+
+
+@rule("concat")
+def b_concat(ck: ExprChecker, name: str, e: ast.Call) -> Type:
+    pos, kw = split_args(e)
+    need_args(e, BUILTINS_BY_NAME[name], pos, kw)
+    t = ck.expr(pos[0].value)
+    if isinstance(t, ErrorType):
+        return ERROR
+    if not isinstance(t, TupleType) or not t.items:
+        raise Fail("E0408", "`concat` takes a tuple of tensors", f"this is `{t}`", span=pos[0].span)
+    lab, node = over_labels(kw["over"])[0]
+    ck.types[id(node)] = INT
+    out, dim = ops.concat(t, lab, node, pos[0])
+    ck.res[id(e)] = BuiltinCall("concat", data={"dim": dim})
+    return out
+
+
+@rule("split")
+def b_split(ck: ExprChecker, name: str, e: ast.Call) -> Type:
+    pos, kw = split_args(e)
+    need_args(e, BUILTINS_BY_NAME[name], pos, kw)
+    t = tensor_arg(ck, pos[0], "split")
+    if t is None:
+        return ERROR
+    lab, node = over_labels(kw["over"])[0]
+    ck.types[id(node)] = INT
+    i = find_axis(t, lab, node)
+    sv = kw["sizes"].value
+    items = sv.items if isinstance(sv, ast.TupleExpr) else (sv,)
+    sizes: list[tuple[Size, Size]] = []
+    for it in items:
+        s = ck.expr_size(it)
+        if s is None:
+            ck.const_not_size(it)
+            t = ck.expr(it)
+            if isinstance(t, ErrorType):
+                return ERROR
+            raise Fail("E0304", "`sizes=` takes size expressions", f"this is `{t}`, not a size",
+                       span=it.span, help="use literals, dims and the signature's generics")
+        sizes.append((s, label_of_size_expr(ck, it, s)))
+    total, total_label = Size.const(0), Size.const(0)
+    for s, label in sizes:
+        total, total_label = total + s, total_label + label
+    if total != t.axes[i].size:
+        raise Fail("E0401", f"the sizes add up to `{size_text(total, total_label)}`, but the "
+                   f"axis `{lab}` is `{t.axes[i].size}`", "sizes don't add up",
+                   span=kw["sizes"].span)
+    outs = []
+    for s, label in sizes:
+        axes = list(t.axes)
+        axes[i] = Axis(s, label)
+        outs.append(TensorType(tuple(axes), t.dtype, t.domain))
+    ck.res[id(e)] = BuiltinCall("split", data={"dim": i, "sizes": [s for s, _ in sizes]})
+    return TupleType(tuple(outs))
+
+
+# -- map ----------------------------------------------------------------------------
+@rule("map")
+def b_map(ck: ExprChecker, name: str, e: ast.Call) -> Type:
+    pos, kw = split_args(e)
+    need_args(e, BUILTINS_BY_NAME[name], pos, kw)
+    count = ck.expr_size(pos[0].value)
+    if count is None:
+        ck.const_not_size(pos[0].value)
+        t = ck.expr(pos[0].value)
+        if isinstance(t, ErrorType):
             return ERROR
-        axis = Axis(count, label)
-        if isinstance(body, TensorType):
-            out = TensorType((axis,) + body.axes, body.dtype, body.domain)
-        elif isinstance(body, HostType) and body.name in ("int", "float", "bool"):
-            dt = HOST_DTYPE[body.name]
-            dom = Domain("Mask") if body.name == "bool" else (Domain("Int") if body.name == "int" else Domain("Real"))
-            out = TensorType((axis,), dt, dom)
-        else:
-            raise Fail("E0410", f"`map`'s lambda gives `{body}`, not a tensor or number", "",
-                       span=lam.body.span)
-        self.map_sites.append((e, count))
-        self.res[id(e)] = BuiltinCall("map", data={"count": count, "param": lam.params[0],
-                                                                "body": lam.body})
-        return out
+        raise Fail("E0304", "`map` counts over a size, not a value", f"this is `{t}`, not a size",
+                   span=pos[0].value.span,
+                   help="count over a dim, a generic axis, a literal or a size expression "
+                        "of them: `C |> map(c => …)`")
+    ck.types[id(pos[0].value)] = INT
+    lam = pos[1].value
+    if not isinstance(lam, ast.Lambda) or len(lam.params) != 1:
+        raise Fail("E0503", "`map` takes a lambda of one parameter", "not a lambda",
+                   span=pos[1].span, help="write `C |> map(c => …)`")
+    label = label_of_size_expr(ck, pos[0].value, count)
+    ck.body.map_params.append((lam.span, lam.params[0], count))
+    saved = ck.body.scope
+    ck.body.scope = saved.copy()
+    check_local_name(lam.params[0], word_span(ck.source, lam.span, lam.params[0]), ck.env, ck.sig)
+    ck.body.scope.bind(lam.params[0], Var(HostType("int", None, "NonNeg"), lam.span, "loop"))
+    try:
+        body = ck.expr(lam.body)
+    finally:
+        ck.body.scope = saved
+    ck.types[id(lam)] = body
+    if isinstance(body, ErrorType):
+        return ERROR
+    axis = Axis(count, label)
+    if isinstance(body, TensorType):
+        out = TensorType((axis,) + body.axes, body.dtype, body.domain)
+    elif isinstance(body, HostType) and body.name in ("int", "float", "bool"):
+        dt = HOST_DTYPE[body.name]
+        dom = Domain("Mask") if body.name == "bool" else (Domain("Int") if body.name == "int" else Domain("Real"))
+        out = TensorType((axis,), dt, dom)
+    else:
+        raise Fail("E0410", f"`map`'s lambda gives `{body}`, not a tensor or number", "",
+                   span=lam.body.span)
+    ck.body.map_sites.append((e, count))
+    ck.res[id(e)] = BuiltinCall("map", data={"count": count, "param": lam.params[0],
+                                                            "body": lam.body})
+    return out
 
-    # -- host -------------------------------------------------------------------------------
-    @rule("print")
-    def b_print(self, name: str, e: ast.Call) -> Type:
-        for a in e.args:
-            self.expr(a.value)
-        return NOTHING
+
+# -- constructors ------------------------------------------------------------
+@rule(*CONSTRUCTOR_NAMES)
+def b_constructor(ck: ExprChecker, name: str, e: ast.Constructor) -> Type:
+    """``zeros[b n D]``, ``full[n](v)`` …: the shape, then ``ops.constructor``."""
+    tb = ck.type_builder("constructor")
+    try:
+        axes = tb.axes(e.shape)
+    except SizeError:
+        return ERROR
+    for ax in axes:
+        if ax.variadic:
+            raise Fail("E0409", f"`{e.name}[...]` needs a known rank", "`...`")
+        ck.body.used_generics |= ax.size.free_vars() & (ck.sig.generics if ck.sig else set())
+    fill_t = ck.expr(e.fill) if e.fill is not None else None
+    if e.dtype is not None and e.dtype not in DTYPES and e.dtype not in DTYPE_CLASSES:
+        raise Fail.reported()  # `ones[n]xyz`: E0101 from the parser; nothing follows
+    t = ops.constructor(e.name, axes, e.dtype, fill_t, e)
+    return t
 
 
-__all__ = ["BuiltinMixin", "REDUCTIONS", "PATTERNS", "ELEMENTWISE", "RULES", "rule", "Any", "PY"]
+# -- host -------------------------------------------------------------------------------
+@rule("print")
+def b_print(ck: ExprChecker, name: str, e: ast.Call) -> Type:
+    for a in e.args:
+        ck.expr(a.value)
+    return NOTHING
+
+
+__all__ = ["builtin", "tensor_arg", "label_of_size_expr", "REDUCTIONS", "PATTERNS", "ELEMENTWISE",
+           "RULES", "rule", "Any", "PY"]

@@ -9,7 +9,7 @@ return type with each generic replaced by the caller's size and label.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shapescript.check import ops
 from shapescript.check.binding import Binding, relabel, subst_domain, subst_type
@@ -26,6 +26,9 @@ from shapescript.check.types import (
     is_int, label_hits,
 )
 from shapescript.syntax import ast
+
+if TYPE_CHECKING:
+    from shapescript.check.exprs import ExprChecker
 
 
 def match_args(call: ast.Call, params: list[ParamSig], what: str) -> dict[str, ast.Arg]:
@@ -248,10 +251,10 @@ def param_kind(p: ParamSig) -> str:
 
 class CallChecker:
     """Checks the calls of ``fn`` and ``extern fn`` in one body: owned by the body's
-    checker (``ck``), whose expressions it types, whose records it writes and whose
-    export sites it adds to."""
+    expression checker (``ck``), which types the arguments and holds the records it
+    writes; the export sites it finds go to the body (``ck.body``)."""
 
-    def __init__(self, ck: Any) -> None:
+    def __init__(self, ck: ExprChecker) -> None:
         self.ck = ck
 
     def call(self, sig: FnSig, e: ast.Call) -> Type:
@@ -263,9 +266,9 @@ class CallChecker:
         between functions with the same order to keep."""
         what = f"`{sig.name}`"
         if sig.is_extern and sig.extern in HOST_EXTERNS:
-            self.ck.host_only(e, f"`{sig.name}()`")
+            self.ck.body.host_only(e, f"`{sig.name}()`")
         elif sig.is_extern and not extern_in_torch(sig.extern or ""):
-            self.ck.extern_sites.append(("E1702", e.span, "extern fn outside torch, called by an exported function",
+            self.ck.body.extern_sites.append(("E1702", e.span, "extern fn outside torch, called by an exported function",
                                       f"`{sig.name}` is `{sig.extern}`"))
         try:
             matched = match_args(e, sig.params, what)
@@ -369,7 +372,7 @@ class CallChecker:
         if sig.ret is None:
             return NOTHING
         try:
-            return subst_type(relabel(sig.ret, labels), b, self.ck.next_id)
+            return subst_type(relabel(sig.ret, labels), b, self.ck.body.next_id)
         except ZeroDivisionError:
             raise self.zero_divisor(sig, e) from None
 

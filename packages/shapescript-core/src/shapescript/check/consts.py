@@ -19,7 +19,9 @@ from __future__ import annotations
 import math
 from typing import Callable, Union
 
+from shapescript.check.domains import literal_domain
 from shapescript.check.env import ModuleEnv
+from shapescript.check.types import STR, HostType, Type
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
@@ -217,3 +219,12 @@ def _apply(op: str, a: int | float, b: int | float) -> int | float:
     if isinstance(r, complex):
         raise ValueError
     return r
+
+
+def const_type(v: int | float | bool | str) -> Type:
+    """The type of a const's value: a host value, with its literal's domain."""
+    if isinstance(v, bool):
+        return HostType("bool", v)
+    if isinstance(v, str):
+        return STR
+    return HostType("int" if isinstance(v, int) else "float", v, literal_domain(v))

@@ -28,7 +28,7 @@ from shapescript.check.types import (
 
 __all__ = [
     "ProveLe", "binop_domain", "convert", "default_dtype", "host_domains", "interval_view",
-    "is_subdomain", "join", "literal_domains", "reduction_domain", "check_class_over",
+    "is_subdomain", "join", "literal_domain", "literal_domains", "reduction_domain", "check_class_over",
 ]
 
 ProveLe = Callable[[Size, Size], bool]
@@ -135,6 +135,21 @@ def literal_domains(value: int | float | bool) -> frozenset[str]:
     if -1 <= v <= 1:
         out.add("Signed")
     return frozenset(out)
+
+
+def literal_domain(v: float) -> str:
+    """The narrowest interval domain a host number lies in."""
+    if v != v:  # NaN
+        return "Real"
+    if 0 < v <= 1:
+        return "PosUnit"
+    if v == 0:
+        return "Zero"
+    if v > 0:
+        return "Pos"
+    if -1 <= v < 0:
+        return "Signed"
+    return "Real"
 
 
 def host_domains(h: HostType) -> frozenset[str]:

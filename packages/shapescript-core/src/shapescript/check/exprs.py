@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from shapescript.builtin_registry import CONSTRUCTOR_NAMES
-from shapescript.check import indexing, ops
+# packing and training register their built-ins' type rules, which ``e_Call`` dispatches to.
+from shapescript.check import indexing, ops, packing, training  # noqa: F401
 from shapescript.check.binding import relabel
-from shapescript.check.builtins import RULES, rule
-from shapescript.check.calls import host_fits, is_number, literal_int
-from shapescript.check.consts import size_error_parts
+from shapescript.check.builtins import RULES
+from shapescript.check.call_exprs import call_expr
+from shapescript.check.calls import CallChecker, host_fits, is_number, literal_int
+from shapescript.check.consts import const_type, size_error_parts
+from shapescript.check.domains import literal_domain
 from shapescript.check.env import (
     BUILTIN_FUNCS,
     CONSTRUCTORS,
@@ -35,7 +37,7 @@ from shapescript.check.resolutions import (
     NameResolution, PoisonedName, PyAttr, PyModuleName, PythonIndex, SsModuleName, TupleIndex,
 )
 from shapescript.check.sizes import Size
-from shapescript.check.typeconv import SizeError, TypeBuilder
+from shapescript.check.typeconv import TypeBuilder
 from shapescript.check.types import (
     BOOL,
     ERROR,
@@ -61,38 +63,36 @@ from shapescript.check.types import (
     is_int,
 )
 from shapescript.syntax import ast
-from shapescript.vocab import DTYPE_CLASSES, DTYPES, HOST_DTYPE
+from shapescript.vocab import HOST_DTYPE
+
+if TYPE_CHECKING:
+    from shapescript.check.body import BodyChecker
 
 TORCH_PREFIXES = ("torch", "math", "shapescript.rt")
 
 
-def literal_domain(v: float) -> str:
-    """The narrowest interval domain a host number lies in."""
-    if v != v:  # NaN
-        return "Real"
-    if 0 < v <= 1:
-        return "PosUnit"
-    if v == 0:
-        return "Zero"
-    if v > 0:
-        return "Pos"
-    if -1 <= v < 0:
-        return "Signed"
-    return "Real"
+class ExprChecker:
+    """Types the expressions of one body: owned by the body's checker (``body``), whose
+    scope it reads and whose export sites and diagnostics it adds to. It owns the
+    checker of ``fn`` calls (``calls``); the built-ins' type rules are functions of it
+    (``check.builtins.RULES``)."""
 
-
-class ExprMixin:
-    """Expression checking; mixed into ``BodyChecker``."""
-
-    env: ModuleEnv
-    sig: FnSig | None
+    def __init__(self, body: BodyChecker) -> None:
+        self.body = body
+        self.env: ModuleEnv = body.env
+        self.sig: FnSig | None = body.sig
+        self.source: str = body.source
+        self.types = body.types
+        self.res = body.res
+        self.calls = CallChecker(self)
 
     # -- entry ---------------------------------------------------------------
     def expr(self, e: ast.Expr, expect: Type | None = None) -> Type:
+        """The type of ``e``, recorded in ``types``; ``ERROR`` after reporting a mistake."""
         try:
             t = self._expr(e, expect)
         except Fail as f:
-            self.fail(f, e)
+            self.body.fail(f, e)
             t = ERROR
         self.types[id(e)] = t
         return t
@@ -154,15 +154,15 @@ class ExprMixin:
         return t
 
     def lookup(self, name: str, node: ast.Expr) -> tuple[Type, NameResolution]:
-        var = self.scope.get(name)
+        var = self.body.scope.get(name)
         if var is not None:
             return var.type, LocalName()
-        if name in self.scope.dead:
+        if name in self.body.scope.dead:
             raise Fail("E0802", f"`{name}` is out of scope here",
                        "bound only in a loop body or in some branches",
                        help="bind it before the `if` or loop, or in every branch")
         if self.sig is not None and name in self.sig.generics:
-            self.used_generics.add(name)
+            self.body.used_generics.add(name)
             return HostType("int", None, "Pos"), GenericName(name)
         v = self.env.dim_size(name)
         if v is not None:
@@ -172,13 +172,13 @@ class ExprMixin:
             return const_type(c), ConstName(c)
         sig = self.env.fn(name)
         if sig is not None:
-            self.note_call(sig)
+            self.body.note_call(sig)
             return FnRef(name, sig.file), FnName(sig)
         model = self.env.model(name)
         if model is not None:
             return ModelType(model.name, model.file), ModelName(model)
         if name in self.env.pymods:
-            self.python_use(node)
+            self.body.python_use(node)
             return PY, PyModuleName(self.env.pymods[name])
         if name in self.env.ssmods:
             return ModuleRef(name), SsModuleName(self.env.ssmods[name], name)
@@ -197,7 +197,7 @@ class ExprMixin:
         import difflib
 
         env = self.env
-        known: set[str] = set(self.scope.vars) | set(env.dims) | set(env.fns) | set(env.models)
+        known: set[str] = set(self.body.scope.vars) | set(env.dims) | set(env.fns) | set(env.models)
         known |= set(env.imported) | set(env.pymods) | set(env.ssmods) | BUILTIN_FUNCS
         pre = env.prelude
         while pre is not None:  # nn.ss, then prelude.ss
@@ -210,7 +210,7 @@ class ExprMixin:
 
     def e_Attr(self, e: ast.Attr) -> Type:
         # Dotted names that aren't values: module members.
-        if isinstance(e.value, ast.Name) and self.scope.get(e.value.id) is None:
+        if isinstance(e.value, ast.Name) and self.body.scope.get(e.value.id) is None:
             base = e.value.id
             if base in self.env.ssmods:
                 sub = self.env.ssmods[base]
@@ -260,6 +260,16 @@ class ExprMixin:
             if sub.path == t.module:
                 return sub.models.get(t.name)
         return None
+
+    def e_Call(self, e: ast.Call) -> Type:
+        return call_expr(self, e)
+
+    def args_only(self, e: ast.Call) -> Type:
+        """Type a call's arguments only (its callee is a mistake, reported): ``ERROR``."""
+        for a in e.args:
+            if not isinstance(a.value, ast.Lambda):
+                self.expr(a.value)
+        return ERROR
 
     def e_TupleExpr(self, e: ast.TupleExpr) -> Type:
         return TupleType(tuple(self.expr(x) for x in e.items))
@@ -395,8 +405,8 @@ class ExprMixin:
 
     def e_AssertType(self, e: ast.AssertType) -> Type:
         a = self.expr(e.value)
-        fresh = f"#{self.next_id()}"
-        tb = TypeBuilder(self.env, self.report, generics=set(self.sig.generics if self.sig else ()),
+        fresh = f"#{self.body.next_id()}"
+        tb = TypeBuilder(self.env, self.body.report, generics=set(self.sig.generics if self.sig else ()),
                          new_generics=False, fresh=fresh)
         target = tb.type(e.type)
         if tb.failed or isinstance(target, ErrorType):
@@ -407,7 +417,7 @@ class ExprMixin:
             return ERROR if not isinstance(target, TensorType) else target
         on_python = isinstance(a, PyType)
         if on_python:
-            self.as_python(e)
+            self.body.as_python(e)
         if isinstance(target, TensorType):
             if isinstance(a, TensorType):
                 ops.check_assert(a, target)
@@ -429,26 +439,8 @@ class ExprMixin:
     def e_Constructor(self, e: ast.Constructor) -> Type:
         return RULES[e.name](self, e.name, e)
 
-    @rule(*CONSTRUCTOR_NAMES)
-    def b_constructor(self, name: str, e: ast.Constructor) -> Type:
-        """``zeros[b n D]``, ``full[n](v)`` …: the shape, then ``ops.constructor``."""
-        tb = self.type_builder("constructor")
-        try:
-            axes = tb.axes(e.shape)
-        except SizeError:
-            return ERROR
-        for ax in axes:
-            if ax.variadic:
-                raise Fail("E0409", f"`{e.name}[...]` needs a known rank", "`...`")
-            self.used_generics |= ax.size.free_vars() & (self.sig.generics if self.sig else set())
-        fill_t = self.expr(e.fill) if e.fill is not None else None
-        if e.dtype is not None and e.dtype not in DTYPES and e.dtype not in DTYPE_CLASSES:
-            raise Fail.reported()  # `ones[n]xyz`: E0101 from the parser; nothing follows
-        t = ops.constructor(e.name, axes, e.dtype, fill_t, e)
-        return t
-
     def type_builder(self, context: str = "annotation") -> TypeBuilder:
-        return TypeBuilder(self.env, self.report,
+        return TypeBuilder(self.env, self.body.report,
                            generics=set(self.sig.generics if self.sig else ()), new_generics=False,
                            context=context)
 
@@ -510,7 +502,7 @@ class ExprMixin:
                 self.types[id(e)] = HostType("int", v, "Pos")
                 return Size.const(v)
             if allow_generics and self.sig is not None and e.id in self.sig.generics:
-                self.used_generics.add(e.id)
+                self.body.used_generics.add(e.id)
                 self.res[id(e)] = GenericName(e.id)
                 self.types[id(e)] = HostType("int", None, "Pos")
                 return Size.var(e.id)
@@ -542,10 +534,10 @@ class ExprMixin:
             self.const_not_size(e.right)
             return
         name, module = None, None
-        if isinstance(e, ast.Name) and self.scope.get(e.id) is None:
+        if isinstance(e, ast.Name) and self.body.scope.get(e.id) is None:
             name = e.id
         elif isinstance(e, ast.Attr) and isinstance(e.value, ast.Name) \
-                and e.value.id in self.env.ssmods and self.scope.get(e.value.id) is None:
+                and e.value.id in self.env.ssmods and self.body.scope.get(e.value.id) is None:
             name, module = e.attr, e.value.id
         if name is not None and self.env.is_const(name, module):
             msg, label, help_ = size_error_parts(f"{module}.{name}" if module else name,
@@ -586,14 +578,5 @@ class ExprMixin:
                 self.expect_fits(x, y, sub, f"{what}, item {i}")
 
 
-def const_type(v: int | float | bool | str) -> Type:
-    """The type of a const's value: a host value, with its literal's domain."""
-    if isinstance(v, bool):
-        return HostType("bool", v)
-    if isinstance(v, str):
-        return STR
-    return HostType("int" if isinstance(v, int) else "float", v, literal_domain(v))
-
-
-__all__ = ["ExprMixin", "literal_domain", "TORCH_PREFIXES", "FLOAT", "INT", "Axis", "Domain",
+__all__ = ["ExprChecker", "TORCH_PREFIXES", "FLOAT", "INT", "Axis", "Domain",
            "is_float", "is_int", "NothingType", "TupleType"]

@@ -3,9 +3,10 @@ slice needs checked at run time (E0406 when a bound is provably out of range).""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shapescript.check import domains as dm
+from shapescript.check.builtins import label_of_size_expr
 from shapescript.check.fail import Fail
 from shapescript.check.ops import axis_words, fresh_unknown, prove_le
 from shapescript.check.resolutions import GatherIndex, IntIndex, MaskIndex, SliceIndex
@@ -15,17 +16,20 @@ from shapescript.check.types import (
 )
 from shapescript.syntax import ast
 
+if TYPE_CHECKING:
+    from shapescript.check.exprs import ExprChecker
+
 __all__ = ["slice_bounds", "index_range", "index"]
 
 
-def slice_bounds(lo: Size, hi: Size, axis: Axis, r: Any, ck: Any = None) -> bool:
+def slice_bounds(lo: Size, hi: Size, axis: Axis, r: Any, ck: ExprChecker | None = None) -> bool:
     """Whether ``x[lo..hi]`` needs a run-time check: E0406 when a bound is provably out
     of ``0 <= lo <= hi <= size``, ``False`` when all three are proven, else ``True``.
 
     Generics are at least 1 here, as everywhere in the prover; the run-time check covers
     what that can't (an axis of 0 rows, a generic the types don't relate to the axis).
     An end ``a*g + c`` checked against a static axis of ``N`` bounds ``g`` by
-    ``(N - c) / a``, recorded in ``ck.max_sizes`` for exported programs' dynamic dims.
+    ``(N - c) / a``, recorded in ``ck.body.max_sizes`` for exported programs' dynamic dims.
     """
     n = axis.size
     facts = ((Size.const(0), lo), (lo, hi), (hi, n))
@@ -39,33 +43,33 @@ def slice_bounds(lo: Size, hi: Size, axis: Axis, r: Any, ck: Any = None) -> bool
             and not lin[0].startswith("?"):
         g, a, c = lin
         bound = (n.const_value - c) // a  # type: ignore[operator]
-        ck.max_sizes[g] = min(bound, ck.max_sizes.get(g, bound))
+        ck.body.max_sizes[g] = min(bound, ck.body.max_sizes.get(g, bound))
     return not proven
 
 
-def index_range(ck: Any, i: ast.Expr) -> Size | None:
+def index_range(ck: ExprChecker, i: ast.Expr) -> Size | None:
     """The end ``b`` of the range ``0 <= i < b`` a host index walks, when it is the
     variable of the innermost enclosing ``for i in a..b`` (``a >= 0``) or ``map``."""
     if not isinstance(i, ast.Name):
         return None
-    var = ck.scope.get(i.id)
+    var = ck.body.scope.get(i.id)
     if var is None or var.kind != "loop":
         return None
     best: tuple[int, Size | None] | None = None
-    for s in ck.range_loops:
+    for s in ck.body.range_loops:
         if s.targets == (i.id,) and s.span.start <= i.span.start < s.span.end:
             lo, hi = ck.expr_size(s.iter.lo), ck.expr_size(s.iter.hi)
             ok = lo is not None and hi is not None and lo.provably_nonneg()
             if best is None or s.span.start > best[0]:
                 best = (s.span.start, hi if ok else None)
-    for span, name, count in getattr(ck, "map_params", ()):
+    for span, name, count in ck.body.map_params:
         if name == i.id and span.start <= i.span.start < span.end:
             if best is None or span.start > best[0]:
                 best = (span.start, count)
     return None if best is None else best[1]
 
 
-def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
+def index(ck: ExprChecker, base: TensorType, e: ast.Index) -> Type:
     # Long on purpose: the four forms of indexing (a slice, host ints, a mask, a gather),
     # tried in that order on one base; each needs the checks of the one before.
     idx = e.indices
@@ -80,7 +84,7 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
         check = False
         if lo is not None and hi is not None:
             size = hi - lo
-            lab = ck.label_of_size_expr(r.hi, hi) - ck.label_of_size_expr(r.lo, lo)
+            lab = label_of_size_expr(ck, r.hi, hi) - label_of_size_expr(ck, r.lo, lo)
             check = slice_bounds(lo, hi, base.axes[0], r, ck)
             ax = Axis(size, lab)
         else:
@@ -91,7 +95,7 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
                 if not isinstance(t, PyType) and not (isinstance(t, HostType) and t.name == "int"):
                     raise Fail("E0410", f"a slice's bounds are ints, not `{t}`", f"this is `{t}`",
                                span=x.span)
-            u = fresh_unknown(ck, "k")
+            u = fresh_unknown(ck.body.next_id, "k")
             ax = Axis(u, u)
             check = True
         ck.res[id(e)] = SliceIndex(r.lo, r.hi, check)
@@ -148,7 +152,7 @@ def index(ck: Any, base: TensorType, e: ast.Index) -> Type:
                            f"`{axis_words(p)}` but the value's is `{axis_words(q)}`",
                            f"this is `{t}`", span=idx[0].span,
                            help="a mask matches the value's leading axes by position")
-        u = fresh_unknown(ck, "k")
+        u = fresh_unknown(ck.body.next_id, "k")
         ck.res[id(e)] = MaskIndex()
         return TensorType((Axis(u, u),) + base.axes[t.rank:], base.dtype, base.domain)
     if isinstance(t, TensorType) and t.dtype in INT_DTYPES:

@@ -16,7 +16,7 @@ from shapescript.check import dtypes as dt
 from shapescript.check.fail import Fail
 from shapescript.check.result import BroadcastRes
 from shapescript.check.sizes import Size
-from shapescript.check.typeconv import SizeError, TypeBuilder
+from shapescript.check.typeconv import SizeError
 from shapescript.check.types import (
     INT_DTYPES, MASK, NOBOUND, REAL, Axis, Domain, ErrorType, HostType, PyType, TensorType,
     TupleType, Type, label_hits,
@@ -31,9 +31,9 @@ def prove_le(a: Size, b: Size) -> bool:
     return (b - a).provably_nonneg()
 
 
-def fresh_unknown(ck: Any, prefix: str = "k") -> Size:
-    """A new unknown size, numbered by the checker ``ck`` (so numbering is per body)."""
-    return Size.var(f"?{prefix}#{ck.next_id()}")
+def fresh_unknown(next_id: Callable[[], int], prefix: str = "k") -> Size:
+    """A new unknown size, numbered by the body's ``next_id`` (so numbering is per body)."""
+    return Size.var(f"?{prefix}#{next_id()}")
 
 
 # -- host arithmetic ------------------------------------------------------------
@@ -231,7 +231,6 @@ def convert(a: TensorType, te: ast.TensorTypeExpr) -> tuple[TensorType, list[tup
                    span=te.span, help="assert a shape with `as`, or reshape with `rearrange`")
     target_domain = None
     if te.domain is not None:
-        tb = TypeBuilder.__new__(TypeBuilder)
         target_domain = _domain_of(te.domain, a)
     dtype, domain, steps = dm.convert(a.dtype, a.domain, te.dtype, target_domain, prove_le)
     return TensorType(a.axes, dtype, domain), list(steps)

@@ -21,11 +21,11 @@ E0401/E0404 for elements that disagree on a shared axis or a dtype.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from shapescript.check.domains import join
 from shapescript.check.fail import Fail
-from shapescript.check.builtins import rule
+from shapescript.check.builtins import label_of_size_expr, rule, tensor_arg
 from shapescript.check.resolutions import BuiltinCall
 from shapescript.check.sizes import Size
 from shapescript.check.types import (
@@ -37,6 +37,9 @@ from shapescript.check.types import (
     Type,
 )
 from shapescript.syntax import ast
+
+if TYPE_CHECKING:
+    from shapescript.check.exprs import ExprChecker
 
 
 def _split(pat: ast.PackPattern) -> tuple[list[ast.PatName], list[ast.PatName]] | None:
@@ -72,7 +75,7 @@ def _pattern_of(e: ast.Call, name: str) -> ast.PackPattern:
     return pat
 
 
-def _fit(c: Any, name: ast.PatName, axis: Axis, who: str) -> None:
+def _fit(c: ExprChecker, name: ast.PatName, axis: Axis, who: str) -> None:
     """A pattern name that is a dim or a generic must be its axis's size (E0605)."""
     dims = c.env.all_dims()
     want: Size | None = None
@@ -91,7 +94,7 @@ def _fit(c: Any, name: ast.PatName, axis: Axis, who: str) -> None:
 
 
 @rule("pack")
-def check_pack(c: Any, name: str, e: ast.Call) -> Type:
+def check_pack(c: ExprChecker, name: str, e: ast.Call) -> Type:
     from shapescript.check.builtins import need, split_args
 
     pos, kw = split_args(e)
@@ -155,7 +158,7 @@ def check_pack(c: Any, name: str, e: ast.Call) -> Type:
 
 
 @rule("unpack")
-def check_unpack(c: Any, name: str, e: ast.Call) -> Type:
+def check_unpack(c: ExprChecker, name: str, e: ast.Call) -> Type:
     # Long on purpose: the parts are typed, then the one unknown part solved from the packed
     # axis, then checked against it, each step reading the last one's sizes.
     from shapescript.check.builtins import split_args
@@ -165,7 +168,7 @@ def check_unpack(c: Any, name: str, e: ast.Call) -> Type:
         raise Fail("E0501", f"`unpack` takes 1 positional argument, {len(pos)} given",
                    "wrong number of arguments", span=e.span)
     pat = _pattern_of(e, "unpack")
-    x = c.tensor_arg(pos[0], "unpack")
+    x = tensor_arg(c, pos[0], "unpack")
     sides = _split(pat)
     if x is None or sides is None or not pat.parts:
         return ERROR
@@ -223,11 +226,11 @@ def check_unpack(c: Any, name: str, e: ast.Call) -> Type:
                         return ERROR
                     raise Fail("E0304", f"`{n.name}=` takes a size expression", f"this is `{vt}`",
                                span=v.span, help="use literals, dims and the signature's generics")
-                known[n.name] = (s, c.label_of_size_expr(v, s))
+                known[n.name] = (s, label_of_size_expr(c, v, s))
             elif n.name in dims:
                 known[n.name] = (Size.const(dims[n.name]), Size.var(n.name))
             elif c.sig is not None and n.name in c.sig.generics:
-                c.used_generics.add(n.name)
+                c.body.used_generics.add(n.name)
                 known[n.name] = (Size.var(n.name), Size.var(n.name))
             else:
                 unknown.append(n)

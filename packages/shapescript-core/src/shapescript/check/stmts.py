@@ -8,19 +8,23 @@ loop may not change the type of a variable from before it (E0803).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from shapescript.check import ops
-from shapescript.check.env import (CONSTRUCTORS, RESERVED_TYPE_NAMES, is_generated_name,
-                                    reserved_name_error)
 from shapescript.check.fail import Fail
-from shapescript.check.scope import Scope, Var
+from shapescript.check.scope import Scope, Var, check_local_name
 from shapescript.check.sizes import Size
 from shapescript.check.types import (
     Axis, BOOL, ERROR, INT, PY, ErrorType, HostOnlyType, HostType, ModelType, NothingType, PyType,
     TensorType, TupleType, Type,
 )
 from shapescript.diagnostics import Diagnostic
-from shapescript.source import Span
+from shapescript.source import Span, word_span
 from shapescript.syntax import ast
+
+if TYPE_CHECKING:
+    from shapescript.check.body import BodyChecker
+    from shapescript.check.exprs import ExprChecker
 
 
 def same_shape(a: Type, b: Type) -> bool:
@@ -48,13 +52,27 @@ def merge_types(a: Type, b: Type) -> Type:
     return a
 
 
-class StmtMixin:
-    """Statement checking; mixed into ``BodyChecker``."""
+class StmtChecker:
+    """Checks the statements of one body: owned by the body's checker (``body``), whose
+    scope it updates (a branch, a loop body, a merge replace ``body.scope``), and whose
+    expressions it types with the body's expression checker (``exprs``)."""
 
-    scope: Scope
-    # In a loop body: the tensors declared with unknowns that it assigns, with the type
-    # each has at the start of an iteration.
-    carried: dict[str, TensorType] | None = None
+    def __init__(self, body: BodyChecker) -> None:
+        self.body = body
+        self.exprs: ExprChecker = body.exprs
+        self.env = body.env
+        self.sig = body.sig
+        self.source = body.source
+        self.types = body.types
+        # In a loop body: the tensors declared with unknowns that it assigns, with the type
+        # each has at the start of an iteration.
+        self.carried: dict[str, TensorType] | None = None
+        # In a loop body: the names bound before the loop (assigning one may not change it).
+        self.loop_vars: set[str] | None = None
+        # How many `if`s on a tensor's value enclose the statement (a `return` in one is E0805).
+        self.tensor_ifs = 0
+        # The type an annotated assignment declares, for its value's check.
+        self.assigned_type: Type = ERROR
 
     def block(self, stmts: tuple[ast.Stmt, ...]) -> bool:
         """Check a block; True when it returns on every path."""
@@ -71,39 +89,21 @@ class StmtMixin:
         try:
             return getattr(self, "s_" + type(s).__name__)(s)
         except Fail as f:
-            self.fail(f, s)
+            self.body.fail(f, s)
             # A failed `return` still ends its path: no E0801 cascade.
             return isinstance(s, ast.Return)
 
     # ------------------------------------------------------------------
-    def check_local_name(self, name: str, span: Span) -> None:
-        why = label = None
-        if is_generated_name(name):
-            msg, label, help_ = reserved_name_error(name)
-            raise Fail("E0203", msg, label, span=span, help=help_)
-        if self.env.dim_size(name) is not None:
-            why, label = "a dim", f"as a value, `{name}` is already the dim's size"
-        elif self.sig is not None and name in self.sig.generics:
-            why = "a generic axis of this signature"
-            label = f"as a value, `{name}` is already that axis's size"
-        elif name in CONSTRUCTORS or name in RESERVED_TYPE_NAMES:
-            # Built-in function names may name locals (layer normalization written out has `var`);
-            # constructors and type names may not.
-            why, label = "a built-in or reserved name", "a constructor or a type's name"
-        if why is not None:
-            raise Fail("E0203", f"`{name}` shadows {why}", label or "", span=span,
-                       help="choose another name")
-
     def bind_name(self, name: str, t: Type, span: Span) -> None:
-        self.check_local_name(name, span)
-        old = self.scope.get(name)
+        check_local_name(name, span, self.env, self.sig)
+        old = self.body.scope.get(name)
         if old is not None and self.loop_vars is not None and name in self.loop_vars:
             carried = (self.carried or {}).get(name)
             if carried is not None and isinstance(t, TensorType):
                 # A tensor declared with unknowns (`out: [b ?s]`) may change those sizes;
                 # the rest of the body sees the new ones.
                 self.check_regrow(name, carried, t, span)
-                self.scope.bind(name, Var(t, span, old.kind))
+                self.body.scope.bind(name, Var(t, span, old.kind))
                 return
             host_changes = (isinstance(old.type, HostType) and isinstance(t, HostType)
                             and old.type.name != t.name)
@@ -112,7 +112,7 @@ class StmtMixin:
                            f"`{name}` was `{old.type}` before the loop, this is `{t}`", span=span,
                            help=_loop_help(name, old.type, t))
             t = old.type
-        self.scope.bind(name, Var(t, span, old.kind if old else "local"))
+        self.body.scope.bind(name, Var(t, span, old.kind if old else "local"))
 
     def check_regrow(self, name: str, old: TensorType, t: TensorType, span: Span) -> None:
         """A loop's new value for a tensor declared with unknowns: the same type but
@@ -124,25 +124,25 @@ class StmtMixin:
                        help="only the axes written with `?` may change size in a loop")
 
     def s_Assign(self, s: ast.Assign) -> bool:
-        self.assigned_type: Type = ERROR
+        self.assigned_type = ERROR
         try:
             return self.assign(s)
         except Fail:
             # The names still get bound (to the annotation, else the error type), so
             # their uses further on don't cascade into "unknown name" errors.
             for target in s.targets:
-                if isinstance(target, ast.Name) and self.scope.get(target.id) is None:
+                if isinstance(target, ast.Name) and self.body.scope.get(target.id) is None:
                     try:
-                        self.check_local_name(target.id, target.span)
+                        check_local_name(target.id, target.span, self.env, self.sig)
                     except Fail:
                         continue
                     t = self.assigned_type if len(s.targets) == 1 else ERROR
                     self.types[id(target)] = t
-                    self.scope.bind(target.id, Var(t, target.span))
+                    self.body.scope.bind(target.id, Var(t, target.span))
             raise
 
     def assign(self, s: ast.Assign) -> bool:
-        t = self.expr(s.value)
+        t = self.exprs.expr(s.value)
         if isinstance(t, NothingType):
             raise Fail("E0404", "this call gives nothing to assign", "returns nothing", span=s.value.span)
         if len(s.targets) == 1:
@@ -152,13 +152,13 @@ class StmtMixin:
             if not isinstance(target, ast.Name):
                 return False  # the parser reported it (E0101): only names and fields
             if s.annotation is not None:
-                tb = self.type_builder()
+                tb = self.exprs.type_builder()
                 ann = tb.type(s.annotation)
                 if tb.failed or isinstance(ann, ErrorType):
                     t = ERROR
                 else:
                     self.assigned_type = ann  # type: ignore[assignment]
-                    self.expect_fits(t, ann, s.value, f"`{target.id}`")  # type: ignore[arg-type]
+                    self.exprs.expect_fits(t, ann, s.value, f"`{target.id}`")  # type: ignore[arg-type]
                     if isinstance(ann, TensorType) and isinstance(t, TensorType):
                         ann = TensorType(ann.axes, ann.dtype, ann.domain)
                     t = ann  # type: ignore[assignment]
@@ -184,12 +184,12 @@ class StmtMixin:
         return False
 
     def assign_field(self, target: ast.Attr, t: Type, s: ast.Assign) -> bool:
-        mt = self.expr(target.value)
+        mt = self.exprs.expr(target.value)
         if isinstance(mt, ErrorType):
             return False
         if not isinstance(mt, ModelType):
             raise Fail("E0901", f"`{mt}` has no fields to assign", "not a model", span=target.span)
-        info = self.model_info(mt)
+        info = self.exprs.model_info(mt)
         f = info.fields.get(target.attr) if info else None
         if f is None and info is not None and target.attr in info.failed:
             return False  # its declaration failed, already reported
@@ -197,17 +197,17 @@ class StmtMixin:
             raise Fail("E0901", f"model `{mt.name}` has no field `{target.attr}`", "unknown field",
                        span=target.span)
         try:
-            self.expect_fits(t, f.type, s.value, f"field `{target.attr}`")
+            self.exprs.expect_fits(t, f.type, s.value, f"field `{target.attr}`")
         except Fail as err:
             raise Fail("E0903", f"field `{mt.name}.{target.attr}` is `{f.type}`, not `{t}`",
                        f"this is `{t}`", span=s.value.span,
                        help=err.help or "a field keeps its declared type") from None
-        self.host_only(s, "changing a model's field")
+        self.body.host_only(s, "changing a model's field")
         self.types[id(target)] = f.type
         return False
 
     def s_ExprStmt(self, s: ast.ExprStmt) -> bool:
-        self.expr(s.expr)
+        self.exprs.expr(s.expr)
         return False
 
     def s_Return(self, s: ast.Return) -> bool:
@@ -217,9 +217,9 @@ class StmtMixin:
                 raise Fail("E0801", "`return` without a value in a function that returns one",
                            f"the return type is `{self.ret_text()}`", span=s.span)
             return True
-        t = self.expr(s.value)
+        t = self.exprs.expr(s.value)
         if self.tensor_ifs:
-            self.event("E1706", s.span, "`return` inside an `if` on a tensor",
+            self.body.event("E1706", s.span, "`return` inside an `if` on a tensor",
                        "this returns from inside a `torch.cond` branch")
         if sig is None:
             return True
@@ -234,7 +234,7 @@ class StmtMixin:
             raise Fail("E0413", "the shape of this Python value is unknown",
                        f"the return type is `{written}`", span=s.value.span,
                        help=f"assert its shape with `as {written}`")
-        self.expect_fits(t, sig.ret, s.value, "the return type")
+        self.exprs.expect_fits(t, sig.ret, s.value, "the return type")
         return True
 
     def ret_text(self) -> str:
@@ -246,7 +246,7 @@ class StmtMixin:
 
     def condition(self, c: ast.Expr) -> bool:
         """Check an ``if`` condition; True when it is a tensor (a ``torch.cond``)."""
-        t = self.expr(c)
+        t = self.exprs.expr(c)
         if isinstance(t, (ErrorType, PyType)):
             return False
         if isinstance(t, HostType) and t.name == "bool":
@@ -261,15 +261,15 @@ class StmtMixin:
                    help=help or "an `if` takes a bool or a `[] Mask`")
 
     def s_If(self, s: ast.If) -> bool:
-        before = self.scope
+        before = self.body.scope
         outs: list[tuple[Scope, bool]] = []
         tensor_cond = False
         for br in s.branches:
-            self.scope = before.copy()
+            self.body.scope = before.copy()
             try:
                 is_tensor = self.condition(br.cond)
             except Fail as f:
-                self.fail(f, br.cond)
+                self.body.fail(f, br.cond)
                 is_tensor = False
             tensor_cond |= is_tensor
             if is_tensor:
@@ -277,19 +277,18 @@ class StmtMixin:
             ret = self.block(br.body)
             if is_tensor:
                 self.tensor_ifs -= 1
-            outs.append((self.scope, ret))
+            outs.append((self.body.scope, ret))
         if s.orelse is not None:
-            self.scope = before.copy()
+            self.body.scope = before.copy()
             if tensor_cond:
                 self.tensor_ifs += 1
             ret = self.block(s.orelse)
             if tensor_cond:
                 self.tensor_ifs -= 1
-            outs.append((self.scope, ret))
+            outs.append((self.body.scope, ret))
         else:
             outs.append((before.copy(), False))
-        self.cond_sites.append((s, tensor_cond))
-        self.scope = self.merge(before, outs, s)
+        self.body.scope = self.merge(before, outs, s)
         return all(ret for _, ret in outs)
 
     def merge(self, before: Scope, outs: list[tuple[Scope, bool]], s: ast.Stmt) -> Scope:
@@ -319,7 +318,7 @@ class StmtMixin:
             for v in vs[1:]:
                 assert v is not None
                 if not same_shape(t, v.type):
-                    self.report(Diagnostic.error(
+                    self.body.report(Diagnostic.error(
                         "E0401", f"`{name}` has different types in the branches",
                         v.span, f"this is `{v.type}`, another branch gives `{t}`",
                         help="give it the same shape and dtype in every branch"))
@@ -332,32 +331,32 @@ class StmtMixin:
     def s_For(self, s: ast.For) -> bool:
         # Long on purpose: a loop's iterable (range, batches, tuple), then its body checked
         # twice for growing tensors, with the scopes threaded between.
-        before = self.scope
+        before = self.body.scope
         body_scope = before.copy()
         it = s.iter
         target_types: list[Type]
         if isinstance(it, ast.Range):
             for end in (it.lo, it.hi):
-                t = self.expr(end)
+                t = self.exprs.expr(end)
                 if not isinstance(t, (ErrorType, PyType)) and not (isinstance(t, HostType) and t.name == "int"):
-                    self.fail(Fail("E0410", f"a range's ends are host ints, not `{t}`", f"this is `{t}`",
+                    self.body.fail(Fail("E0410", f"a range's ends are host ints, not `{t}`", f"this is `{t}`",
                                    span=end.span), end)
             if len(s.targets) != 1:
                 raise Fail("E0101", "a range gives one value per step", "", span=s.span)
             target_types = [HostType("int", None, "NonNeg")]
-            self.range_loops.append(s)
+            self.body.range_loops.append(s)
         else:
-            n_events = len(self.events)
-            t = self.expr(it)
+            n_events = len(self.body.events)
+            t = self.exprs.expr(it)
             # A failed iterable is reported once; the body is still checked, its
             # targets of the error type.
             target_types = [ERROR] * len(s.targets)
             if isinstance(t, TensorType):
-                self.fail(Fail("E0805", "`for` over a tensor", f"this is `{t}`", span=it.span,
+                self.body.fail(Fail("E0805", "`for` over a tensor", f"this is `{t}`", span=it.span,
                                help="use `map`, or index it: `for i in 0..n:` then `x[i]`"), s)
             elif isinstance(t, HostOnlyType) and t.kind == "batches":
                 if len(s.targets) != len(t.items):
-                    self.fail(Fail("E0406", f"{len(s.targets)} names for batches of {len(t.items)} tensors",
+                    self.body.fail(Fail("E0406", f"{len(s.targets)} names for batches of {len(t.items)} tensors",
                                    f"batches of {len(t.items)}", span=it.span,
                                    help=f"unpack each batch into {len(t.items)} names"), s)
                 else:
@@ -365,12 +364,12 @@ class StmtMixin:
             elif isinstance(t, (PyType, ErrorType)):
                 target_types = [PY if isinstance(t, PyType) else ERROR] * len(s.targets)
             else:
-                self.fail(Fail("E0805", f"`for` can't walk over `{t}`", f"this is `{t}`", span=it.span,
+                self.body.fail(Fail("E0805", f"`for` can't walk over `{t}`", f"this is `{t}`", span=it.span,
                                help="`for` walks a range `a..b`, a Python value or `batches(…)`"), s)
             if isinstance(t, (PyType, HostOnlyType)) and \
-                    not any(ev[0] == "E1704" for ev in self.events[n_events:]):
+                    not any(ev[0] == "E1704" for ev in self.body.events[n_events:]):
                 # (a loop over `batches(…)` is one site: the call's)
-                self.host_only(s, "a `for` loop over anything but a range")
+                self.body.host_only(s, "a `for` loop over anything but a range")
         # Tensors declared with unknowns that the body assigns may change size: in the
         # body their unknowns are new ones, not shared with any value from before the
         # loop, and after it newer ones again.
@@ -380,8 +379,8 @@ class StmtMixin:
         growing = {n: v for n, v in before.vars.items() if n in assigned
                    and isinstance(v.type, TensorType) and _unknown_axes(v.type)}
         unknowns = sorted(set().union(*(_unknown_axes(v.type) for v in growing.values())))  # type: ignore[arg-type]
-        at_entry = {u: Size.var(f"{_shown(u)}#{self.next_id()}") for u in unknowns}
-        at_exit = {u: Size.var(f"{_shown(u)}#{self.next_id()}") for u in unknowns}
+        at_entry = {u: Size.var(f"{_shown(u)}#{self.body.next_id()}") for u in unknowns}
+        at_exit = {u: Size.var(f"{_shown(u)}#{self.body.next_id()}") for u in unknowns}
         carried: dict[str, TensorType] = {}
         exit_: dict[str, Var] = {}
         for name, v in growing.items():
@@ -390,13 +389,13 @@ class StmtMixin:
             body_scope.vars[name] = Var(carried[name], v.span, v.kind)
         saved_carried = self.carried
         self.carried = {**(saved_carried or {}), **carried}
-        self.scope = body_scope
+        self.body.scope = body_scope
         saved_loop = self.loop_vars
         self.loop_vars = set(before.vars) | (saved_loop or set())
         spans = s.target_spans or tuple(s.span for _ in s.targets)
         for name, t, sp in zip(s.targets, target_types, spans):
-            self.check_local_name(name, sp)
-            self.scope.bind(name, Var(t, sp, "loop"))
+            check_local_name(name, sp, self.env, self.sig)
+            self.body.scope.bind(name, Var(t, sp, "loop"))
         self.block(s.body)
         self.loop_vars = saved_loop
         self.carried = saved_carried
@@ -404,26 +403,26 @@ class StmtMixin:
             try:
                 self.check_alike(carried, s)
             except Fail as f:
-                self.fail(f, s)
+                self.body.fail(f, s)
         after = before.copy()
-        for name, v in self.scope.vars.items():
+        for name, v in self.body.scope.vars.items():
             if name not in before.vars:
                 after.dead[name] = v.span
             else:
                 after.vars[name] = exit_.get(name) or before.vars[name]
-        for d, sp in self.scope.dead.items():
+        for d, sp in self.body.scope.dead.items():
             if d not in before.vars:
                 after.dead[d] = sp
-        self.scope = after
+        self.body.scope = after
         return False
 
     def s_With(self, s: ast.With) -> bool:
         if s.mode != "Train":
             # Reported at the mode's name; the block is still checked, as if it were Train.
-            self.fail(Fail("E0201", f"unknown mode `{s.mode}`", "not a mode",
-                           span=self.word_span(s.span, s.mode),
+            self.body.fail(Fail("E0201", f"unknown mode `{s.mode}`", "not a mode",
+                           span=word_span(self.source, s.span, s.mode),
                            help="the mode is `Train`: `with Train:`"), s)
-        self.host_only(s, "`with Train:`")
+        self.body.host_only(s, "`with Train:`")
         return self.block(s.body)
 
     def merge_grown(self, name: str, types: list[Type]) -> TensorType | None:
@@ -446,7 +445,7 @@ class StmtMixin:
                 axes.append(types[0].axes[k])  # type: ignore[union-attr]
                 continue
             u = a.size.var_name or "?"
-            new = fresh.setdefault(u, Size.var(f"{_shown(u)}#{self.next_id()}"))
+            new = fresh.setdefault(u, Size.var(f"{_shown(u)}#{self.body.next_id()}"))
             axes.append(Axis(new, new))
         domain = first.domain
         for t in types[1:]:
@@ -458,7 +457,7 @@ class StmtMixin:
         have equal sizes for it again (else the next iteration would take them as equal)."""
         seen: dict[str, tuple[str, Size]] = {}
         for name, entry in carried.items():
-            v = self.scope.get(name)
+            v = self.body.scope.get(name)
             now = v.type if v is not None else entry
             if not isinstance(now, TensorType) or len(now.axes) != len(entry.axes):
                 continue  # reported where it was assigned
@@ -472,18 +471,9 @@ class StmtMixin:
                     other, size = seen[u]
                     raise Fail("E0803", f"the loop changes `{other}` and `{name}` differently",
                                f"both start an iteration with `{_shown(u)}`, and end it with "
-                               f"`{size}` and `{b.size}`", span=self.word_span(s.span, "for"),
+                               f"`{size}` and `{b.size}`", span=word_span(self.source, s.span, "for"),
                                help=f"change both alike, or declare them with unknowns of their "
                                     f"own (`{_shown(u)}` and another)")
-
-    def word_span(self, span: Span, word: str) -> Span:
-        """The span of the first ``word`` on ``span``'s first line (else ``span``)."""
-        k = self.source.find(word, span.start)
-        eol = self.source.find("\n", span.start)
-        if k < 0 or (0 <= eol < k):
-            return span
-        col = span.col + (k - span.start)
-        return Span(span.file, span.line, col, span.line, col + len(word), k, k + len(word))
 
 
 def _unknown_axes(t: TensorType) -> set[str]:
@@ -553,4 +543,4 @@ def _assigned_names(stmts: tuple[ast.Stmt, ...]) -> set[str]:
     return out
 
 
-__all__ = ["StmtMixin", "same_shape", "merge_types", "INT", "BOOL"]
+__all__ = ["StmtChecker", "same_shape", "merge_types", "INT", "BOOL"]

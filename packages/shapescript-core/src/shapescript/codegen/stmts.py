@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from shapescript.check.result import CheckedModule
 from shapescript.check.types import ModelType, TensorType
 from shapescript.codegen.context import CodegenContext
