@@ -1,18 +1,20 @@
 """The registry of built-ins: one entry per built-in, and every phase agrees with it.
 
 This is the recipe "How to add a built-in" (docs/architecture.md) as a test: each entry
-of ``shapescript.builtin_registry`` has a type rule, an emitter and a description, and
-the lexer's and the checker's name sets are the registry's. ``cumprod`` is the worked
-example: added in those places only, and tested here against torch.
+of ``shapescript.builtin_registry`` carries its description and has a type rule and an
+emitter, and the lexer's and the checker's name sets are the registry's. ``cumprod`` is
+the worked example: added in those places only, and tested here against torch.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from shapescript.builtin_docs import builtin_doc, builtin_docs
 from shapescript.builtin_registry import (
-    BUILTINS, BUILTINS_BY_NAME, CONSTRUCTOR_NAMES, FUNCTION_NAMES, HOST_ONLY_NAMES,
+    BUILT_IN_GROUPS, BUILTINS, BUILTINS_BY_NAME, CONSTRUCTOR_NAMES, FUNCTION_NAMES,
+    HOST_ONLY_NAMES, Builtin, BuiltinDoc, builtin_doc, builtin_docs,
 )
 from shapescript.compiler import check_program, check_source, compile_source
 
@@ -25,31 +27,84 @@ def test_the_registry_has_one_entry_per_name():
     assert not FUNCTION_NAMES & CONSTRUCTOR_NAMES
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_every_built_in_has_a_rule_an_emitter_and_a_description(name):
+def _rules_and_emitters() -> tuple[dict, dict]:
     import shapescript.check.body  # noqa: F401  (registers every rule)
     from shapescript.check.builtins import RULES
     from shapescript.codegen.builtins import EMITTERS
 
-    assert name in RULES, f"`{name}` has no type rule (check/)"
-    assert name in EMITTERS, f"`{name}` has no emitter (codegen/)"
-    doc = builtin_doc(name)
-    assert doc is not None, f"`{name}` has no description (builtin_docs)"
-    entry = BUILTINS_BY_NAME[name]
+    return RULES, EMITTERS
+
+
+def what_is_missing(entry: Builtin, rules: dict, emitters: dict) -> list[str]:
+    """What the recipe asks of ``entry`` that it lacks: a rule, an emitter, each part of
+    its description, parameters that agree with its signature's."""
+    name = entry.name
+    out = []
+    if name not in rules:
+        out.append(f"`{name}` has no type rule (check/)")
+    if name not in emitters:
+        out.append(f"`{name}` has no emitter (codegen/)")
+    for part in ("call", "signature", "doc", "group"):
+        text = getattr(entry, part)
+        if not text.strip() or "\n" in text:
+            out.append(f"`{name}` has no one-line description {part} (builtin_registry)")
+    if entry.signature and not entry.signature.startswith(name + ("[" if entry.form ==
+                                                                   "constructor" else "(")):
+        out.append(f"`{name}`'s signature is not of `{name}`: {entry.signature}")
     if entry.form == "call" and not entry.variadic:
         # The description's parameters are the registry's, in order.
+        doc = BuiltinDoc(entry)
         written = [p.split(":")[0].split("=")[0].strip().rstrip("…") for p in doc.params]
-        assert written == list(entry.params + entry.keywords), doc.signature
+        if written != list(entry.params + entry.keywords):
+            out.append(f"`{name}`'s signature names {written}: {entry.signature}")
+    return out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_built_in_has_a_rule_an_emitter_and_a_description(name):
+    rules, emitters = _rules_and_emitters()
+    assert what_is_missing(BUILTINS_BY_NAME[name], rules, emitters) == []
+
+
+@pytest.mark.parametrize("change, missing", [
+    ({"doc": ""}, "no one-line description doc"),
+    ({"call": " "}, "no one-line description call"),
+    ({"group": ""}, "no one-line description group"),
+    ({"doc": "two\nlines"}, "no one-line description doc"),
+    ({"signature": "cumprod(x: [... A] Num) -> [... A] Num"}, "signature names ['x']"),
+    ({"signature": "cumsum(x: [... A] Num, over: Axis[A]) -> [... A] Num"}, "is not of"),
+])
+def test_an_entry_lacking_part_of_its_description_fails(change, missing):
+    rules, emitters = _rules_and_emitters()
+    broken = replace(BUILTINS_BY_NAME["cumprod"], **change)
+    assert any(missing in m for m in what_is_missing(broken, rules, emitters))
+
+
+def test_an_entry_without_a_rule_or_an_emitter_fails():
+    rules, emitters = _rules_and_emitters()
+    entry = BUILTINS_BY_NAME["cumprod"]
+    assert what_is_missing(entry, {}, emitters) == ["`cumprod` has no type rule (check/)"]
+    assert what_is_missing(entry, rules, {}) == ["`cumprod` has no emitter (codegen/)"]
+
+
+def test_the_descriptions_are_the_registry_entries():
+    assert [d.name for d in builtin_docs()] == NAMES
+    assert all(builtin_doc(b.name).entry is b for b in BUILTINS)
+    assert builtin_doc("softmax") is None  # a prelude function describes itself
+
+
+def test_each_group_of_the_page_is_one_run_of_the_table():
+    # The page shows the groups in the table's order, each once; an entry written away
+    # from its group's run would move on the page.
+    runs = [b.group for i, b in enumerate(BUILTINS) if i == 0 or BUILTINS[i - 1].group != b.group]
+    assert runs == [group for group, _ in BUILT_IN_GROUPS]
+    assert [d.entry for _, docs in BUILT_IN_GROUPS for d in docs] == list(BUILTINS)
 
 
 def test_rules_and_emitters_are_for_registered_built_ins_only():
-    import shapescript.check.body  # noqa: F401
-    from shapescript.check.builtins import RULES
-    from shapescript.codegen.builtins import EMITTERS
-
-    assert set(RULES) == set(NAMES)
-    assert set(EMITTERS) == set(NAMES)
-    assert {d.name for d in builtin_docs()} == set(NAMES)
+    rules, emitters = _rules_and_emitters()
+    assert set(rules) == set(NAMES)
+    assert set(emitters) == set(NAMES)
 
 
 def test_the_name_sets_of_the_lexer_and_the_checker_come_from_the_registry():
@@ -139,10 +194,14 @@ def test_the_recipe_in_the_architecture_page_names_files_that_exist():
     section = page.split("## How to add a built-in", 1)[1].split("\n## ", 1)[0]
     core = root / "packages" / "shapescript-core" / "src" / "shapescript"
     named = set(re.findall(r"`((?:check|codegen)/\w+\.py|\w+\.py)`", section))
-    assert {"builtin_registry.py", "check/builtins.py", "codegen/builtins.py",
-            "builtin_docs.py"} <= named
+    assert {"builtin_registry.py", "check/builtins.py", "codegen/builtins.py"} <= named
     for path in named:
         if path.startswith("test_"):
             continue
         assert (core / path).is_file(), path
     assert "tests/check/test_builtin_registry.py" in section
+    # Its entry for the worked example is the registry's, description and all.
+    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    written = eval(code.strip().rstrip(","), {"Builtin": Builtin})  # noqa: S307 (our page)
+    entry = BUILTINS_BY_NAME["cumprod"]
+    assert replace(written, group=entry.group) == entry
