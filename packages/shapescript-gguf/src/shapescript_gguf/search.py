@@ -252,30 +252,17 @@ def _norm_reason(arch: Architecture, obs: Observation) -> tuple[str | None, floa
 def _try(arch: Architecture, source: Source, obs: Observation,
          values: dict[str, torch.Tensor], ids: torch.Tensor, pos: torch.Tensor,
          known: dict[str, int]) -> _Attempt:
+    """One architecture's search: each pairing of the fields with its tensors that fits,
+    in order, until one agrees or a diagnosis explains the closest."""
     attempt = _Attempt()
     why, eps = _norm_reason(arch, obs)
+    if why is None:
+        why, layouts = _layouts(arch, source, obs.reads)
     if why is not None:
         attempt.reason = why
         return attempt
-    if arch.name == "gpt2" and not source.has_pos:
-        attempt.reason = ("llama.cpp's gpt2 learns position embeddings, which need the "
-                          "positions as the forward function's third parameter")
-        return attempt
     reads = obs.reads
     shapes = {f: source.fields[f] for f in reads}
-    n_slots = len(arch.slots)
-    blocks = sum(s.per_block for s in arch.slots)
-    if len(reads) == n_slots:
-        layouts = [(arch.slots, False)]
-    elif len(reads) == n_slots - 1:
-        layouts = [(tuple(s for s in arch.slots if not s.optional), True)]
-    else:
-        attempt.reason = (
-            f"a different number of tensors: llama.cpp's {arch.name} has {blocks} per block "
-            f"and {n_slots - blocks} others ({n_slots} fields with the blocks stacked, "
-            f"{n_slots - 1} with the output layer tied to the embedding); the forward "
-            f"function reads {len(reads)} fields ({', '.join(reads)})")
-        return attempt
     shape_failure = None
     for slots, tied in layouts:
         deepest: list = [0, None]
@@ -289,43 +276,10 @@ def _try(arch: Architecture, source: Source, obs: Observation,
             if bad is not None:
                 shape_failure = shape_failure or bad
                 continue
-            get = _accessor(values, pairing, tied)
-            improved = False
-            for variant in arch.variants():
-                attempt.computed += 1
-                with torch.no_grad():
-                    ref = arch.logits(get, ids, pos, hp, eps, variant)
-                diff = _difference(obs.logits, ref)
-                if attempt.best is None or diff < attempt.best[0]:
-                    attempt.best = (diff, dict(pairing), tied, variant, dict(hp))
-                    improved = True
-                if diff <= TOLERANCE:
-                    attempt.match = Match(
-                        arch.name, {k: f for k, (f, _) in pairing.items()},
-                        frozenset(k for k, (_, t) in pairing.items() if t), tied, variant,
-                        dict(hp), eps, diff, 0, 0.0)
-                    return attempt
-                # The first token's logits don't depend on the variant (at position 0 a
-                # rotary turns nothing, and attention over one key gives its value,
-                # whatever the queries and keys): when they differ, no variant of this
-                # pairing can agree.
-                if _difference(obs.logits[:1], ref[:1]) > TOLERANCE:
-                    break
-            # When the closest pairing so far agrees exactly with a known difference (exact
-            # GELU), the source is that computation on this pairing: no other pairing can
-            # agree with llama.cpp's, so the search of this architecture ends here.
-            if improved and _diagnose(arch, attempt, values, obs, ids, pos, eps):
+            if _try_variants(arch, attempt, values, obs, ids, pos, eps, pairing, tied, hp):
                 return attempt
         if not fitted and deepest[1] is not None and shape_failure is None:
-            slot, bound = deepest[1]
-            names = sorted({t for e in slot.shape for t in e.replace("*", " ").replace(
-                "+", " ").split() if t in bound})
-            sizes = ", ".join(f"{n} = {bound[n]}" for n in names)
-            want = f"[{' '.join(slot.shape)}]" + (f" with {sizes}" if sizes else "")
-            name = slot.gguf.replace("{}", "N")
-            stacked = (f", stacked along a leading axis of L = {known['L']}"
-                       if slot.per_block else "")
-            shape_failure = f"a different shape: no field left fits {name}, {want}{stacked}"
+            shape_failure = _unfitted(*deepest[1], known)
     if attempt.best is None:
         attempt.reason = shape_failure or "no pairing of the fields fits the tensors' shapes"
         return attempt
@@ -334,6 +288,72 @@ def _try(arch: Architecture, source: Source, obs: Observation,
         attempt.reason += (f" (the search stopped after the {MAX_PAIRINGS} pairings closest "
                            "to the read order)")
     return attempt
+
+
+def _layouts(arch: Architecture, source: Source,
+             reads: list[str]) -> tuple[str | None, list[tuple[tuple[Slot, ...], bool]]]:
+    """The slots the fields read can fill, with whether the output layer is tied to the
+    embedding (every slot; or every one but the optional output layer), or why none."""
+    if arch.name == "gpt2" and not source.has_pos:
+        return ("llama.cpp's gpt2 learns position embeddings, which need the "
+                "positions as the forward function's third parameter"), []
+    n_slots = len(arch.slots)
+    blocks = sum(s.per_block for s in arch.slots)
+    if len(reads) == n_slots:
+        return None, [(arch.slots, False)]
+    if len(reads) == n_slots - 1:
+        return None, [(tuple(s for s in arch.slots if not s.optional), True)]
+    return (f"a different number of tensors: llama.cpp's {arch.name} has {blocks} per block "
+            f"and {n_slots - blocks} others ({n_slots} fields with the blocks stacked, "
+            f"{n_slots - 1} with the output layer tied to the embedding); the forward "
+            f"function reads {len(reads)} fields ({', '.join(reads)})"), []
+
+
+def _try_variants(arch: Architecture, attempt: _Attempt, values: dict[str, torch.Tensor],
+                  obs: Observation, ids: torch.Tensor, pos: torch.Tensor, eps: float,
+                  pairing: _Pairing, tied: bool, hp: dict[str, int]) -> bool:
+    """Computes each of the architecture's variants on one pairing that fits, keeping the
+    closest so far in ``attempt.best``. True when the search of this architecture ends:
+    a variant agrees (``attempt.match``), or a diagnosis explains the closest pairing."""
+    get = _accessor(values, pairing, tied)
+    improved = False
+    for variant in arch.variants():
+        attempt.computed += 1
+        with torch.no_grad():
+            ref = arch.logits(get, ids, pos, hp, eps, variant)
+        diff = _difference(obs.logits, ref)
+        if attempt.best is None or diff < attempt.best[0]:
+            attempt.best = (diff, dict(pairing), tied, variant, dict(hp))
+            improved = True
+        if diff <= TOLERANCE:
+            attempt.match = Match(
+                arch.name, {k: f for k, (f, _) in pairing.items()},
+                frozenset(k for k, (_, t) in pairing.items() if t), tied, variant,
+                dict(hp), eps, diff, 0, 0.0)
+            return True
+        # The first token's logits don't depend on the variant (at position 0 a
+        # rotary turns nothing, and attention over one key gives its value,
+        # whatever the queries and keys): when they differ, no variant of this
+        # pairing can agree.
+        if _difference(obs.logits[:1], ref[:1]) > TOLERANCE:
+            break
+    # When the closest pairing so far agrees exactly with a known difference (exact
+    # GELU), the source is that computation on this pairing: no other pairing can
+    # agree with llama.cpp's, so the search of this architecture ends here.
+    return improved and _diagnose(arch, attempt, values, obs, ids, pos, eps)
+
+
+def _unfitted(slot: Slot, bound: dict[str, int], known: dict[str, int]) -> str:
+    """Why no pairing fits: the first slot that no field left fits (the deepest the
+    pairings reached), with the sizes its shape needs."""
+    names = sorted({t for e in slot.shape for t in e.replace("*", " ").replace(
+        "+", " ").split() if t in bound})
+    sizes = ", ".join(f"{n} = {bound[n]}" for n in names)
+    want = f"[{' '.join(slot.shape)}]" + (f" with {sizes}" if sizes else "")
+    name = slot.gguf.replace("{}", "N")
+    stacked = (f", stacked along a leading axis of L = {known['L']}"
+               if slot.per_block else "")
+    return f"a different shape: no field left fits {name}, {want}{stacked}"
 
 
 def _diagnose(arch: Architecture, attempt: _Attempt, values: dict[str, torch.Tensor],

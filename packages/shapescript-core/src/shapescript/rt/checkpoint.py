@@ -35,7 +35,8 @@ from shapescript.vocab import SAFETENSORS_DTYPES as _SAFETENSORS_DTYPES
 from .device import call_device
 from .errors import ShapeError
 from .specs import dtype_name
-from .training import _process_group, _rank0_flag, gathered
+from .ranks import _process_group, _rank0_flag
+from .sharding import gathered
 
 _CKPT_KEY = "shapescript"
 _CKPT_VERSION = 1

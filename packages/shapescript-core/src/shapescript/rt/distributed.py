@@ -15,7 +15,7 @@ launches through it, starts one process per rank with ``RANK``, ``LOCAL_RANK``,
   an uncaught exception's traceback); standard error is every
   rank's, each line prefixed so an error names the rank it came from;
 - with ``SHAPESCRIPT_FSDP`` set (``--fsdp``), ``sgd``/``adamw`` shard the model's fields
-  among the ranks with FSDP2's ``fully_shard`` (``training.py``) rather than keep a
+  among the ranks with FSDP2's ``fully_shard`` (``sharding.py``) rather than keep a
   whole copy on each.
 
 The training built-ins (``training.py``, ``report.py``, ``checkpoint.py``) see the group
@@ -32,7 +32,7 @@ import sys
 
 import torch
 
-from .training import rank, world_size
+from .ranks import rank, world_size
 
 DEFAULT_TIMEOUT = 300.0
 

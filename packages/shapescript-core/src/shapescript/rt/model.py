@@ -199,7 +199,7 @@ def set_field(model, name, value):
     spec = field_spec(model, name)
     check_field(type(model).__name__, spec, value)
     if getattr(type(model), "_ss_sharded", False):
-        model._ss_set_shard(name, value)   # fields sharded among the ranks (training.py)
+        model._ss_set_shard(name, value)   # fields sharded among the ranks (sharding.py)
         return
     param = model._parameters[name]
     if param is value:

@@ -20,7 +20,7 @@ import time
 
 import torch
 
-from .training import _all_ranks_output, _process_group
+from .ranks import _all_ranks_output, _process_group
 
 
 def _report_value(v):

@@ -26,9 +26,11 @@ import functools
 import importlib
 import inspect
 
-# In dependency order; ``model`` and ``training`` (written separately) when present.
+# In dependency order; ``model`` and the training built-ins' modules (written separately)
+# when present. ``training`` itself only gathers the names of the six before it.
 _HELPER_MODULES = ("vocab", "files", "errors", "specs", "device", "domains", "checkgen", "checks", "ops",
-                   "config", "model", "training", "report", "checkpoint")
+                   "config", "model", "ranks", "sharding", "grads", "schedules", "optimizers",
+                   "datasets", "report", "checkpoint")
 _ERROR_CLASSES = ("ShapeError", "DeviceError", "DomainError")
 # Helper modules that live beside the runtime rather than in it: torch-free, so the
 # compiler uses them too. Their names are inlined like the runtime's own.

@@ -1,38 +1,11 @@
-"""Re-checking a file as it is edited, for editors: ``IncrementalChecker``.
-
-An editor sends the whole text after every keystroke; checking a 1,000-line file from
-scratch takes longer than a keystroke should. So this keeps, between two versions of
-one file:
-
-* the parse of each top-level *chunk* (a declaration with the comment lines right above
-  it: a line that starts in column 1 outside any bracket starts one, as the parser
-  splits a file). A chunk whose text is unchanged keeps its nodes; one below the edit
-  keeps them too, its spans moved down or up by the lines the edit added or removed;
-  only the edited chunks are parsed again;
-* the module's environment (dims, models, signatures), while every declaration other
-  than a ``fn``'s body is unchanged;
-* each function body's check (types, resolutions, diagnostics), while the body's nodes
-  are the ones it was checked with.
-
-So an edit inside one function's body parses and checks that function only. An edit to
-a dim, a signature, a model, an import (anything the other bodies depend on), or one
-that leaves a declaration unparsable, checks the file afresh, from the chunks.
-
-The result is the same ``Program`` that ``check_program`` gives for the text, and the
-same diagnostics, sorted the same way. Modules the file imports are checked when the
-file is checked afresh, and kept while their texts don't change: an editor passes
-``overlay``, the texts of the files it has open with unsaved edits, and a module's
-text is its overlay, else its file on disk. Moving spans is the one place
-where the syntax tree is changed after parsing: only nodes this checker parsed itself,
-and only their positions.
-"""
+"""``IncrementalChecker``: re-checks one file as it is edited, parsing only the edited
+chunks and checking only the bodies whose nodes changed (the package's docstring says
+what it keeps and when it checks afresh)."""
 
 from __future__ import annotations
 
 import gc
 import os
-import re
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -42,86 +15,13 @@ from shapescript.check.env import ModuleEnv
 from shapescript.check.exports import check_exports
 from shapescript.check.query import walk
 from shapescript.check.result import CheckedModule, ExportSites, FnResult
-from shapescript.diagnostics import Diagnostic, Label
-from shapescript.source import Span
+from shapescript.diagnostics import Diagnostic
+from shapescript.incremental.chunks import Chunk, first_code, split_chunks, split_range
+from shapescript.incremental.imported import Overlay, caching_compilation, text_stamp
+from shapescript.incremental.skeleton import skeleton_of
+from shapescript.incremental.spans import move_diag, move_event, move_node, move_span
 from shapescript.syntax import ast
 from shapescript.syntax.parser import parse_file
-
-__all__ = ["IncrementalChecker", "Overlay", "split_chunks"]
-
-# An editor's unsaved texts: a file's absolute path → its text, or None to read it from disk.
-Overlay = Callable[[str], "str | None"]
-
-# Brackets, skipping strings and comments, to tell a continuation line from a new chunk.
-_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[()\[\]{}]')
-
-
-def split_chunks(lines: list[str]) -> list[tuple[int, int]]:
-    """The top-level chunks of a file given as its lines (with their line ends): each
-    ``(first, end)``, 0-based and end-exclusive. A chunk starts at a line that begins in
-    column 1, outside brackets, with code; the comment lines right above it belong to
-    it, blank lines to the chunk before. Lines before the first chunk join it."""
-    return _split(lines, 0, len(lines))[0]
-
-
-def _first_code(lines: list[str], lo: int, hi: int) -> int:
-    """The first line in ``lines[lo:hi]`` that starts in column 1 with code."""
-    for i in range(lo, hi):
-        c = lines[i][:1]
-        if c and c not in " \t\r\n\f\v#":
-            return i
-    return hi
-
-
-def _split(lines: list[str], lo: int, hi: int) -> tuple[list[tuple[int, int]], int]:
-    """``split_chunks`` of ``lines[lo:hi]`` (positions in ``lines``), and the bracket
-    depth after the last line."""
-    starts: list[int] = []
-    depth = 0
-    for i in range(lo, hi):
-        line = lines[i]
-        c = line[:1]
-        if depth == 0 and c and c not in " \t\r\n\f\v#":
-            k = i
-            while k > lo and lines[k - 1][:1] == "#" and (not starts or k - 1 > starts[-1]):
-                k -= 1
-            starts.append(k)
-        if '"' not in line:
-            code = line.partition("#")[0]
-            opened = code.count("(") + code.count("[") + code.count("{")
-            closed = code.count(")") + code.count("]") + code.count("}")
-            if opened or closed:
-                depth = max(0, depth + opened - closed)
-        else:
-            for m in _TOKENS.finditer(line):
-                t = m.group()
-                if t in "([{":
-                    depth += 1
-                elif t in ")]}":
-                    depth = max(0, depth - 1)
-    if not starts:
-        return ([(lo, hi)] if hi > lo else []), depth
-    starts[0] = lo
-    return [(a, starts[j + 1] if j + 1 < len(starts) else hi)
-            for j, a in enumerate(starts)], depth
-
-
-@dataclass
-class _Chunk:
-    first: int  # 0-based line
-    end: int
-    text: str
-    offset: int  # character offset of its first line
-    decls: tuple[Any, ...]
-    diagnostics: list[Diagnostic]
-    doc: str | None
-    doc_spans: tuple[Span, ...]
-    nodes: list[Any] = field(default_factory=list)  # every node, each once
-    skeleton: tuple[Any, ...] = ()  # ``_skeleton`` of its declarations
-    # Characters the chunk's nodes are behind its place (an edit above it changed a
-    # line's length but not the line count): moved only when something needs offsets.
-    pending: int = 0
-    dropped: tuple[Any, ...] = ()  # the declarations the parser dropped (``Module.dropped``)
 
 
 @dataclass
@@ -146,7 +46,7 @@ class _State:
     # Every body's types and resolutions, merged (kept up to date function by function).
     types: dict[int, Any] = field(default_factory=dict)
     res: dict[int, Any] = field(default_factory=dict)
-    # The imported modules' texts as checked: absolute path → ``_stamp``.
+    # The imported modules' texts as checked: absolute path → ``text_stamp``.
     deps: dict[str, Any] = field(default_factory=dict)
 
 
@@ -176,7 +76,7 @@ class IncrementalChecker:
         self.program: Any = None
         self._text: str | None = None
         self._lines: list[str] = []
-        self._chunks: dict[tuple[int, int], _Chunk] = {}
+        self._chunks: dict[tuple[int, int], Chunk] = {}
         self._state: _State | None = None
 
     # -- the one entry point -------------------------------------------------------
@@ -209,7 +109,7 @@ class IncrementalChecker:
         st = self._state
         if st is None:
             return self.program is None or not self.program.dependencies
-        return all(_stamp(p, self.overlay) == stamp for p, stamp in st.deps.items())
+        return all(text_stamp(p, self.overlay) == stamp for p, stamp in st.deps.items())
 
     # -- parsing, by chunks ----------------------------------------------------------
     def _update(self, text: str) -> Any:
@@ -227,8 +127,8 @@ class IncrementalChecker:
         dc = len(text) - len(self._text or "")
         old_suffix_line = len(old) - s + 1  # 1-based first line of the unchanged tail
 
-        chunks: dict[tuple[int, int], _Chunk] = {}
-        shifted: list[_Chunk] = []
+        chunks: dict[tuple[int, int], Chunk] = {}
+        shifted: list[Chunk] = []
         window = self._window(lines, p, s, dl)
         if window is None:  # no earlier version to reuse: every chunk is new
             lo, hi, bounds = 0, len(lines), split_chunks(lines)
@@ -279,7 +179,7 @@ class IncrementalChecker:
 
             self._state = None
             self.last = "full"
-            return Program(None, {}, _sorted(parse_diags, self.path), {self.path: text})
+            return Program(None, {}, sorted_diagnostics(parse_diags, self.path), {self.path: text})
         return self._check(module, skeleton, text, parse_diags)
 
     def _window(self, lines: list[str], p: int, s: int,
@@ -302,18 +202,18 @@ class IncrementalChecker:
         if lo is None or hi_old is None or hi_old + dl < lo:
             return None
         hi = hi_old + dl
-        bounds, depth = _split(lines, lo, hi)
+        bounds, depth = split_range(lines, lo, hi)
         if depth or not bounds:
             return None
         # Code before the window's first declaration (the edit removed a declaration's
         # first line) belongs to the chunk above: split the whole file instead.
-        for i in range(lo, _first_code(lines, lo, hi)):
+        for i in range(lo, first_code(lines, lo, hi)):
             text = lines[i].strip()
             if text and not text.startswith("#"):
                 return None
         return lo, hi, bounds
 
-    def _parse_chunk(self, ctext: str, a: int, b: int, offset: int) -> _Chunk:
+    def _parse_chunk(self, ctext: str, a: int, b: int, offset: int) -> Chunk:
         parsed = parse_file(ctext, self.path)
         module, diags, dropped = parsed.module, parsed.diagnostics, parsed.dropped
         if module is None:
@@ -324,22 +224,22 @@ class IncrementalChecker:
         nodes = list(walk(decls))
         if a or offset:
             for node in nodes:
-                _move_node(node, a, offset)
-            doc_spans = tuple(_move_span(sp, a, offset) for sp in doc_spans)
-            dropped = tuple(replace(d, span=_move_span(d.span, a, offset)) for d in dropped)
-            diags = [_move_diag(d, lambda ln: ln + a) for d in diags]
-        return _Chunk(a, b, ctext, offset, decls, list(diags), doc if a == 0 else None,
-                      doc_spans, nodes, _skeleton(decls), dropped=dropped)
+                move_node(node, a, offset)
+            doc_spans = tuple(move_span(sp, a, offset) for sp in doc_spans)
+            dropped = tuple(replace(d, span=move_span(d.span, a, offset)) for d in dropped)
+            diags = [move_diag(d, lambda ln: ln + a) for d in diags]
+        return Chunk(a, b, ctext, offset, decls, list(diags), doc if a == 0 else None,
+                      doc_spans, nodes, skeleton_of(decls), dropped=dropped)
 
-    def _move_chunk(self, ch: _Chunk, dl: int, dc: int) -> None:
+    def _move_chunk(self, ch: Chunk, dl: int, dc: int) -> None:
         dc += ch.pending
         ch.pending = 0
         for node in ch.nodes:
-            _move_node(node, dl, dc)
-        ch.doc_spans = tuple(_move_span(sp, dl, dc) for sp in ch.doc_spans)
-        ch.dropped = tuple(replace(d, span=_move_span(d.span, dl, dc)) for d in ch.dropped)
+            move_node(node, dl, dc)
+        ch.doc_spans = tuple(move_span(sp, dl, dc) for sp in ch.doc_spans)
+        ch.dropped = tuple(replace(d, span=move_span(d.span, dl, dc)) for d in ch.dropped)
         if dl:
-            ch.diagnostics = [_move_diag(d, lambda ln: ln + dl) for d in ch.diagnostics]
+            ch.diagnostics = [move_diag(d, lambda ln: ln + dl) for d in ch.diagnostics]
 
     def _settle(self) -> None:
         """Brings every chunk's character offsets up to date (before a fresh check,
@@ -348,7 +248,7 @@ class IncrementalChecker:
             if ch.pending:
                 self._move_chunk(ch, 0, 0)
 
-    def _shift(self, chunks: list[_Chunk], dl: int, dc: int, old_suffix_line: int) -> None:
+    def _shift(self, chunks: list[Chunk], dl: int, dc: int, old_suffix_line: int) -> None:
         """Moves the chunks below an edit, and every record the last check kept that
         points at them, by ``dl`` lines and ``dc`` characters."""
         st = self._state
@@ -366,14 +266,14 @@ class IncrementalChecker:
         for sig in st.env.fns.values():
             if id(sig.decl) in moved:
                 for ps in sig.params:
-                    ps.span = _move_span(ps.span, dl, dc)
-        st.env.diagnostics = [_move_diag(d, line_map) for d in st.env.diagnostics]
-        st.load_diagnostics = [_move_diag(d, line_map) for d in st.load_diagnostics]
+                    ps.span = move_span(ps.span, dl, dc)
+        st.env.diagnostics = [move_diag(d, line_map) for d in st.env.diagnostics]
+        st.load_diagnostics = [move_diag(d, line_map) for d in st.load_diagnostics]
         for fc in st.fns.values():
-            fc.diagnostics = [_move_diag(d, line_map) for d in fc.diagnostics]
+            fc.diagnostics = [move_diag(d, line_map) for d in fc.diagnostics]
             ex = fc.result.exports
             fc.result.exports = ExportSites(
-                tuple(_move_event(e, line_map, dl, dc) for e in ex.events), ex.callees)
+                tuple(move_event(e, line_map, dl, dc) for e in ex.events), ex.callees)
 
     # -- checking ----------------------------------------------------------------------
     def _check(self, module: ast.Module, skeleton: tuple[Any, ...], text: str,
@@ -397,7 +297,7 @@ class IncrementalChecker:
             from shapescript.compiler import prelude_env
 
             self._settle()
-            comp = _caching_compilation(self.search, self.overlay)
+            comp = caching_compilation(self.search, self.overlay)
             comp.program.sources[self.path] = text
             key = os.path.abspath(self.path)
             comp.loading.add(key)
@@ -408,7 +308,7 @@ class IncrementalChecker:
             st = _State(env, skeleton, comp, list(comp.program.diagnostics),
                         decls=module.decls)
             here = os.path.abspath(self.path)
-            st.deps = {k: _stamp(k, self.overlay) for k in
+            st.deps = {k: text_stamp(k, self.overlay) for k in
                        {os.path.abspath(p) for p in comp.program.modules} - {here}}
             self._state = st
             self.last = "full"
@@ -447,152 +347,10 @@ class IncrementalChecker:
         sources = dict(comp.program.sources)
         sources[self.path] = text
         diags = parse_diags + st.load_diagnostics + cm.diagnostics
-        return Program(cm, modules, _sorted(diags, self.path), sources)
+        return Program(cm, modules, sorted_diagnostics(diags, self.path), sources)
 
 
-# -- imported modules, checked once while their files don't change ----------------------
-
-
-def _stamp(path: str, overlay: Overlay | None) -> Any:
-    """What tells one text of the file ``path`` from another: its overlay text, else
-    its file's modification time and size (None: it can't be read)."""
-    text = overlay(path) if overlay is not None else None
-    if text is not None:
-        return ("text", text)
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return ("disk", st.st_mtime_ns, st.st_size)
-
-
-@dataclass
-class _Imported:
-    env: ModuleEnv
-    files: dict[str, Any]  # absolute path → ``_stamp`` when it was checked
-    modules: dict[str, CheckedModule]
-    sources: dict[str, str]
-    diagnostics: list[Diagnostic]
-
-    def fresh(self, overlay: Overlay | None) -> bool:
-        return all(_stamp(p, overlay) == stamp for p, stamp in self.files.items())
-
-
-# By absolute path: every IncrementalChecker of the process shares them (an editor with
-# several files open that import one module checks it once).
-_IMPORTED: dict[str, _Imported] = {}
-
-
-def _caching_compilation(search: list[str] | None, overlay: Overlay | None = None) -> Any:
-    """The compiler's loader, reading a module's text from ``overlay`` first, and
-    keeping each imported module's check (with the modules it imports) until one of
-    their texts changes."""
-    from shapescript.compiler import _Compilation
-
-    class _Caching(_Compilation):
-        def read(self, path: str) -> str:
-            text = overlay(os.path.abspath(path)) if overlay is not None else None
-            return super().read(path) if text is None else text
-
-        def load(self, name: str, importer: str, span: Span) -> ModuleEnv | None:
-            path = self.find(name, importer)
-            key = os.path.abspath(path) if path is not None else None
-            entry = _IMPORTED.get(key) if key is not None else None
-            if entry is not None and entry.fresh(overlay) and key not in self.loading:
-                for p, cm in entry.modules.items():
-                    self.program.modules.setdefault(p, cm)
-                self.program.sources.update(entry.sources)
-                self.program.diagnostics.extend(entry.diagnostics)
-                return entry.env
-            before = set(self.program.modules)
-            n_diags = len(self.program.diagnostics)
-            env = super().load(name, importer, span)
-            if env is not None and key is not None:
-                modules = {p: cm for p, cm in self.program.modules.items() if p not in before}
-                files = {}
-                for p in modules:
-                    stamp = _stamp(os.path.abspath(p), overlay)
-                    if stamp is None:
-                        return env
-                    files[os.path.abspath(p)] = stamp
-                if modules:
-                    # The module's own diagnostics (and its imports'), not the importer's.
-                    diags = [d for d in self.program.diagnostics[n_diags:] if d.file in modules]
-                    _IMPORTED[key] = _Imported(env, files, modules,
-                                               {p: self.program.sources[p] for p in modules
-                                                if p in self.program.sources}, diags)
-            return env
-
-    return _Caching(search)
-
-
-# -- moving spans --------------------------------------------------------------------
-
-
-def _move_span(sp: Span, dl: int, dc: int) -> Span:
-    return Span(sp.file, sp.line + dl, sp.col, sp.end_line + dl, sp.end_col, sp.start + dc,
-                sp.end + dc)
-
-
-_SPAN_FIELDS: dict[type, tuple[str, ...]] = {}
-_set = object.__setattr__
-
-
-def _move_node(node: Any, dl: int, dc: int) -> None:
-    # The nodes are frozen so that no phase changes them by mistake; positions are moved
-    # here, in place, so that the records keyed by ``id(node)`` stay valid.
-    names = _SPAN_FIELDS.get(type(node))
-    if names is None:
-        names = tuple(f for f in node.__dataclass_fields__
-                      if f in ("span", "name_span", "target_spans"))
-        _SPAN_FIELDS[type(node)] = names
-    for name in names:
-        v = getattr(node, name)
-        if type(v) is Span:
-            _set(node, name, Span(v.file, v.line + dl, v.col, v.end_line + dl, v.end_col,
-                                  v.start + dc, v.end + dc))
-        elif v:
-            _set(node, name, tuple(_move_span(s, dl, dc) for s in v))
-
-
-def _move_diag(d: Diagnostic, line_map) -> Diagnostic:
-    labels = tuple(replace(lb, line=line_map(lb.line), end_line=line_map(lb.end_line))
-                   if isinstance(lb, Label) else lb for lb in d.labels)
-    return replace(d, line=line_map(d.line), end_line=line_map(d.end_line), labels=labels)
-
-
-def _move_event(ev: tuple, line_map, dl: int, dc: int) -> tuple:
-    sp = ev[1]
-    if type(sp) is Span and line_map(sp.line) != sp.line:
-        return (ev[0], _move_span(sp, dl, dc)) + tuple(ev[2:])
-    return ev
-
-
-def _skeleton(decls: tuple[Any, ...]) -> tuple[Any, ...]:
-    """What the other bodies see of some declarations: all but a ``fn``'s body, with
-    positions left out (identity for the declarations kept from the last parse)."""
-    out: list[Any] = []
-    for d in decls:
-        if isinstance(d, ast.FnDecl):
-            out.append(("fn", d.name, d.export, _shape(d.params), _shape(d.ret),
-                        isinstance(d.body, tuple)))
-        else:
-            out.append(("decl", id(d)))
-    return tuple(out)
-
-
-def _shape(node: Any) -> Any:
-    """A node's structure without positions, to compare signatures."""
-    if isinstance(node, tuple):
-        return tuple(_shape(x) for x in node)
-    if hasattr(node, "__dataclass_fields__"):
-        return (type(node).__name__,) + tuple(
-            _shape(getattr(node, f)) for f in node.__dataclass_fields__
-            if f not in ("span", "name_span", "target_spans"))
-    return node
-
-
-def _sorted(diags: list[Diagnostic], main: str) -> list[Diagnostic]:
+def sorted_diagnostics(diags: list[Diagnostic], main: str) -> list[Diagnostic]:
     seen: set[tuple] = set()
     out = []
     for d in sorted(diags, key=lambda d: (d.file != main, d.file, d.line, d.column, d.code)):

@@ -1,0 +1,339 @@
+"""The transformers classes of ``modeling_shapescript.py``, around the compiled function:
+the configuration, the attention a layer runs (with transformers' attention table and the
+cache), one call's ``ShapeScriptCall``, the pretrained-model base, ``ShapeScriptModel``
+(whose forward calls the compiled function) and, for a language model,
+``ShapeScriptForCausalLM``. Each function below writes one part of that text, in the
+file's order."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from shapescript_hf.plan import Plan
+
+# The configuration: what engines read, and the model's own.
+_CONFIG = '''\
+# ------------------------------------------------------------------------------
+# The transformers classes.
+
+class ShapeScriptConfig(PretrainedConfig):
+    """The configuration: what engines read (sizes, heads, layers, attention scales)."""
+
+    model_type = "shapescript"
+    base_model_tp_plan = {}
+
+    def __init__(self, vocab_size=None, hidden_size=None, num_hidden_layers=0,
+                 num_attention_heads=None, num_key_value_heads=None, head_dim=None,
+                 max_position_embeddings=4096, attention_scales=None,
+                 tie_word_embeddings=False, use_cache=True, shapescript=None, **kwargs):
+        self.vocab_size = vocab_size
+        self.hidden_size = hidden_size
+        self.num_hidden_layers = num_hidden_layers
+        self.num_attention_heads = num_attention_heads
+        self.num_key_value_heads = num_key_value_heads
+        self.head_dim = head_dim
+        self.max_position_embeddings = max_position_embeddings
+        self.attention_scales = list(attention_scales or [])
+        # False: the cache-less path, each step of generate computing from the start.
+        self.use_cache = use_cache
+        self.shapescript = dict(shapescript or {})
+        super().__init__(tie_word_embeddings=tie_word_embeddings, **kwargs)
+'''
+
+# The source's attention, the causal mask, and the module each layer's attention is.
+_ATTENTION = '''
+
+def eager_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0,
+                    **kwargs):
+    """The source's own attention: `scaled_dot_product_attention` with the causal mask
+    (shifted by the cached length, and with padding when there is some; None: the plain
+    causal mask, which torch applies without building it)."""
+    out = torch.nn.functional.scaled_dot_product_attention(
+        query, key, value, attn_mask=attention_mask, is_causal=attention_mask is None,
+        scale=scaling)
+    return out.transpose(1, 2), None
+
+
+def causal_mask(query, key, padding):
+    """Which keys each query sees: the earlier ones and itself, of its own sequence
+    (None when that is the plain causal mask: no cache, no padding)."""
+    n, m = query.shape[-2], key.shape[-2]
+    if padding is None and n == m:
+        return None
+    mask = torch.ones((n, m), dtype=torch.bool, device=query.device).tril(m - n)
+    if padding is not None:
+        # A padded query still sees itself, so no row is empty (an empty row is NaN).
+        keep = padding[:, None, None, -m:].bool()
+        mask = (mask & keep) | torch.eye(n, m, dtype=torch.bool, device=query.device).roll(m - n, 1)
+    return mask
+
+
+class ShapeScriptAttention(nn.Module):
+    """The attention of one layer: the function of transformers' table the model is set
+    to use (`eager`: the source's), with this layer's scale and part of the cache. Keys
+    and values come with as many heads as queries."""
+
+    is_causal = True
+
+    def __init__(self, config, layer_idx):
+        super().__init__()
+        self.config = config
+        self.layer_idx = layer_idx
+        self.head_dim = config.head_dim
+        self.num_key_value_groups = 1
+        self.scaling = config.attention_scales[layer_idx]
+
+    def forward(self, query, key, value, scale, padding=None, cache=None, **kwargs):
+        if scale is not None and scale != self.scaling:
+            raise ValueError(f"attention {self.layer_idx}: scale {scale} differs from the "
+                             f"{self.scaling} the model was exported with")
+        if cache is not None:
+            key, value = cache.update(key, value, self.layer_idx)
+        implementation = self.config._attn_implementation
+        mask = None
+        if implementation in (None, "eager"):
+            mask = causal_mask(query, key, padding)
+        attend = ALL_ATTENTION_FUNCTIONS.get_interface(implementation, eager_attention)
+        out, _ = attend(self, query, key, value, mask, scaling=self.scaling, dropout=0.0,
+                        **kwargs)
+        # eager gives [b n H Dh]; vLLM's [b*n H*Dh]: both back to the source's [b H n Dh].
+        b, n = query.shape[0], query.shape[2]
+        return out.reshape(b, n, -1, self.head_dim).transpose(1, 2)
+'''
+
+# The base class that transformers loads and initializes weights through.
+_PRETRAINED = '''
+
+class ShapeScriptPreTrainedModel(PreTrainedModel):
+    config_class = ShapeScriptConfig
+    base_model_prefix = "model"
+    _no_split_modules = []
+    _supports_attention_backend = True
+
+    def _init_weights(self, module):
+        # New weights (from_config); from_pretrained loads every one from the file.
+        for name, p in module.named_parameters(recurse=False):
+            if p.is_floating_point():
+                if p.dim() >= 2:
+                    nn.init.normal_(p, std=0.02)
+                else:
+                    nn.init.ones_(p) if "norm" in name else nn.init.zeros_(p)
+'''
+
+
+def classes_source(plan: Plan, fields: list[str], dtype_expr: str, inputs: list[str],
+                   lm: bool, compiled: str) -> str:
+    """The classes' text: ``fields`` the lines making the model's parameters,
+    ``dtype_expr`` the expression of the model's dtype, ``inputs`` the function's
+    parameters after the model, ``lm`` whether a ``ShapeScriptForCausalLM`` follows,
+    ``compiled`` the compiled function's name."""
+    out = [_CONFIG, _ATTENTION, _call_class(dtype_expr), _PRETRAINED, _model_init(plan, fields)]
+    if plan.split:
+        out.append(_split_forward(plan, compiled))
+    else:
+        out.append(_plain_forward(plan, inputs, compiled))
+    if lm:
+        out.append(_causal_lm(plan))
+    return "".join(out)
+
+
+def _call_class(dtype_expr: str) -> str:
+    """``ShapeScriptCall``: one call of the model, as the compiled source sees it."""
+    return '''
+
+class ShapeScriptCall:
+    """One call of the model, as the compiled source sees it (`attn`): it runs the
+    attentions in order, with the cache and the arguments transformers gave."""
+
+    def __init__(self, model, padding, cache, kwargs, embeds=None):
+        self.model = model
+        self.padding = padding
+        self.cache = cache
+        self.kwargs = kwargs
+        self.embeds = embeds
+        self.layer = 0
+        self.dtype = ''' + dtype_expr + '''
+
+    def embed(self, ids):
+        """The embedding of the token ids, or the vectors an engine looked up itself."""
+        return self.model.embed_tokens(ids) if self.embeds is None else self.embeds
+
+    def attention(self, query, key, value, scale):
+        layer = self.model.attentions[self.layer]
+        self.layer += 1
+        return layer(query, key, value, scale, self.padding, self.cache, **self.kwargs)
+
+    def in_model_dtype(self, x):
+        """What the source computed in f32 on purpose, back in the model's dtype."""
+        return x.to(self.dtype) if x.is_floating_point() else x
+'''
+
+
+def _model_init(plan: Plan, fields: list[str]) -> str:
+    """``ShapeScriptModel``'s head and ``__init__``: the fields as parameters, the
+    embedding table an engine replaces, an attention module a layer."""
+    model_doc = ("The model up to the output layer: its forward gives the hidden states "
+                 "the output layer takes." if plan.split else
+                 f"The model: its forward is `{plan.source.fn}`, compiled, and takes the "
+                 "function's other parameters, by position or by name.")
+    fields_code = textwrap.indent("\n".join(fields), " " * 8) if fields else ""
+    embed_init = ("        # The embedding table, which an engine replaces with its own.\n"
+                  f"        self.embed_tokens = nn.Embedding(config.vocab_size, config.hidden_size)\n"
+                  if plan.split else "")
+    attn_init = ("        # One attention module a layer: transformers' attention interface needs its\n"
+                 "        # layer_idx, and the engine keeps a part of its cache for each.\n"
+                 "        self.attentions = nn.ModuleList(\n"
+                 "            ShapeScriptAttention(config, i) for i in range(config.num_hidden_layers))\n"
+                 if plan.servable else "")
+    return f'''
+
+class ShapeScriptModel(ShapeScriptPreTrainedModel):
+    """{model_doc}"""
+
+    def __init__(self, config):
+        super().__init__(config)
+{embed_init}{fields_code}
+{attn_init}        self.post_init()
+'''
+
+
+def _split_forward(plan: Plan, compiled: str) -> str:
+    """``ShapeScriptModel``'s forward when an engine's embedding and output layer are
+    split off: the hidden states, with transformers' cache and arguments."""
+    pos_arg = ", position_ids" if plan.form.pos else ""
+    return f'''
+    def get_input_embeddings(self):
+        return self.embed_tokens
+
+    def set_input_embeddings(self, value):
+        self.embed_tokens = value
+
+    def forward(self, input_ids=None, attention_mask=None, position_ids=None,
+                inputs_embeds=None, cache=None, use_cache=None, return_dict=None, **kwargs):
+        past_key_values = kwargs.pop("past_key_values", None)
+        for unused in ("output_attentions", "output_hidden_states", "cache_position"):
+            kwargs.pop(unused, None)
+        cache = cache if cache is not None else past_key_values
+        if use_cache and cache is None:
+            cache = DynamicCache(config=self.config)
+        if not use_cache:
+            cache = None
+        # Vectors an engine looked up stand in for the token ids by their first feature,
+        # [b n] as the source checks the ids.
+        ids = input_ids if inputs_embeds is None else inputs_embeds[..., 0]
+        b, n = ids.shape[0], ids.shape[1]
+        if position_ids is None:
+            past = cache.get_seq_length() if cache is not None else 0
+            position_ids = torch.arange(past, past + n, device=ids.device).expand(b, n)
+        attn = ShapeScriptCall(self, attention_mask, cache, kwargs, inputs_embeds)
+        hidden = {compiled}(attn, self, ids{pos_arg})
+        if return_dict is False:
+            return (hidden,) if cache is None else (hidden, cache)
+        # By position: transformers 5 renames the cache field (past_key_values, cache).
+        return BaseModelOutputWithPast(hidden, cache)
+'''
+
+
+def _plain_forward(plan: Plan, inputs: list[str], compiled: str) -> str:
+    """``ShapeScriptModel``'s forward otherwise: the function's other parameters, by
+    position or by name, and what it gives."""
+    params = ", ".join(_param_text(p) for p in plan.source.params)
+    return f'''
+    def forward(self, {params + ", " if params else ""}**kwargs):
+        """`{plan.source.fn}(m, {", ".join(inputs)})`: what the function gives."""
+        attn = ShapeScriptCall(self, None, None, {{}})
+        return {compiled}(attn, self, {", ".join(f"{p}={p}" for p in inputs)})
+'''
+
+
+def _param_text(p: Any) -> str:
+    """A parameter with its default, which is a host number or bool (E1705)."""
+    if p.default is None:
+        return p.name
+    return f"{p.name}={_literal(p.default)!r}"
+
+
+def _literal(e: Any) -> Any:
+    kind = type(e).__name__
+    if kind in ("Num", "Bool"):
+        return e.value
+    if kind == "UnaryOp" and e.op == "-":
+        return -_literal(e.operand)
+    if kind == "NoneLit":
+        return None
+    raise ValueError(f"a default the folder's forward can't hold: {kind}")
+
+
+def _causal_lm(plan: Plan) -> str:
+    split = plan.split
+    tied = plan.form.tied if split else False
+    tied_keys = '{"lm_head.weight": "model.embed_tokens.weight"}' if tied else "{}"
+    pos = plan.form.pos
+    if split:
+        call = '''        out = self.model(input_ids=input_ids, attention_mask=attention_mask,
+                         position_ids=position_ids, inputs_embeds=inputs_embeds,
+                         cache=cache if cache is not None else past_key_values,
+                         use_cache=use_cache, return_dict=False, **kwargs)
+        hidden = out[0]
+        # Logits only where asked (generate asks for the last position).
+        if isinstance(logits_to_keep, int) and logits_to_keep > 0:
+            hidden = hidden[:, -logits_to_keep:]
+        logits = self.lm_head(hidden)
+        past = out[1] if len(out) > 1 else None'''
+        head = '''        self.lm_head = nn.Linear(config.hidden_size, config.vocab_size, bias=False)
+'''
+        emb = '''
+    def get_input_embeddings(self):
+        return self.model.embed_tokens
+
+    def set_input_embeddings(self, value):
+        self.model.embed_tokens = value
+
+    def get_output_embeddings(self):
+        return self.lm_head
+
+    def set_output_embeddings(self, value):
+        self.lm_head = value
+'''
+    else:
+        pos_line = ""
+        if pos:
+            pos_line = '''        if position_ids is None:
+            n = input_ids.shape[1]
+            position_ids = torch.arange(n, device=input_ids.device).expand(input_ids.shape[0], n)
+'''
+        call = pos_line + f'''        logits = self.model(input_ids{", position_ids" if pos else ""})
+        past = None'''
+        head = ""
+        emb = ""
+    return f'''
+
+class ShapeScriptForCausalLM(ShapeScriptPreTrainedModel, GenerationMixin):
+    """The language model: the model and its output layer, for `generate`."""
+
+    _tied_weights_keys = {tied_keys}
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.model = ShapeScriptModel(config)
+{head}        self.post_init()
+{emb}
+    def forward(self, input_ids=None, attention_mask=None, position_ids=None,
+                inputs_embeds=None, cache=None, use_cache=None, labels=None,
+                logits_to_keep=0, return_dict=None, **kwargs):
+        past_key_values = kwargs.pop("past_key_values", None)
+        use_cache = self.config.use_cache if use_cache is None else use_cache
+{call}
+        loss = None
+        if labels is not None:
+            loss = self.loss_function(logits, labels, vocab_size=self.config.vocab_size)
+        return CausalLMOutputWithPast(loss, logits, past)
+
+    def prepare_inputs_for_generation(self, input_ids, attention_mask=None, **kwargs):
+        if not self.config.use_cache:
+            # Without a cache every step computes from the start, so it takes every token.
+            return {{"input_ids": input_ids, "attention_mask": attention_mask, "use_cache": False}}
+        return super().prepare_inputs_for_generation(input_ids, attention_mask=attention_mask,
+                                                     **kwargs)
+'''
