@@ -24,7 +24,7 @@ from shapescript.check.fail import Fail
 from shapescript.check.patterns import REDUCE_OPS
 from shapescript.check.resolutions import BuiltinCall
 from shapescript.check.scope import Var, check_local_name
-from shapescript.check.sizes import Size
+from shapescript.check.sizes import Size, size_op
 from shapescript.check.typeconv import SizeError
 from shapescript.check.types import (
     ERROR,
@@ -402,15 +402,9 @@ def label_of_size_expr(ck: ExprChecker, node: ast.Expr, size: Size) -> Size:
     if isinstance(node, ast.BinOp):
         a = label_of_size_expr(ck, node.left, size)
         b = label_of_size_expr(ck, node.right, size)
-        if node.op == "+":
-            return a + b
-        if node.op == "-":
-            return a - b
-        if node.op == "*":
-            return a * b
-        if b.is_const and b.const_value == 0:
-            return size  # a label with a zero divisor (its size was proved non-zero)
-        return a.floordiv(b)
+        label = size_op(node.op, a, b)
+        # A label with a zero divisor (its size was proved non-zero) is the size itself.
+        return size if label is None else label
     # A leaf's own label: a literal is itself, `16gh` is `16*gh`. (Returning the whole
     # expression's size here would label `n + 1` as `2*n`: each leaf `n`, `1` as `n`.)
     if isinstance(node, ast.Num) and isinstance(node.value, int):

@@ -36,7 +36,7 @@ from shapescript.check.resolutions import (
     ConstName, DimName, FieldName, FnName, GenericName, LocalName, ModeName, ModelName,
     NameResolution, PoisonedName, PyAttr, PyModuleName, PythonIndex, SsModuleName, TupleIndex,
 )
-from shapescript.check.sizes import Size
+from shapescript.check.sizes import Size, size_op
 from shapescript.check.typeconv import TypeBuilder
 from shapescript.check.types import (
     BOOL,
@@ -513,17 +513,7 @@ class ExprChecker:
         if isinstance(e, ast.BinOp) and e.op in ("+", "-", "*", "/", "//"):
             a = self.expr_size(e.left, allow_generics)
             b = self.expr_size(e.right, allow_generics)
-            if a is None or b is None:
-                return None
-            if e.op == "+":
-                return a + b
-            if e.op == "-":
-                return a - b
-            if e.op == "*":
-                return a * b
-            if b.is_const and b.const_value == 0:
-                return None
-            return a.floordiv(b)
+            return None if a is None or b is None else size_op(e.op, a, b)
         return None
 
     def const_not_size(self, e: ast.Expr) -> None:

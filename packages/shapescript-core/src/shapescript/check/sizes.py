@@ -37,7 +37,7 @@ from shapescript.check.monomials import (
 )
 from shapescript.check.size_text import format_sum, src_atom
 
-__all__ = ["Size", "SizeTooLarge", "ZERO", "coerce_size"]
+__all__ = ["Size", "SizeTooLarge", "ZERO", "coerce_size", "size_op"]
 
 # A product whose normal form has more terms than this, or a coefficient beyond what a
 # tensor's size can be (int64), is refused: left alone, a chain of squares
@@ -473,6 +473,24 @@ class Size:
 ZERO = Size({})
 _CONSTS: dict[int, Size] = {0: ZERO}
 _VARS: dict[str, Size] = {}
+
+
+def size_op(op: str, a: Size, b: Size) -> Size | None:
+    """``a op b`` for a size expression's ``+ - *`` and its ``/``, ``//`` (floor
+    division); None for a division by the constant 0.
+
+    >>> str(size_op("*", Size.var("n"), Size.const(2))), size_op("/", Size.var("n"), Size.const(0))
+    ('2*n', None)
+    """
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if b.is_const and b.const_value == 0:
+        return None
+    return a.floordiv(b)
 
 
 def coerce_size(x: object) -> Size | None:
