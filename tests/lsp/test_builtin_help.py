@@ -106,3 +106,48 @@ async def test_completion_items_of_built_ins_carry_their_docs(client: LanguageCl
         assert items[name].detail == b.signature
         assert b.doc in items[name].documentation.value
     assert "The softmax over the class axis" in items["softmax"].documentation.value
+
+
+async def test_signature_help_inside_a_constructors_brackets_and_fill(client: LanguageClient,
+                                                                      tmp_path: Path):
+    text = (HEAD + "\nfn g(x: [b n D], w: [C D]) -> [n n] f32:\n"
+            "    z = zeros[b n]\n"
+            "    e = eye[n n]\n"
+            "    m = full[n n](-1e9)\n"
+            "    t = full[n] i32(0)\n"
+            "    u = add(zeros[b n D], x)\n"
+            "    v = add(x, ones[b n D])\n"
+            "    return m\n")
+    uri = await open_doc(client, tmp_path / "m.ss", text)
+    zeros, full = api.builtin_doc("zeros"), api.builtin_doc("full")
+    for needle in ("zeros[", "zeros[b n"):
+        sh = await _help(client, uri, text, needle)
+        (sig,) = sh.signatures
+        assert sig.label == zeros.signature and zeros.doc in sig.documentation.value
+        assert _param(sig, sh.active_parameter) == "shape"
+    # eye[n n]: one parameter per axis, the one being written active.
+    for needle, active in (("eye[", 0), ("eye[n", 0), ("eye[n ", 1), ("eye[n n", 1)):
+        sh = await _help(client, uri, text, needle)
+        assert sh.signatures[0].label == api.builtin_doc("eye").signature
+        assert sh.active_parameter == active, needle
+    # full: its shape inside the brackets, its value inside the parentheses, with a
+    # dtype between them or not.
+    for needle, param in (("full[n n", "shape"), ("full[n n](", "value: number"),
+                          ("full[n n](-1e9", "value: number"), ("full[n] i32(", "value: number")):
+        sh = await _help(client, uri, text, needle)
+        (sig,) = sh.signatures
+        assert sig.label == full.signature
+        assert [_param(sig, k) for k in range(len(sig.parameters))] == ["shape", "value: number"]
+        assert _param(sig, sh.active_parameter) == param, needle
+    # Inside a call: a constructor written as an argument is the constructor; after it,
+    # the call's next argument.
+    sh = await _help(client, uri, text, "add(zeros[b n")
+    assert sh.signatures[0].label == zeros.signature
+    sh = await _help(client, uri, text, "add(zeros[b n D], ")
+    (sig,) = sh.signatures
+    assert sig.label == api.builtin_doc("add").signature
+    assert _param(sig, sh.active_parameter) == "b: [...] Num"
+    sh = await _help(client, uri, text, "add(x, ones[b")
+    assert sh.signatures[0].label == api.builtin_doc("ones").signature
+    # After a constructor closed, nothing of it: `e = eye[n n]` is no call.
+    assert await _help(client, uri, text, "eye[n n]") is None

@@ -118,6 +118,8 @@ def test_shapescript_lsp_command_serves_the_protocol():
                     "completionProvider", "signatureHelpProvider", "inlayHintProvider",
                     "documentSymbolProvider", "semanticTokensProvider", "codeActionProvider"):
             assert caps.get(cap), cap
+        # `zeros[` opens a constructor's shape, whose signature help shows there.
+        assert "[" in caps["signatureHelpProvider"]["triggerCharacters"]
         proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
         proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
         proc.stdin.flush()

@@ -1,8 +1,10 @@
 """An imported module open in the editor with unsaved edits: the files importing it are
-checked against its buffer, and again at each of its edits, end to end."""
+checked against its buffer, and again at each of its edits, end to end; a new file
+never saved is a module while its buffer is open."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -19,11 +21,16 @@ EDITED = LAYERS.replace("-> [b D] = x * 2.0", "-> [b] = sum(x, over=D)")
 
 
 async def _until(client: LanguageClient, uri: str, codes: list[str]) -> None:
-    """Waits for the diagnostics of ``uri`` to be ``codes`` (a few publications at most)."""
+    """Waits for the diagnostics of ``uri`` to be ``codes`` (a few publications at most,
+    none more than 20 s apart: a server that never re-checks fails, not hangs)."""
     for _ in range(6):
         if [d.code for d in client.diagnostics.get(uri, [])] == codes:
             return
-        await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        try:
+            await asyncio.wait_for(
+                client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 20)
+        except asyncio.TimeoutError:
+            break
     assert [d.code for d in client.diagnostics.get(uri, [])] == codes
 
 
@@ -72,3 +79,60 @@ async def test_closing_an_unsaved_import_goes_back_to_the_file_on_disk(
     client.text_document_did_close(lsp.DidCloseTextDocumentParams(
         lsp.TextDocumentIdentifier(luri)))
     await _until(client, muri, [])
+
+
+def _open_unsaved(client: LanguageClient, path: Path, text: str) -> str:
+    """Opens a new file in the server without writing it (a buffer never saved)."""
+    uri = path.as_uri()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        lsp.TextDocumentItem(uri=uri, language_id="shapescript", version=1, text=text)))
+    return uri
+
+
+async def test_a_new_file_never_saved_is_a_module_while_it_is_open(
+        client: LanguageClient, tmp_path: Path):
+    main = MAIN.replace("from layers", "from newmod")
+    muri = await open_doc(client, tmp_path / "main.ss", main)
+    assert [d.code for d in client.diagnostics[muri]] == ["E0204"]
+    # The user creates newmod.ss in the editor: main.ss finds it, unsaved.
+    nuri = _open_unsaved(client, tmp_path / "newmod.ss", LAYERS)
+    await _until(client, muri, [])
+    assert not (tmp_path / "newmod.ss").exists()
+    h = await client.text_document_hover_async(lsp.HoverParams(
+        lsp.TextDocumentIdentifier(muri), lsp.Position(3, 9)))
+    assert "fn block(x: [b D]) -> [b D]" in h.contents.value and "A block." in h.contents.value
+    (loc,) = await client.text_document_definition_async(lsp.DefinitionParams(
+        lsp.TextDocumentIdentifier(muri), lsp.Position(3, 9)))
+    assert loc.uri == nuri and loc.range.start.line == 3
+    # Its edits re-check main.ss, as an open file's do.
+    _edit(client, nuri, 2, EDITED)
+    await _until(client, muri, ["E0402"])
+    # Closed without saving: the module is missing again.
+    client.text_document_did_close(lsp.DidCloseTextDocumentParams(
+        lsp.TextDocumentIdentifier(nuri)))
+    await _until(client, muri, ["E0204"])
+
+
+async def test_saving_a_new_module_changes_nothing_for_its_importers(
+        client: LanguageClient, tmp_path: Path):
+    nuri = _open_unsaved(client, tmp_path / "newmod.ss", LAYERS)
+    while nuri not in client.diagnostics:  # its first check
+        await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert not client.diagnostics[nuri]
+    # Both forms of import find the buffer.
+    imports = "import newmod\n\nfn g(x: [b newmod.D]) -> [b newmod.D] = newmod.block(x)\n"
+    iuri = await open_doc(client, tmp_path / "plain.ss", imports)
+    muri = await open_doc(client, tmp_path / "main.ss", MAIN.replace("from layers", "from newmod"))
+    assert not client.diagnostics[muri] and not client.diagnostics[iuri]
+    # Saved, then closed: the file on disk is the buffer's text, and the importers stay
+    # as they are (the hover's answer comes after the diagnostics the save and the
+    # close published).
+    (tmp_path / "newmod.ss").write_text(LAYERS, encoding="utf-8")
+    client.text_document_did_save(lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier(nuri)))
+    client.text_document_did_close(lsp.DidCloseTextDocumentParams(
+        lsp.TextDocumentIdentifier(nuri)))
+    await _until(client, muri, [])
+    h = await client.text_document_hover_async(lsp.HoverParams(
+        lsp.TextDocumentIdentifier(muri), lsp.Position(3, 9)))
+    assert "fn block(x: [b D]) -> [b D]" in h.contents.value
+    assert not client.diagnostics[iuri]

@@ -321,6 +321,12 @@ class BuiltinDoc:
         return self.entry.name
 
     @property
+    def form(self) -> str:
+        """``call`` (``sum(x, over=A)``) or ``constructor`` (``zeros[b n]``,
+        ``full[n](v)``: the shape in brackets)."""
+        return self.entry.form
+
+    @property
     def call(self) -> str:
         """An example call (``sum(x, over=A)``)."""
         return self.entry.call

@@ -79,9 +79,14 @@ class _Compilation:
         dirs += self.search if self.search is not None else [p or "." for p in sys.path]
         for d in dirs:
             cand = os.path.join(d, rel)
-            if os.path.isfile(cand):
+            if self.exists(cand):
                 return cand
         return None
+
+    def exists(self, path: str) -> bool:
+        """Whether a module's file is at ``path`` (an editor's loader also counts its
+        open buffers of files not yet saved)."""
+        return os.path.isfile(path)
 
     def load(self, name: str, importer: str, span: Span) -> ModuleEnv | None:
         path = self.find(name, importer)

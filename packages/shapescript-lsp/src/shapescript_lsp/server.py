@@ -6,9 +6,10 @@ Documents are kept in sync incrementally (pygls applies each change to its copy 
 text, in the position encoding agreed with the client); every change re-checks the file
 through the document's ``IncrementalChecker`` and publishes its diagnostics. A file's
 imports are read from the open documents' buffers first (their unsaved edits), so an
-edit to an open module re-checks the open files that import it. A request that fails
-inside the server answers nothing and logs the error: the server itself never stops
-for a file.
+edit to an open module re-checks the open files that import it; a module open in a
+buffer never saved is found where its file would be, until the buffer is closed. A
+request that fails inside the server answers nothing and logs the error: the server
+itself never stops for a file.
 """
 
 from __future__ import annotations
@@ -131,7 +132,8 @@ class ShapeScriptServer(LanguageServer):
 
 
 def _importers_of(documents: dict[str, Document], paths: set[str]) -> list[str]:
-    """The open documents whose last check read one of ``paths``."""
+    """The open documents whose last check read one of ``paths``, or looked for a
+    module there and found none (a buffer never saved may be that module)."""
     wanted = {os.path.abspath(p) for p in paths}
     out = []
     for uri, doc in documents.items():
@@ -140,7 +142,9 @@ def _importers_of(documents: dict[str, Document], paths: set[str]) -> list[str]:
             continue
         here = os.path.abspath(doc.path)
         if any(os.path.abspath(p) in wanted for p in program.modules
-               if os.path.abspath(p) != here):
+               if os.path.abspath(p) != here) or (
+                doc.checker is not None
+                and any(doc.checker.depends_on(p) for p in wanted - {here})):
             out.append(uri)
     return out
 
@@ -174,6 +178,11 @@ def _sync_features(server: ShapeScriptServer) -> None:
     @_guard()
     def did_open(ls: ShapeScriptServer, params: lsp.DidOpenTextDocumentParams) -> None:
         ls.refresh(params.text_document.uri)
+        # The open files importing it now read its buffer: a file never saved is a
+        # module only from now on.
+        doc = ls.documents.get(params.text_document.uri)
+        if doc is not None:
+            ls.refresh_importers({doc.path})
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     @_guard()
@@ -235,7 +244,7 @@ def _question_features(server: ShapeScriptServer) -> None:
         return _completion(ls.document(params.text_document.uri), params.position)
 
     @server.feature(lsp.TEXT_DOCUMENT_SIGNATURE_HELP,
-                    lsp.SignatureHelpOptions(trigger_characters=["(", ","]))
+                    lsp.SignatureHelpOptions(trigger_characters=["(", ",", "["]))
     @_guard()
     def signature_help(ls: ShapeScriptServer,
                        params: lsp.SignatureHelpParams) -> lsp.SignatureHelp | None:

@@ -22,7 +22,8 @@ The result is the same ``Program`` that ``check_program`` gives for the text, an
 same diagnostics, sorted the same way. Modules the file imports are checked when the
 file is checked afresh, and kept while their texts don't change: an editor passes
 ``overlay``, the texts of the files it has open with unsaved edits, and a module's
-text is its overlay, else its file on disk. Moving spans is the one place
+text is its overlay, else its file on disk (a module only open in the editor, never
+saved, is found where its file would be). Moving spans is the one place
 where the syntax tree is changed after parsing: only nodes this checker parsed itself,
 and only their positions.
 

@@ -46,7 +46,8 @@ class _State:
     # Every body's types and resolutions, merged (kept up to date function by function).
     types: dict[int, Any] = field(default_factory=dict)
     res: dict[int, Any] = field(default_factory=dict)
-    # The imported modules' texts as checked: absolute path → ``text_stamp``.
+    # The imported modules' texts as checked: absolute path → ``text_stamp``; None
+    # where a module was looked for and not found.
     deps: dict[str, Any] = field(default_factory=dict)
 
 
@@ -63,8 +64,11 @@ class IncrementalChecker:
 
     ``overlay``, when given, is asked for the text of each module the file imports (by
     absolute path) before its file is read: an editor answers with the buffer of a file
-    open with unsaved edits. A module whose text changed (on disk or in the overlay)
-    makes the next ``update`` check the file afresh, even with the same text.
+    open with unsaved edits. A module is found where the overlay has a text even when no
+    file is there (a buffer never saved), in the same search order as files on disk. A
+    module whose text changed (on disk or in the overlay), or one that appeared or went
+    away where the check looked for it, makes the next ``update`` check the file afresh,
+    even with the same text.
     """
 
     def __init__(self, path: str, search: list[str] | None = None,
@@ -103,6 +107,16 @@ class IncrementalChecker:
         self._text = text
         self.program = program
         return program
+
+    def depends_on(self, path: str) -> bool:
+        """Whether the last check depends on the file at ``path``: it read an imported
+        module there, or looked for one there and found none. An editor re-checks the
+        open files that depend on a buffer it opens, edits or closes."""
+        key = os.path.abspath(path)
+        if self._state is not None:
+            return key in self._state.deps
+        deps = self.program.dependencies if self.program is not None else ()
+        return any(os.path.abspath(p) == key for p in deps)
 
     def _deps_fresh(self) -> bool:
         """Whether the imported modules' texts are still those the last check read."""
@@ -310,6 +324,9 @@ class IncrementalChecker:
             here = os.path.abspath(self.path)
             st.deps = {k: text_stamp(k, self.overlay) for k in
                        {os.path.abspath(p) for p in comp.program.modules} - {here}}
+            for k in comp.missing:  # looked for there, not found: a module may appear
+                if k != here:
+                    st.deps.setdefault(k, None)
             self._state = st
             self.last = "full"
 

@@ -1,6 +1,7 @@
 """Imported modules, checked once while their files don't change: every
 ``IncrementalChecker`` of the process shares them, and an editor's unsaved texts (the
-``Overlay``) stand in for the files it has open."""
+``Overlay``) stand in for the files it has open, a buffer never saved included (a module
+found in the overlay where no file is, in the search order of files on disk)."""
 
 from __future__ import annotations
 
@@ -34,7 +35,9 @@ def text_stamp(path: str, overlay: Overlay | None) -> Any:
 @dataclass
 class _Imported:
     env: ModuleEnv
-    files: dict[str, Any]  # absolute path → ``text_stamp`` when it was checked
+    # absolute path → ``text_stamp`` when it was checked; None for a place a module was
+    # looked for and not found (a buffer or file appearing there changes the check)
+    files: dict[str, Any]
     modules: dict[str, CheckedModule]
     sources: dict[str, str]
     diagnostics: list[Diagnostic]
@@ -55,6 +58,18 @@ def caching_compilation(search: list[str] | None, overlay: Overlay | None = None
     from shapescript.compiler import _Compilation
 
     class _Caching(_Compilation):
+        def __init__(self, search: list[str] | None) -> None:
+            super().__init__(search)
+            # Where a module was looked for and not found, in order (absolute paths).
+            self.missing: list[str] = []
+
+        def exists(self, path: str) -> bool:
+            key = os.path.abspath(path)
+            if (overlay is not None and overlay(key) is not None) or super().exists(path):
+                return True
+            self.missing.append(key)
+            return False
+
         def read(self, path: str) -> str:
             text = overlay(os.path.abspath(path)) if overlay is not None else None
             return super().read(path) if text is None else text
@@ -68,9 +83,11 @@ def caching_compilation(search: list[str] | None, overlay: Overlay | None = None
                     self.program.modules.setdefault(p, cm)
                 self.program.sources.update(entry.sources)
                 self.program.diagnostics.extend(entry.diagnostics)
+                self.missing.extend(p for p, stamp in entry.files.items() if stamp is None)
                 return entry.env
             before = set(self.program.modules)
             n_diags = len(self.program.diagnostics)
+            n_missing = len(self.missing)
             env = super().load(name, importer, span)
             if env is not None and key is not None:
                 modules = {p: cm for p, cm in self.program.modules.items() if p not in before}
@@ -80,6 +97,8 @@ def caching_compilation(search: list[str] | None, overlay: Overlay | None = None
                     if stamp is None:
                         return env
                     files[os.path.abspath(p)] = stamp
+                for p in self.missing[n_missing:]:
+                    files.setdefault(p, None)
                 if modules:
                     # The module's own diagnostics (and its imports'), not the importer's.
                     diags = [d for d in self.program.diagnostics[n_diags:] if d.file in modules]
