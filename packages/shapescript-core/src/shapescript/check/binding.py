@@ -65,7 +65,8 @@ def subst_type(t: Type, b: Binding, fresh_id: Callable[[], int] | None = None) -
             continue
         size = ax.size.substitute(env) if ax.size.free_vars() else ax.size
         label = ax.label.substitute(lenv) if ax.label.free_vars() & lenv.keys() else ax.label
-        unbound = [v for v in size.free_vars() if v not in env and v in _callee_vars(t)]
+        # Sorted: fresh sizes are numbered in the same order in every process.
+        unbound = sorted(v for v in size.free_vars() if v not in env and v in _callee_vars(t))
         if unbound and fresh_id is not None:
             for v in unbound:
                 if v not in fresh:

@@ -111,7 +111,9 @@ class _Checker:
         self.input_axes_names: list[list[tuple[Axis, list[str]]]] = []
 
     def seed(self, all_terms: list[Term]) -> None:
-        names = {n for t in all_terms for n in t.names()}
+        # In order of appearance (a dict, not a set): the keywords einops is given follow
+        # it, so the generated code is the same in every process.
+        names = dict.fromkeys(n for t in all_terms for n in t.names())
         for t in all_terms:
             for item in ([t] if t.kind != "group" else list(t.items)):
                 if item.kind == "name" and item.literal is not None:
