@@ -180,10 +180,11 @@ def _active(call: _Call, names: list[str], variadic: int | None,
     return min(k, max(len(names) - 1, 0))
 
 
-def _offsets(label: str, params: list[str]) -> list[tuple[int, int]] | None:
-    """Each parameter's place in the signature's label, so editors underline it."""
+def _offsets(label: str, params: list[str], at: int | None = None) -> list[tuple[int, int]] | None:
+    """Each parameter's place in the signature's label, so editors underline it: found
+    in order, from ``at`` (else just after the label's first ``(``)."""
     out = []
-    at = label.find("(") + 1
+    at = label.find("(") + 1 if at is None else at
     for p in params:
         k = label.find(p, at)
         if k < 0:
@@ -276,13 +277,10 @@ def _constructor_help(call: _Call) -> lsp.SignatureHelp | None:
         active = len(offsets) + min(call.commas, len(fill) - 1)
     else:
         active = min(axis_index(call.args), max(len(offsets) - 1, 0))
-    at = rb
-    for p in fill:
-        k = label.find(p, at)
-        if k < 0:
-            return None
-        offsets.append((k, k + len(p)))
-        at = k + len(p)
+    fill_offsets = _offsets(label, fill, at=rb)
+    if fill_offsets is None:
+        return None
+    offsets += fill_offsets
     info = lsp.SignatureInformation(
         label=label,
         documentation=lsp.MarkupContent(lsp.MarkupKind.Markdown,
