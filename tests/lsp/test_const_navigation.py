@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lsp_helpers import open_doc, pos_of
+from lsp_helpers import open_doc, pos_of, published
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
@@ -110,7 +110,7 @@ async def test_definition_of_a_const_across_files(client: LanguageClient, tmp_pa
     client.text_document_did_change(lsp.DidChangeTextDocumentParams(
         lsp.VersionedTextDocumentIdentifier(uri=luri, version=2),
         [lsp.TextDocumentContentChangeWholeDocument(text=layers2)]))
-    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    await published(client, luri, 2)
     (loc,) = await client.text_document_definition_async(lsp.DefinitionParams(
         lsp.TextDocumentIdentifier(guri), pos_of(text, "block, eps")))
     assert loc.uri == luri and loc.range.start == pos_of(layers2, "block(x: [b D])")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_helpers import open_doc
+from lsp_helpers import open_doc, published
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
@@ -68,9 +68,8 @@ async def test_an_incremental_edit_and_a_diagnostic_after_an_emoji(client: Langu
         lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
         [lsp.TextDocumentContentChangePartial(
             range=lsp.Range(start, lsp.Position(start.line, start.character + 1)), text="Q")]))
-    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    (d,) = await published(client, uri, 2)
     edited = TEXT.replace("over=D), h", "over=Q), h")
-    (d,) = client.diagnostics[uri]
     assert d.code == "E0403"
     assert d.range.start == _pos(edited, "Q), h", enc)
     assert d.range.end == _pos(edited, "), h", enc)

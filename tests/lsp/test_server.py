@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lsp_helpers import open_doc, pos_of
+from lsp_helpers import open_doc, pos_of, published, until
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
@@ -44,8 +44,7 @@ async def test_edit_reports_a_coded_diagnostic_with_its_explain_page(
         [lsp.TextDocumentContentChangePartial(
             range=lsp.Range(start, lsp.Position(start.line, start.character + len("return y"))),
             text="return mean(y, over=n)")]))
-    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    diags = client.diagnostics[uri]
+    diags = await published(client, uri, 2)
     assert len(diags) == 1, diags
     d = diags[0]
     assert d.code == "E0402"
@@ -59,8 +58,7 @@ async def test_edit_reports_a_coded_diagnostic_with_its_explain_page(
     client.text_document_did_change(lsp.DidChangeTextDocumentParams(
         lsp.VersionedTextDocumentIdentifier(uri=uri, version=3),
         [lsp.TextDocumentContentChangeWholeDocument(text=MODEL)]))
-    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    assert not client.diagnostics[uri]
+    assert not await published(client, uri, 3)
 
 
 async def test_related_locations_and_quick_fix(client: LanguageClient, tmp_path: Path):
@@ -85,8 +83,7 @@ async def test_related_locations_and_quick_fix(client: LanguageClient, tmp_path:
     client.text_document_did_change(lsp.DidChangeTextDocumentParams(
         lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
         [lsp.TextDocumentContentChangeWholeDocument(text="\n".join(lines))]))
-    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    assert not client.diagnostics[uri]
+    assert not await published(client, uri, 2)
 
 
 async def test_secondary_labels_are_related_information(client: LanguageClient, tmp_path: Path):
@@ -261,8 +258,7 @@ async def test_syntax_error_mid_way_still_checks_the_rest(client: LanguageClient
     client.text_document_did_change(lsp.DidChangeTextDocumentParams(
         lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
         [lsp.TextDocumentContentChangeWholeDocument(text="fn (((( ]] \x00 ->\n" * 50)]))
-    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    assert client.diagnostics[uri]
+    assert await published(client, uri, 2)
     h = await client.text_document_hover_async(lsp.HoverParams(
         lsp.TextDocumentIdentifier(uri), lsp.Position(0, 5)))
     assert h is None or h.contents
@@ -287,13 +283,10 @@ async def test_imported_modules_definition_and_a_saved_change(client: LanguageCl
     client.text_document_did_change(lsp.DidChangeTextDocumentParams(
         lsp.VersionedTextDocumentIdentifier(uri=luri, version=2),
         [lsp.TextDocumentContentChangeWholeDocument(text=changed)]))
-    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     client.text_document_did_save(lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier(luri)))
-    for _ in range(2):  # layers.ss, then main.ss
-        await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    assert not client.diagnostics[luri]
-    (d,) = client.diagnostics[muri]
-    assert d.code.startswith("E04") and "[b layers.D]" in d.message, d
+    (d,) = await until(client, muri, lambda ds: bool(ds) and "[b layers.D]" in ds[0].message)
+    assert d.code.startswith("E04"), d
+    assert not await until(client, luri, [])
 
 
 async def test_fast_typing_checks_the_latest_text(client: LanguageClient, tmp_path: Path):
@@ -309,8 +302,4 @@ async def test_fast_typing_checks_the_latest_text(client: LanguageClient, tmp_pa
     h = await client.text_document_hover_async(lsp.HoverParams(
         lsp.TextDocumentIdentifier(uri), pos_of(texts[-1], "mean(y")))
     assert "[b D] f32" in h.contents.value
-    for _ in range(len(texts)):
-        if [d.code for d in client.diagnostics.get(uri, [])] == ["E0402"]:
-            break
-        await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    assert [d.code for d in client.diagnostics[uri]] == ["E0402"]
+    await until(client, uri, ["E0402"])

@@ -4,11 +4,10 @@ never saved is a module while its buffer is open."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
-from lsp_helpers import open_doc
+from lsp_helpers import open_doc, until
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
@@ -18,20 +17,6 @@ LAYERS = "dim D = 8\n\n## A block.\nfn block(x: [b D]) -> [b D] = x * 2.0\n"
 MAIN = "from layers import block, D\n\nfn f(x: [b D]) -> [b D]:\n    y = block(x)\n    return y\n"
 # The buffer's `block` drops an axis: `f` returns the wrong shape.
 EDITED = LAYERS.replace("-> [b D] = x * 2.0", "-> [b] = sum(x, over=D)")
-
-
-async def _until(client: LanguageClient, uri: str, codes: list[str]) -> None:
-    """Waits for the diagnostics of ``uri`` to be ``codes`` (a few publications at most,
-    none more than 20 s apart: a server that never re-checks fails, not hangs)."""
-    for _ in range(6):
-        if [d.code for d in client.diagnostics.get(uri, [])] == codes:
-            return
-        try:
-            await asyncio.wait_for(
-                client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 20)
-        except asyncio.TimeoutError:
-            break
-    assert [d.code for d in client.diagnostics.get(uri, [])] == codes
 
 
 def _edit(client: LanguageClient, uri: str, version: int, text: str) -> None:
@@ -47,7 +32,7 @@ async def test_an_unsaved_edit_in_an_imported_file_rechecks_its_importer(
     assert not client.diagnostics[muri]
     # layers.ss is edited and not saved: main.ss is checked against the buffer.
     _edit(client, luri, 2, EDITED)
-    await _until(client, muri, ["E0402"])
+    await until(client, muri, ["E0402"])
     assert (tmp_path / "layers.ss").read_text() == LAYERS  # nothing was saved
     (d,) = client.diagnostics[muri]
     assert d.range.start.line == 4  # `return y`: y is now [b]
@@ -60,7 +45,7 @@ async def test_an_unsaved_edit_in_an_imported_file_rechecks_its_importer(
     assert [h.label for h in hints] == [": [b] f32"]
     # Undone in the buffer: main.ss is clean again.
     _edit(client, luri, 3, LAYERS)
-    await _until(client, muri, [])
+    await until(client, muri, [])
 
 
 async def test_closing_an_unsaved_import_goes_back_to_the_file_on_disk(
@@ -68,17 +53,17 @@ async def test_closing_an_unsaved_import_goes_back_to_the_file_on_disk(
     luri = await open_doc(client, tmp_path / "layers.ss", LAYERS)
     muri = await open_doc(client, tmp_path / "main.ss", MAIN)
     _edit(client, luri, 2, EDITED)
-    await _until(client, muri, ["E0402"])
+    await until(client, muri, ["E0402"])
     # A request on main.ss right after an edit of layers.ss sees the edit.
     _edit(client, luri, 3, LAYERS)
     h = await client.text_document_hover_async(lsp.HoverParams(
         lsp.TextDocumentIdentifier(muri), lsp.Position(3, 9)))
     assert "fn block(x: [b D]) -> [b D]" in h.contents.value
     _edit(client, luri, 4, EDITED)
-    await _until(client, muri, ["E0402"])
+    await until(client, muri, ["E0402"])
     client.text_document_did_close(lsp.DidCloseTextDocumentParams(
         lsp.TextDocumentIdentifier(luri)))
-    await _until(client, muri, [])
+    await until(client, muri, [])
 
 
 def _open_unsaved(client: LanguageClient, path: Path, text: str) -> str:
@@ -96,7 +81,7 @@ async def test_a_new_file_never_saved_is_a_module_while_it_is_open(
     assert [d.code for d in client.diagnostics[muri]] == ["E0204"]
     # The user creates newmod.ss in the editor: main.ss finds it, unsaved.
     nuri = _open_unsaved(client, tmp_path / "newmod.ss", LAYERS)
-    await _until(client, muri, [])
+    await until(client, muri, [])
     assert not (tmp_path / "newmod.ss").exists()
     h = await client.text_document_hover_async(lsp.HoverParams(
         lsp.TextDocumentIdentifier(muri), lsp.Position(3, 9)))
@@ -106,19 +91,17 @@ async def test_a_new_file_never_saved_is_a_module_while_it_is_open(
     assert loc.uri == nuri and loc.range.start.line == 3
     # Its edits re-check main.ss, as an open file's do.
     _edit(client, nuri, 2, EDITED)
-    await _until(client, muri, ["E0402"])
+    await until(client, muri, ["E0402"])
     # Closed without saving: the module is missing again.
     client.text_document_did_close(lsp.DidCloseTextDocumentParams(
         lsp.TextDocumentIdentifier(nuri)))
-    await _until(client, muri, ["E0204"])
+    await until(client, muri, ["E0204"])
 
 
 async def test_saving_a_new_module_changes_nothing_for_its_importers(
         client: LanguageClient, tmp_path: Path):
     nuri = _open_unsaved(client, tmp_path / "newmod.ss", LAYERS)
-    while nuri not in client.diagnostics:  # its first check
-        await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    assert not client.diagnostics[nuri]
+    assert not await until(client, nuri, lambda ds: ds is not None)  # its first check
     # Both forms of import find the buffer.
     imports = "import newmod\n\nfn g(x: [b newmod.D]) -> [b newmod.D] = newmod.block(x)\n"
     iuri = await open_doc(client, tmp_path / "plain.ss", imports)
@@ -131,7 +114,7 @@ async def test_saving_a_new_module_changes_nothing_for_its_importers(
     client.text_document_did_save(lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier(nuri)))
     client.text_document_did_close(lsp.DidCloseTextDocumentParams(
         lsp.TextDocumentIdentifier(nuri)))
-    await _until(client, muri, [])
+    await until(client, muri, [])
     h = await client.text_document_hover_async(lsp.HoverParams(
         lsp.TextDocumentIdentifier(muri), lsp.Position(3, 9)))
     assert "fn block(x: [b D]) -> [b D]" in h.contents.value
