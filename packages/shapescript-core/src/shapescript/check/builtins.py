@@ -101,11 +101,15 @@ def need(e: ast.Call, name: str, pos: list[ast.Arg], kw: dict[str, ast.Arg], n: 
             raise Fail("E0501", f"`{name}` needs `{r}=`", f"missing `{r}=`", span=e.span)
 
 
-def need_args(e: ast.Call, entry: Builtin, pos: list[ast.Arg], kw: dict[str, ast.Arg],
-              *, check_required: bool = True) -> None:
-    """``need`` with the arity and keywords the registry declares for ``entry``."""
-    need(e, entry.name, pos, kw, len(entry.params), allowed=entry.keywords,
+def checked_args(e: ast.Call, name: str, *, check_required: bool = True,
+                 ) -> tuple[list[ast.Arg], dict[str, ast.Arg]]:
+    """The positional and keyword arguments of a call of the built-in ``name``, checked
+    against the arity and keywords its registry entry declares (E0501, E0502)."""
+    pos, kw = split_args(e)
+    entry: Builtin = BUILTINS_BY_NAME[name]
+    need(e, name, pos, kw, len(entry.params), allowed=entry.keywords,
          required=entry.required if check_required else ())
+    return pos, kw
 
 
 def over_labels(a: ast.Arg) -> list[tuple[str, ast.Expr]]:
@@ -175,8 +179,7 @@ def tensor_arg(ck: ExprChecker, a: ast.Arg, fn: str, what: str = "argument") -> 
 # -- element-wise ------------------------------------------------------------
 @rule(*ELEMENTWISE)
 def b_elementwise(ck: ExprChecker, name: str, e: ast.Call) -> Type:
-    pos, kw = split_args(e)
-    need_args(e, BUILTINS_BY_NAME[name], pos, kw)
+    pos, kw = checked_args(e, name)
     a = ck.expr(pos[0].value)
     b = ck.expr(pos[1].value)
     if isinstance(a, ErrorType) or isinstance(b, ErrorType):
@@ -199,8 +202,7 @@ def b_elementwise(ck: ExprChecker, name: str, e: ast.Call) -> Type:
 
 @rule("matmul")
 def b_matmul(ck: ExprChecker, name: str, e: ast.Call) -> Type:
-    pos, kw = split_args(e)
-    need_args(e, BUILTINS_BY_NAME[name], pos, kw)
+    pos, kw = checked_args(e, name)
     a = ck.expr(pos[0].value)
     b = ck.expr(pos[1].value)
     if isinstance(a, ErrorType) or isinstance(b, ErrorType):
@@ -213,8 +215,7 @@ def b_matmul(ck: ExprChecker, name: str, e: ast.Call) -> Type:
 
 @rule("where")
 def b_where(ck: ExprChecker, name: str, e: ast.Call) -> Type:
-    pos, kw = split_args(e)
-    need_args(e, BUILTINS_BY_NAME[name], pos, kw)
+    pos, kw = checked_args(e, name)
     m = ck.expr(pos[0].value)
     a = ck.expr(pos[1].value)
     b = ck.expr(pos[2].value)
@@ -230,9 +231,8 @@ def b_where(ck: ExprChecker, name: str, e: ast.Call) -> Type:
 # -- reductions -----------------------------------------------------------------
 @rule(*REDUCTIONS)
 def b_reduction(ck: ExprChecker, name: str, e: ast.Call) -> Type:
-    pos, kw = split_args(e)
     # `argmax`/`argmin` need `over=`: checked after the operand, whose mistake comes first.
-    need_args(e, BUILTINS_BY_NAME[name], pos, kw, check_required=False)
+    pos, kw = checked_args(e, name, check_required=False)
     t = tensor_arg(ck, pos[0], name)
     if t is None:
         return ERROR
@@ -253,8 +253,7 @@ def b_reduction(ck: ExprChecker, name: str, e: ast.Call) -> Type:
 
 @rule("cross_entropy")
 def b_cross_entropy(ck: ExprChecker, name: str, e: ast.Call) -> Type:
-    pos, kw = split_args(e)
-    need_args(e, BUILTINS_BY_NAME[name], pos, kw)
+    pos, kw = checked_args(e, name)
     logits = tensor_arg(ck, pos[0], "cross_entropy")
     y = tensor_arg(ck, pos[1], "cross_entropy")
     labels = over_labels(kw["over"])
@@ -272,8 +271,7 @@ def b_cross_entropy(ck: ExprChecker, name: str, e: ast.Call) -> Type:
 
 @rule("topk")
 def b_topk(ck: ExprChecker, name: str, e: ast.Call) -> Type:
-    pos, kw = split_args(e)
-    need_args(e, BUILTINS_BY_NAME[name], pos, kw)
+    pos, kw = checked_args(e, name)
     t = tensor_arg(ck, pos[0], "topk")
     k = ck.static_size(pos[1].value)
     labels = over_labels(kw["over"])
@@ -304,8 +302,7 @@ def b_topk(ck: ExprChecker, name: str, e: ast.Call) -> Type:
 def b_scan(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     """``cumprod(x, over=A)``: the running product along ``A``; same axes, the dtype
     and domain of a product (``ops.scan``)."""
-    pos, kw = split_args(e)
-    need_args(e, BUILTINS_BY_NAME[name], pos, kw)
+    pos, kw = checked_args(e, name)
     t = tensor_arg(ck, pos[0], name)
     labels = over_labels(kw["over"])
     if t is None:
@@ -418,8 +415,7 @@ def label_of_size_expr(ck: ExprChecker, node: ast.Expr, size: Size) -> Size:
 # -- stacking -------------------------------------------------------------------
 @rule("stack")
 def b_stack(ck: ExprChecker, name: str, e: ast.Call) -> Type:
-    pos, kw = split_args(e)
-    need_args(e, BUILTINS_BY_NAME[name], pos, kw)
+    pos, kw = checked_args(e, name)
     t = ck.expr(pos[0].value)
     if isinstance(t, ErrorType):
         return ERROR
@@ -432,8 +428,7 @@ def b_stack(ck: ExprChecker, name: str, e: ast.Call) -> Type:
 
 @rule("concat")
 def b_concat(ck: ExprChecker, name: str, e: ast.Call) -> Type:
-    pos, kw = split_args(e)
-    need_args(e, BUILTINS_BY_NAME[name], pos, kw)
+    pos, kw = checked_args(e, name)
     t = ck.expr(pos[0].value)
     if isinstance(t, ErrorType):
         return ERROR
@@ -448,8 +443,7 @@ def b_concat(ck: ExprChecker, name: str, e: ast.Call) -> Type:
 
 @rule("split")
 def b_split(ck: ExprChecker, name: str, e: ast.Call) -> Type:
-    pos, kw = split_args(e)
-    need_args(e, BUILTINS_BY_NAME[name], pos, kw)
+    pos, kw = checked_args(e, name)
     t = tensor_arg(ck, pos[0], "split")
     if t is None:
         return ERROR
@@ -488,8 +482,7 @@ def b_split(ck: ExprChecker, name: str, e: ast.Call) -> Type:
 # -- map ----------------------------------------------------------------------------
 @rule("map")
 def b_map(ck: ExprChecker, name: str, e: ast.Call) -> Type:
-    pos, kw = split_args(e)
-    need_args(e, BUILTINS_BY_NAME[name], pos, kw)
+    pos, kw = checked_args(e, name)
     count = ck.expr_size(pos[0].value)
     if count is None:
         ck.const_not_size(pos[0].value)
