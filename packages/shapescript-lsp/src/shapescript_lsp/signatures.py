@@ -242,7 +242,7 @@ def signature_help(doc: Document, pos: lsp.Position) -> lsp.SignatureHelp | None
         if b is None or "(" not in b.signature:
             return None
         label, params = b.signature, list(b.params)
-        text = f"{b.doc}\n\n*built-in* · `{b.call}`"
+        text = _builtin_text(b)
     params, parts = _joined(params)
     names = [_param_name(p) for p in params]
     variadic = next((i for i, p in enumerate(params) if _param_name(p) + "…" in p), None)
@@ -254,6 +254,11 @@ def signature_help(doc: Document, pos: lsp.Position) -> lsp.SignatureHelp | None
         else [lsp.ParameterInformation(label=p) for p in params])
     return lsp.SignatureHelp(signatures=[info], active_signature=0,
                              active_parameter=_active(call, names, variadic, parts))
+
+
+def _builtin_text(b: api.BuiltinDoc) -> str:
+    """A built-in's documentation under its signature: its doc line, then an example."""
+    return f"{b.doc}\n\n*built-in* · `{b.call}`"
 
 
 def _constructor_help(call: _Call) -> lsp.SignatureHelp | None:
@@ -283,7 +288,6 @@ def _constructor_help(call: _Call) -> lsp.SignatureHelp | None:
     offsets += fill_offsets
     info = lsp.SignatureInformation(
         label=label,
-        documentation=lsp.MarkupContent(lsp.MarkupKind.Markdown,
-                                        f"{b.doc}\n\n*built-in* · `{b.call}`"),
+        documentation=lsp.MarkupContent(lsp.MarkupKind.Markdown, _builtin_text(b)),
         parameters=[lsp.ParameterInformation(label=o) for o in offsets])
     return lsp.SignatureHelp(signatures=[info], active_signature=0, active_parameter=active)
