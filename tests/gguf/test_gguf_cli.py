@@ -10,6 +10,7 @@ import sys
 import gguf
 import pytest
 from gguf_helpers import model_path, model_source
+from shapescript_gguf.targets import NAMES
 
 pytestmark = pytest.mark.slow
 
@@ -41,10 +42,12 @@ def test_export_refuses_with_exit_1_a_reason_per_architecture_and_no_file(tmp_pa
     lines = r.stderr.splitlines()
     assert lines[0] == (f"error: {model_path(name)} can't be written as a GGUF file: no "
                         "architecture llama.cpp runs computes what it computes")
-    assert lines[1].startswith("  llama: a different norm: ")
-    assert lines[2].startswith("  gpt2: the model computes GELU exactly (with erf), where "
-                               "llama.cpp's gpt2 uses the tanh approximation: ")
-    assert len(lines) == 3 and r.stdout == ""
+    # a line for each architecture, in the order they are tried
+    assert [line.split(":")[0] for line in lines[1:]] == [f"  {a}" for a in NAMES]
+    assert lines[2].startswith("  llama: a different norm: ")
+    assert lines[-1].startswith("  gpt2: the model computes GELU exactly (with erf), where "
+                                "llama.cpp's gpt2 uses the tanh approximation: ")
+    assert r.stdout == ""
     assert os.listdir(tmp_path) == []
 
 

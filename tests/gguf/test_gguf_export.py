@@ -127,8 +127,7 @@ def test_placeholder_vocabulary_names_each_token(tmp_path):
     assert r.fields["tokenizer.ggml.merges"].contents() == ["< |"]
 
 
-@pytest.mark.parametrize("name", ["gpt2_exact_gelu.ss", "llama_layernorm.ss",
-                                  "llama_extra_tensor.ss"])
+@pytest.mark.parametrize("name", ["gpt2_exact_gelu.ss", "llama_layernorm.ss"])
 def test_a_refused_model_leaves_no_file_and_keeps_an_old_one(tmp_path, name):
     out = tmp_path / "m.gguf"
     with pytest.raises(ValueError, match="can't be written as a GGUF file"):
@@ -157,7 +156,7 @@ def test_bad_options_are_command_errors(tmp_path):
     out = str(tmp_path / "m.gguf")
     with pytest.raises(CommandError, match="dtype must be float32, bfloat16 or float16"):
         export_gguf(path, out, dtype="int8")
-    with pytest.raises(CommandError, match="arch must be llama or gpt2"):
+    with pytest.raises(CommandError, match="arch must be one of qwen2, llama, .*, gpt2, not 'mamba'"):
         export_gguf(path, out, arch="mamba")
     with pytest.raises(CommandError, match="not a folder"):
         export_gguf(path, out, tokenizer=str(tmp_path / "none"))
@@ -188,7 +187,7 @@ def test_the_target_runs_the_export(tmp_path, capsys):
 @pytest.mark.parametrize("name,first", [
     ("gpt2_exact_gelu.ss", "  gpt2: the model computes GELU exactly (with erf)"),
     ("llama_layernorm.ss", "  llama: a different norm: the model normalizes with layer_norm"),
-    ("llama_extra_tensor.ss", "  llama: a different number of tensors"),
+    ("llama_layernorm.ss", "  gpt2: a different number of tensors"),
 ])
 def test_the_target_refuses_with_exit_1_and_reasons(tmp_path, capsys, name, first):
     out = tmp_path / "m.gguf"
@@ -198,7 +197,7 @@ def test_the_target_refuses_with_exit_1_and_reasons(tmp_path, capsys, name, firs
     lines = err.splitlines()
     assert lines[0] == (f"error: {model_path(name)} can't be written as a GGUF file: no "
                         "architecture llama.cpp runs computes what it computes")
-    assert any(line.startswith(first) for line in lines[1:3]), err
+    assert any(line.startswith(first) for line in lines[1:]), err
     assert "Traceback" not in err
     assert not out.exists()
 

@@ -18,8 +18,10 @@ DEFAULT_CONTEXT = 4096
 
 def _check_options(arch: str | None, dtype: str, tokenizer: str | None,
                    max_len: int | None) -> None:
-    if arch is not None and arch not in ("llama", "gpt2"):
-        raise CommandError(f"arch must be llama or gpt2, not {arch!r}")
+    from shapescript_gguf.targets import NAMES
+
+    if arch is not None and arch not in NAMES:
+        raise CommandError(f"arch must be one of {', '.join(NAMES)}, not {arch!r}")
     from shapescript_export.model_export import DTYPES
 
     if dtype not in DTYPES:
@@ -57,10 +59,12 @@ def _weights(source: Source, weights: str | None, seed: int) -> Any:
 
 
 def _context(match: Match, source: Source, values: dict, max_len: int | None) -> int:
-    """The file's context length. gpt2's is the rows of its position table (cut to
-    ``max_len`` when that is smaller); llama's is ``max_len``, else P of the positions'
-    ``Index[P]``, else 4096."""
-    if match.arch == "gpt2":
+    """The file's context length. With learned positions (gpt2) it is the rows of the
+    position table (cut to ``max_len`` when that is smaller); otherwise ``max_len``, else
+    P of the positions' ``Index[P]``, else 4096."""
+    from shapescript_gguf.targets import TARGETS
+
+    if TARGETS[match.arch].computation.positions == "learned":
         field = match.pairing["position_embd"]
         rows = values[field].shape[0]
         if max_len is None:
@@ -77,7 +81,7 @@ def export_gguf(path: str, output: str, *, fn: str = "forward", arch: str | None
                 weights: str | None = None, seed: int = 0, dtype: str = "float32",
                 tokenizer: str | None = None, max_len: int | None = None) -> str:
     """Write the language model of the ShapeScript file ``path`` as a GGUF file that
-    llama.cpp runs, and return the architecture's name (``"llama"`` or ``"gpt2"``).
+    llama.cpp runs, and return the architecture's name (``"llama"``, ``"qwen2"``, …).
 
     The forward function ``fn`` must take the model, the token ids ``[b n] Index[V]`` and
     optionally their positions, and end with the output layer (the serving rules). Which

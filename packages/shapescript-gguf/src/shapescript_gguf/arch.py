@@ -1,16 +1,17 @@
-"""The architectures llama.cpp runs that a GGUF export can name: their tensors, with
-shapes, and their computation written again in torch, as llama.cpp computes it.
+"""The targets' computation (``targets.py`` describes them) written again in torch, as
+llama.cpp computes it, and the rewrites that turn a model's fields into the tensors a
+GGUF file holds.
 
-Each architecture is a list of *slots*, one per kind of tensor, in the order llama.cpp's
-forward pass first reads them. A slot is global (``token_embd.weight``) or per block
-(``blk.N.attn_q.weight``); a model field fills a per-block slot with its layers stacked
-along a leading axis. A slot's shape is written in the architecture's hyperparameters:
-``V``, ``H``, ``hd`` and ``L`` are known before the search (the vocabulary, and the
-heads, head width and count of the attentions the source runs); ``D``, ``F``, ``KV`` and
-``n_ctx`` are read from the fields' shapes as they are paired.
+``logits`` computes, in the dtype of the tensors it is given (the search gives it f64),
+what llama.cpp computes from the file's tensors by slot. ``file_tensor`` is the one place
+a field's value becomes a file's tensor: the search computes through it and the writer
+writes through it, so what was verified is what is written.
 
-``logits`` computes what llama.cpp computes, in the dtype of the tensors it is given
-(the search gives it f64), from the tensors by slot.
+A ``Variant`` is what the search chooses besides the pairing: the rotary base and how
+many features of a head rotary turns, and the rewrites (query and key rows reordered
+between rotary on halves and on pairs, a fused projection's rows regrouped from per head
+to per kind, ``1 + w`` norms folded into their weights, attention and feed-forward in
+parallel where the target has the switch).
 """
 
 from __future__ import annotations
@@ -19,97 +20,191 @@ import functools
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
 import torch.nn.functional as F
 
-__all__ = ["ARCHITECTURES", "ROPE_BASES", "Architecture", "Slot", "Variant", "permute_qk"]
+from shapescript_gguf.targets import NAMES, TARGETS, Computation, Slot, Target
 
+__all__ = ["ARCHITECTURES", "NAMES", "ROPE_BASES", "Architecture", "Slot", "Variant",
+           "file_tensor", "logits", "permute_qk", "solve_dim", "variant_groups"]
 
-@dataclass(frozen=True)
-class Slot:
-    """One kind of tensor: its GGUF name (``{}`` is the block number), whether each block
-    has one, and its shape as expressions in the hyperparameters."""
+Architecture = Target
+ARCHITECTURES: dict[str, Target] = TARGETS
 
-    key: str
-    gguf: str
-    per_block: bool
-    shape: tuple[str, ...]
-    optional: bool = False  # llama.cpp runs without it (the output layer: tied)
+# The rotary bases models commonly use: Llama 1/2 and most others, Llama 3, Code Llama /
+# Mistral / Qwen2, then less common ones.
+ROPE_BASES: tuple[float, ...] = (10000.0, 500000.0, 1000000.0, 100000.0, 50000.0, 5000000.0)
 
-    @property
-    def vector(self) -> bool:
-        """A 1-D tensor (a norm's weight, a bias), written in f32 whatever the dtype."""
-        return len(self.shape) == 1
+# The norms' weights: a ``1 + w`` norm is written with ``1 + w`` as its weight.
+_NORM_WEIGHTS = frozenset({"attn_norm", "ffn_norm", "output_norm", "attn_q_norm",
+                           "attn_k_norm"})
 
 
 @dataclass(frozen=True)
 class Variant:
-    """The choices the search makes besides the pairing: the rotary base, and whether the
-    query and key rows are reordered (rotary on halves rather than on neighbours)."""
+    """The choices the search makes besides the pairing; each rewrite is recorded in the
+    file's metadata (``shapescript.rewrites``)."""
 
     rope_base: float | None = None
-    permute_qk: bool = False
+    permute_qk: bool = False       # query/key rows reordered: halves <-> neighbouring pairs
+    rot_dims: int | None = None    # features of each head rotary turns (None: all)
+    parallel: bool = False         # attention and feed-forward read the same input
+    norm_offset: float = 0.0       # added to every norm's weight: x * (1 + w)
+    qkv_per_head: bool = False     # the fused projection's rows are (head, q/k/v, feature)
     # Diagnosis only: the activation llama.cpp would need for the source's logits.
     activation: str | None = None
 
-    def describe(self) -> str:
+    def describe(self, to_pairs: bool = True) -> str:
+        """The variant in words; ``to_pairs``: the target rotates neighbouring pairs."""
         parts = []
         if self.rope_base is not None:
             parts.append(f"rotary base {_number(self.rope_base)}")
-        if self.permute_qk:
-            parts.append("query and key rows reordered for rotary on halves")
+        if self.rot_dims is not None:
+            parts.append(f"rotary on the first {self.rot_dims} features of each head")
+        parts.extend(self.rewrites(to_pairs))
         return ", ".join(parts)
+
+    def rewrites(self, to_pairs: bool = True) -> list[str]:
+        """The rewrites of the fields this variant applies, in words."""
+        out = []
+        if self.permute_qk:
+            source = "halves" if to_pairs else "neighbouring pairs"
+            out.append(f"query and key rows reordered for rotary on {source}")
+        if self.qkv_per_head:
+            out.append("the fused projection's rows regrouped from per head to per kind")
+        if self.norm_offset:
+            out.append(f"{_number(self.norm_offset)} added to every norm's weight")
+        if self.parallel:
+            out.append("attention and feed-forward in parallel")
+        return out
 
 
 def _number(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else repr(x)
 
 
-# The rotary bases models commonly use: Llama 1/2 and most others, Llama 3, Code Llama /
-# Mistral / Qwen2, then less common ones.
-ROPE_BASES: tuple[float, ...] = (10000.0, 500000.0, 1000000.0, 100000.0, 50000.0, 5000000.0)
+# ------------------------------------------------------------------------- rewrites
 
 
-@dataclass(frozen=True)
-class Architecture:
-    """An architecture llama.cpp implements."""
+def _row_order(hd: int, rot: int, to_pairs: bool) -> list[int]:
+    """Within one head, the old row each new row takes: rotary on halves (feature j with
+    j + rot/2) to rotary on pairs (2j with 2j+1), or back; rows past ``rot`` stay."""
+    order = list(range(hd))
+    half = rot // 2
+    for j in range(half):
+        if to_pairs:
+            order[2 * j], order[2 * j + 1] = j, j + half
+        else:
+            order[j], order[j + half] = 2 * j, 2 * j + 1
+    return order
 
-    name: str
-    norm: str                      # "rms_norm" or "layer_norm"
-    slots: tuple[Slot, ...]
-    variants: Callable[[], list[Variant]]
-    logits: Callable[..., torch.Tensor]
-    # Diagnosis: other activations (``Variant.activation``) whose agreement explains a
-    # refusal, with the explanation.
-    diagnoses: tuple[tuple[str, str], ...] = field(default=())
+
+def reorder_qk(w: torch.Tensor, heads: int, hd: int, rot: int, to_pairs: bool) -> torch.Tensor:
+    """Reorders each head's rows of a query or key projection ``[heads·hd, …]`` (or its
+    bias) so that the target's rotary computes what the source's did."""
+    one = _row_order(hd, rot, to_pairs)
+    index = torch.tensor([h * hd + r for h in range(heads) for r in one], device=w.device)
+    return w.index_select(0, index)
 
 
 def permute_qk(w: torch.Tensor, heads: int) -> torch.Tensor:
     """Reorders each head's rows of a query or key projection ``[heads·hd, D]`` so that
     rotary on neighbouring pairs computes what rotary on halves computed: new row 2j is
-    old row j, new row 2j+1 is old row j + hd/2 (what convert_hf_to_gguf.py does to
+    old row j, new row 2j+1 is old row j + hd/2 (what llama.cpp's converter does to
     Hugging Face's llama weights)."""
-    rows = w.shape[0]
-    return (w.reshape(heads, 2, rows // heads // 2, *w.shape[1:])
-            .swapaxes(1, 2).reshape(w.shape))
+    hd = w.shape[0] // heads
+    return reorder_qk(w, heads, hd, hd, to_pairs=True)
 
 
-# --------------------------------------------------------------------------- llama
+def file_tensor(target: Target, key: str, value: torch.Tensor, variant: Variant,
+                hp: dict[str, int]) -> torch.Tensor:
+    """The tensor the file holds for slot ``key``, from the field's value for one block
+    (already ``[out in]``)."""
+    if key in _NORM_WEIGHTS and variant.norm_offset:
+        value = value + variant.norm_offset
+    heads, kv, hd = hp["H"], hp["KV"], hp["hd"]
+    if key in ("attn_qkv", "attn_qkv_b") and variant.qkv_per_head:
+        value = value.reshape(heads, 3, hd, *value.shape[1:]).transpose(0, 1).reshape(
+            value.shape)
+    if variant.permute_qk:
+        rot = variant.rot_dims or hd
+        to_pairs = target.computation.positions == "rope_pairs"
+        if key in ("attn_q", "attn_q_b"):
+            value = reorder_qk(value, heads, hd, rot, to_pairs)
+        elif key in ("attn_k", "attn_k_b"):
+            value = reorder_qk(value, kv, hd, rot, to_pairs)
+        elif key in ("attn_qkv", "attn_qkv_b"):
+            q, k, v = value.split([heads * hd, kv * hd, kv * hd])
+            value = torch.cat((reorder_qk(q, heads, hd, rot, to_pairs),
+                               reorder_qk(k, kv, hd, rot, to_pairs), v))
+    return value
 
 
-def _rope_pairs(x: torch.Tensor, pos: torch.Tensor, base: float) -> torch.Tensor:
-    """llama.cpp's rotary (GGML_ROPE_TYPE_NORMAL) on ``x: [n, heads, hd]``: each
-    neighbouring pair (2i, 2i+1) turned by pos · base^(-2i/hd)."""
-    hd = x.shape[-1]
-    i = torch.arange(0, hd, 2, dtype=x.dtype, device=x.device)
-    theta = pos.to(x.dtype)[:, None] * base ** (-i / hd)          # [n, hd/2]
+def variant_groups(target: Target, hp: dict[str, int],
+                   slots: tuple[Slot, ...]) -> list[list[Variant]]:
+    """The variants to compute for one pairing, grouped so that the variants of a group
+    agree on the first token's logits (at position 0 a rotary turns nothing, and attention
+    over one key gives its value, whatever the queries and keys): when one of a group
+    differs there, the rest of the group is skipped."""
+    c = target.computation
+    keys = {s.key for s in slots}
+    offsets = (0.0, 1.0) if c.norm == "rms_norm" else (0.0,)
+    parallels = (False, True) if c.parallel else (False,)
+    regroup = (False, True) if "attn_qkv" in keys and hp["H"] == hp["KV"] else (False,)
+    hd = hp["hd"]
+    dims = [None]
+    if c.partial_rotary:
+        dims += [d for d in (hd // 2, hd // 4) if d >= 2 and d % 2 == 0]
+    groups = []
+    for offset in offsets:
+        for parallel in parallels:
+            for per_head in regroup:
+                base = Variant(parallel=parallel, norm_offset=offset, qkv_per_head=per_head)
+                if c.positions == "learned":
+                    groups.append([base])
+                    continue
+                groups.append([replace(base, rope_base=b, permute_qk=p, rot_dims=d)
+                               for d in dims for b in ROPE_BASES for p in (False, True)])
+    return groups
+
+
+# ---------------------------------------------------------------------- computation
+
+Tensors = Callable[[str, int | None], torch.Tensor | None]
+
+
+def _plus(x: torch.Tensor, b: torch.Tensor | None) -> torch.Tensor:
+    return x if b is None else x + b
+
+
+def _norm(c: Computation, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None,
+          eps: float) -> torch.Tensor:
+    if c.norm == "rms_norm":
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * w
+    mu = x.mean(-1, keepdim=True)
+    var = (x - mu).pow(2).mean(-1, keepdim=True)
+    return _plus((x - mu) * torch.rsqrt(var + eps) * w, b)
+
+
+def _rope(x: torch.Tensor, pos: torch.Tensor, base: float, rot: int,
+          pairs: bool) -> torch.Tensor:
+    """llama.cpp's rotary on ``x: [n, heads, hd]``, on its first ``rot`` features: each
+    neighbouring pair (2i, 2i+1) (GGML_ROPE_TYPE_NORMAL) or each i with i + rot/2
+    (NEOX) turned by pos · base^(-2i/rot)."""
+    turned, rest = x[..., :rot], x[..., rot:]
+    i = torch.arange(0, rot, 2, dtype=x.dtype, device=x.device)
+    theta = pos.to(x.dtype)[:, None] * base ** (-i / rot)          # [n, rot/2]
     c, s = torch.cos(theta)[:, None, :], torch.sin(theta)[:, None, :]
-    x0, x1 = x[..., 0::2], x[..., 1::2]
-    out = torch.stack((x0 * c - x1 * s, x0 * s + x1 * c), dim=-1)
-    return out.reshape(x.shape)
+    if pairs:
+        x0, x1 = turned[..., 0::2], turned[..., 1::2]
+        out = torch.stack((x0 * c - x1 * s, x0 * s + x1 * c), dim=-1).reshape(turned.shape)
+    else:
+        x0, x1 = turned[..., : rot // 2], turned[..., rot // 2:]
+        out = torch.cat((x0 * c - x1 * s, x0 * s + x1 * c), dim=-1)
+    return torch.cat((out, rest), dim=-1)
 
 
 def _attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -126,10 +221,6 @@ def _attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tenso
     return out.reshape(n, heads * hd)
 
 
-def _rms(x: torch.Tensor, w: torch.Tensor, eps: float) -> torch.Tensor:
-    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * w
-
-
 def _act(name: str, x: torch.Tensor) -> torch.Tensor:
     if name == "silu":
         return F.silu(x)
@@ -138,115 +229,68 @@ def _act(name: str, x: torch.Tensor) -> torch.Tensor:
     return F.gelu(x)
 
 
-def _llama_logits(t: Callable[[str, int | None], torch.Tensor], ids: torch.Tensor,
-                  pos: torch.Tensor, hp: dict[str, int], eps: float,
-                  variant: Variant) -> torch.Tensor:
-    """One sequence ``ids: [n]`` at positions ``pos: [n]``: logits ``[n, V]``."""
+def _qkv(t: Tensors, h: torch.Tensor, layer: int,
+         hp: dict[str, int]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     heads, kv, hd = hp["H"], hp["KV"], hp["hd"]
-    act = variant.activation or "silu"
-    base = variant.rope_base or 10000.0
-    n = ids.shape[0]
-    x = t("token_embd", None)[ids]
-    for layer in range(hp["L"]):
-        h = _rms(x, t("attn_norm", layer), eps)
-        wq, wk = t("attn_q", layer), t("attn_k", layer)
-        if variant.permute_qk:
-            wq, wk = permute_qk(wq, heads), permute_qk(wk, kv)
-        q = _rope_pairs((h @ wq.T).reshape(n, heads, hd), pos, base)
-        k = _rope_pairs((h @ wk.T).reshape(n, kv, hd), pos, base)
-        v = (h @ t("attn_v", layer).T).reshape(n, kv, hd)
-        x = x + _attention(q, k, v) @ t("attn_output", layer).T
-        h = _rms(x, t("ffn_norm", layer), eps)
-        gate = _act(act, h @ t("ffn_gate", layer).T)
-        x = x + (gate * (h @ t("ffn_up", layer).T)) @ t("ffn_down", layer).T
-    h = _rms(x, t("output_norm", None), eps)
-    return h @ t("output", None).T
-
-
-def _llama_variants() -> list[Variant]:
-    return [Variant(rope_base=b, permute_qk=p) for b in ROPE_BASES for p in (False, True)]
-
-
-_LLAMA_SLOTS = (
-    Slot("token_embd", "token_embd.weight", False, ("V", "D")),
-    Slot("attn_norm", "blk.{}.attn_norm.weight", True, ("D",)),
-    Slot("attn_q", "blk.{}.attn_q.weight", True, ("H*hd", "D")),
-    Slot("attn_k", "blk.{}.attn_k.weight", True, ("KV*hd", "D")),
-    Slot("attn_v", "blk.{}.attn_v.weight", True, ("KV*hd", "D")),
-    Slot("attn_output", "blk.{}.attn_output.weight", True, ("D", "H*hd")),
-    Slot("ffn_norm", "blk.{}.ffn_norm.weight", True, ("D",)),
-    Slot("ffn_gate", "blk.{}.ffn_gate.weight", True, ("F", "D")),
-    Slot("ffn_up", "blk.{}.ffn_up.weight", True, ("F", "D")),
-    Slot("ffn_down", "blk.{}.ffn_down.weight", True, ("D", "F")),
-    Slot("output_norm", "output_norm.weight", False, ("D",)),
-    Slot("output", "output.weight", False, ("V", "D"), optional=True),
-)
-
-
-# ---------------------------------------------------------------------------- gpt2
-
-
-def _ln(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, eps: float) -> torch.Tensor:
-    mu = x.mean(-1, keepdim=True)
-    var = (x - mu).pow(2).mean(-1, keepdim=True)
-    return (x - mu) * torch.rsqrt(var + eps) * w + b
-
-
-def _gpt2_logits(t: Callable[[str, int | None], torch.Tensor], ids: torch.Tensor,
-                 pos: torch.Tensor, hp: dict[str, int], eps: float,
-                 variant: Variant) -> torch.Tensor:
-    heads, kv, hd = hp["H"], hp["KV"], hp["hd"]
-    act = variant.activation or "gelu_tanh"
-    n = ids.shape[0]
-    x = t("token_embd", None)[ids] + t("position_embd", None)[pos]
-    for layer in range(hp["L"]):
-        h = _ln(x, t("attn_norm", layer), t("attn_norm_b", layer), eps)
-        qkv = h @ t("attn_qkv", layer).T + t("attn_qkv_b", layer)
+    n = h.shape[0]
+    fused = t("attn_qkv", layer)
+    if fused is not None:
+        qkv = _plus(h @ fused.T, t("attn_qkv_b", layer))
         q, k, v = qkv.split([heads * hd, kv * hd, kv * hd], dim=-1)
-        y = _attention(q.reshape(n, heads, hd), k.reshape(n, kv, hd), v.reshape(n, kv, hd))
-        x = x + y @ t("attn_output", layer).T + t("attn_output_b", layer)
-        h = _ln(x, t("ffn_norm", layer), t("ffn_norm_b", layer), eps)
-        up = _act(act, h @ t("ffn_up", layer).T + t("ffn_up_b", layer))
-        x = x + up @ t("ffn_down", layer).T + t("ffn_down_b", layer)
-    h = _ln(x, t("output_norm", None), t("output_norm_b", None), eps)
+    else:
+        q = _plus(h @ t("attn_q", layer).T, t("attn_q_b", layer))
+        k = _plus(h @ t("attn_k", layer).T, t("attn_k_b", layer))
+        v = _plus(h @ t("attn_v", layer).T, t("attn_v_b", layer))
+    return q.reshape(n, heads, hd), k.reshape(n, kv, hd), v.reshape(n, kv, hd)
+
+
+def _ffn(c: Computation, act: str, t: Tensors, h: torch.Tensor, layer: int) -> torch.Tensor:
+    if c.ffn == "gated":
+        gate = _act(act, _plus(h @ t("ffn_gate", layer).T, t("ffn_gate_b", layer)))
+        up = gate * _plus(h @ t("ffn_up", layer).T, t("ffn_up_b", layer))
+    elif c.ffn == "fused_gated":
+        gate, up = (h @ t("ffn_up_gate", layer).T).chunk(2, dim=-1)
+        up = _act(act, gate) * up
+    else:
+        up = _act(act, _plus(h @ t("ffn_up", layer).T, t("ffn_up_b", layer)))
+    return _plus(up @ t("ffn_down", layer).T, t("ffn_down_b", layer))
+
+
+def logits(c: Computation, t: Tensors, ids: torch.Tensor, pos: torch.Tensor,
+           hp: dict[str, int], eps: float, variant: Variant) -> torch.Tensor:
+    """What llama.cpp computes for one sequence ``ids: [n]`` at positions ``pos: [n]``
+    from the file's tensors (``t(slot, block)``, None for a slot the file lacks): the
+    logits ``[n, V]``."""
+    act = variant.activation or c.act
+    rot = variant.rot_dims or hp["hd"]
+    base = variant.rope_base or 10000.0
+    x = t("token_embd", None)[ids]
+    if c.embed_scale:
+        x = x * math.sqrt(hp["D"])
+    if c.positions == "learned":
+        x = x + t("position_embd", None)[pos]
+    for layer in range(hp["L"]):
+        h = _norm(c, x, t("attn_norm", layer), t("attn_norm_b", layer), eps)
+        q, k, v = _qkv(t, h, layer, hp)
+        if c.qk_norm:
+            q = _norm(c, q, t("attn_q_norm", layer), None, eps)
+            k = _norm(c, k, t("attn_k_norm", layer), None, eps)
+        if c.positions != "learned":
+            pairs = c.positions == "rope_pairs"
+            q, k = _rope(q, pos, base, rot, pairs), _rope(k, pos, base, rot, pairs)
+        y = _plus(_attention(q, k, v) @ t("attn_output", layer).T, t("attn_output_b", layer))
+        if variant.parallel:
+            h = _norm(c, x, t("ffn_norm", layer), t("ffn_norm_b", layer), eps)
+            x = x + y + _ffn(c, act, t, h, layer)
+        else:
+            x = x + y
+            h = _norm(c, x, t("ffn_norm", layer), t("ffn_norm_b", layer), eps)
+            x = x + _ffn(c, act, t, h, layer)
+    h = _norm(c, x, t("output_norm", None), t("output_norm_b", None), eps)
     return h @ t("output", None).T
 
 
-_GPT2_SLOTS = (
-    Slot("token_embd", "token_embd.weight", False, ("V", "D")),
-    Slot("position_embd", "position_embd.weight", False, ("n_ctx", "D")),
-    Slot("attn_norm", "blk.{}.attn_norm.weight", True, ("D",)),
-    Slot("attn_norm_b", "blk.{}.attn_norm.bias", True, ("D",)),
-    Slot("attn_qkv", "blk.{}.attn_qkv.weight", True, ("H*hd+2*KV*hd", "D")),
-    Slot("attn_qkv_b", "blk.{}.attn_qkv.bias", True, ("H*hd+2*KV*hd",)),
-    Slot("attn_output", "blk.{}.attn_output.weight", True, ("D", "H*hd")),
-    Slot("attn_output_b", "blk.{}.attn_output.bias", True, ("D",)),
-    Slot("ffn_norm", "blk.{}.ffn_norm.weight", True, ("D",)),
-    Slot("ffn_norm_b", "blk.{}.ffn_norm.bias", True, ("D",)),
-    Slot("ffn_up", "blk.{}.ffn_up.weight", True, ("F", "D")),
-    Slot("ffn_up_b", "blk.{}.ffn_up.bias", True, ("F",)),
-    Slot("ffn_down", "blk.{}.ffn_down.weight", True, ("D", "F")),
-    Slot("ffn_down_b", "blk.{}.ffn_down.bias", True, ("D",)),
-    Slot("output_norm", "output_norm.weight", False, ("D",)),
-    Slot("output_norm_b", "output_norm.bias", False, ("D",)),
-    Slot("output", "output.weight", False, ("V", "D"), optional=True),
-)
-
-
-_GELU_GATE = ("the feed-forward layer's gate uses GELU where llama.cpp's llama uses SiLU "
-              "(SwiGLU)")
-
-ARCHITECTURES: dict[str, Architecture] = {
-    "llama": Architecture(
-        "llama", "rms_norm", _LLAMA_SLOTS, _llama_variants, _llama_logits,
-        diagnoses=(("gelu", _GELU_GATE), ("gelu_tanh", _GELU_GATE)),
-    ),
-    "gpt2": Architecture(
-        "gpt2", "layer_norm", _GPT2_SLOTS, lambda: [Variant()], _gpt2_logits,
-        diagnoses=(("gelu", ("the model computes GELU exactly (with erf), where llama.cpp's "
-                             "gpt2 uses the tanh approximation")),),
-    ),
-}
+# ------------------------------------------------------------------ slot shapes
 
 
 def solve_dim(expr: str, value: int, bound: dict[str, int]) -> dict[str, int] | None:
@@ -283,3 +327,4 @@ def _solve(expr: str, value: int, known: tuple[tuple[str, int], ...]) -> dict[st
         return None
     x = (value - c) // a
     return {u: x} if x >= 1 else None
+

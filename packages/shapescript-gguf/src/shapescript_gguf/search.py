@@ -14,14 +14,25 @@ architecture.
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 
-from shapescript_gguf.arch import ARCHITECTURES, Architecture, Slot, Variant, solve_dim
+from shapescript_gguf.arch import (
+    ARCHITECTURES,
+    Architecture,
+    Slot,
+    Variant,
+    file_tensor,
+    logits,
+    solve_dim,
+    variant_groups,
+)
+from shapescript_gguf.targets import Computation
 from shapescript_gguf.source import Observation, Source, load_source, observe, random_fields
 
 __all__ = ["MAX_PAIRINGS", "TOLERANCE", "Match", "NoMatch", "match_architecture", "search"]
@@ -85,7 +96,7 @@ class _Attempt:
     match: Match | None = None
     reason: str = ""
     computed: int = 0
-    best: tuple[float, _Pairing, bool, Variant, dict[str, int]] | None = None
+    best: tuple[float, _Pairing, tuple[Slot, ...], bool, Variant, dict[str, int]] | None = None
     stopped: bool = False          # MAX_PAIRINGS reached
 
 
@@ -131,6 +142,10 @@ def _pairings(arch: Architecture, slots: tuple[Slot, ...], reads: list[str],
     not one for every pairing of the later tensors."""
     layers = known["L"]
     first: _Pairing | None = None
+    # States (slot, fields used, sizes bound, budget) from which no pairing completes: many
+    # fields of one shape (a model's norms and biases) would otherwise be tried in every
+    # order before a later slot that nothing fits ends each of them.
+    dead: set[tuple] = set()
 
     def walk(i: int, used: set[str], pairing: _Pairing, bound: dict[str, int],
              budget: int) -> Iterator[tuple[_Pairing, dict[str, int]]]:
@@ -138,6 +153,10 @@ def _pairings(arch: Architecture, slots: tuple[Slot, ...], reads: list[str],
             if first is None or budget == 0:  # exactly the deviations asked for
                 yield dict(pairing), dict(bound)
             return
+        state = (i, frozenset(used), frozenset(bound.items()), budget)
+        if state in dead:
+            return
+        produced = False
         slot = slots[i]
         if i >= deepest[0]:
             deepest[0], deepest[1] = i, (slot, dict(bound))
@@ -150,37 +169,49 @@ def _pairings(arch: Architecture, slots: tuple[Slot, ...], reads: list[str],
                     continue
                 pairing[slot.key] = (name, transposed)
                 used.add(name)
-                yield from walk(i + 1, used, pairing, {**bound, **new}, budget - cost)
+                for done in walk(i + 1, used, pairing, {**bound, **new}, budget - cost):
+                    produced = True
+                    yield done
                 used.discard(name)
                 del pairing[slot.key]
+        if not produced:
+            dead.add(state)
 
     found = next(walk(0, set(), {}, dict(known), len(slots)), None)
     if found is None:
         return
     yield found
     first = found[0]
+    dead.clear()  # costs count deviations from the first pairing from here on
     for deviations in range(1, len(slots) + 1):
         yield from walk(0, set(), {}, dict(known), deviations)
 
 
 def _constraints(arch: Architecture, hp: dict[str, int]) -> str | None:
     """Why llama.cpp couldn't run these hyperparameters, or None."""
+    c = arch.computation
     if hp["H"] % hp["KV"]:
         return f"{hp['H']} query heads can't share {hp['KV']} key and value heads evenly"
-    if arch.name == "llama" and hp["hd"] % 2:
+    if c.positions != "learned" and hp["hd"] % 2:
         return f"rotary embeddings need an even head width, not {hp['hd']}"
-    if arch.name == "gpt2" and hp["H"] * hp["hd"] != hp["D"]:
-        return (f"llama.cpp's gpt2 takes the head width as D / H = {hp['D']} / {hp['H']}, "
-                f"but the attentions' heads are {hp['hd']} wide")
+    if c.q_width_is_d and hp["H"] * hp["hd"] != hp["D"]:
+        return (f"llama.cpp's {arch.name} takes the head width as D / H = {hp['D']} / "
+                f"{hp['H']}, but the attentions' heads are {hp['hd']} wide")
     return None
 
 
-def _accessor(values: dict[str, torch.Tensor], pairing: _Pairing, tied: bool):
-    def get(key: str, layer: int | None) -> torch.Tensor:
+def _accessor(arch: Architecture, values: dict[str, torch.Tensor], pairing: _Pairing,
+              tied: bool, variant: Variant, hp: dict[str, int]):
+    """The file's tensors by slot, as ``logits`` reads them: each field's value for the
+    block, rewritten by the variant (``file_tensor``, as the writer writes it)."""
+    def get(key: str, layer: int | None) -> torch.Tensor | None:
         if key == "output" and tied:
             key = "token_embd"
+        if key not in pairing:
+            return None
         name, transposed = pairing[key]
-        return slot_tensor(values[name], len(_slot_rank[key]), layer, transposed)
+        value = slot_tensor(values[name], len(_slot_rank[key]), layer, transposed)
+        return file_tensor(arch, key, value, variant, hp)
     return get
 
 
@@ -223,7 +254,7 @@ def _describe_pairing(arch: Architecture, pairing: _Pairing, tied: bool,
 
 def _closest(arch: Architecture, pairing: _Pairing, tied: bool, reads: list[str],
              variant: Variant, diff: float) -> str:
-    detail = variant.describe()
+    detail = variant.describe(arch.computation.positions == "rope_pairs")
     return (f"the closest pairing ({_describe_pairing(arch, pairing, tied, reads)}"
             f"{'; ' + detail if detail else ''}) gives logits that differ by {_fmt(diff)} "
             "of their size")
@@ -253,7 +284,8 @@ def _try(arch: Architecture, source: Source, obs: Observation,
          values: dict[str, torch.Tensor], ids: torch.Tensor, pos: torch.Tensor,
          known: dict[str, int]) -> _Attempt:
     """One architecture's search: each pairing of the fields with its tensors that fits,
-    in order, until one agrees or a diagnosis explains the closest."""
+    in order, until one agrees, or the pairing in read order is explained by a computation
+    that differs from the architecture's in one or two named ways."""
     attempt = _Attempt()
     why, eps = _norm_reason(arch, obs)
     if why is None:
@@ -264,6 +296,7 @@ def _try(arch: Architecture, source: Source, obs: Observation,
     reads = obs.reads
     shapes = {f: source.fields[f] for f in reads}
     shape_failure = None
+    first: tuple | None = None   # the read-order pairing's closest: (diff, pairing, …)
     for slots, tied in layouts:
         deepest: list = [0, None]
         fitted = 0
@@ -276,71 +309,94 @@ def _try(arch: Architecture, source: Source, obs: Observation,
             if bad is not None:
                 shape_failure = shape_failure or bad
                 continue
-            if _try_variants(arch, attempt, values, obs, ids, pos, eps, pairing, tied, hp):
+            closest = _try_variants(arch, attempt, values, obs, ids, pos, eps, pairing,
+                                    slots, tied, hp)
+            if attempt.match is not None:
                 return attempt
+            if first is None:
+                first = closest
+                # A model written as the architecture reads its fields in order: when
+                # that pairing is the architecture with one or two differences, name
+                # them; no other pairing can agree with llama.cpp's computation.
+                if _diagnose(arch, attempt, values, obs, ids, pos, eps, first):
+                    return attempt
         if not fitted and deepest[1] is not None and shape_failure is None:
             shape_failure = _unfitted(*deepest[1], known)
-    if attempt.best is None:
+    if attempt.best is None or first is None:
         attempt.reason = shape_failure or "no pairing of the fields fits the tensors' shapes"
         return attempt
-    _diagnose(arch, attempt, values, obs, ids, pos, eps)
+    # A pairing that nearly agrees says more than the read order; a far one says nothing
+    # (it is some scramble of the fields), so the read order's difference is reported.
+    diff, pairing, _slots, tied, variant, _hp = (
+        attempt.best if attempt.best[0] < _NEAR else first)
+    attempt.reason = _closest(arch, pairing, tied, reads, variant, diff)
     if attempt.stopped:
         attempt.reason += (f" (the search stopped after the {MAX_PAIRINGS} pairings closest "
                            "to the read order)")
     return attempt
 
 
+# A closest pairing whose logits differ by less than this fraction is reported as the
+# closest; otherwise the pairing in read order is.
+_NEAR = 1e-2
+
+
 def _layouts(arch: Architecture, source: Source,
              reads: list[str]) -> tuple[str | None, list[tuple[tuple[Slot, ...], bool]]]:
-    """The slots the fields read can fill, with whether the output layer is tied to the
-    embedding (every slot; or every one but the optional output layer), or why none."""
-    if arch.name == "gpt2" and not source.has_pos:
-        return ("llama.cpp's gpt2 learns position embeddings, which need the "
+    """The slot lists the fields read can fill, each with whether the output layer is
+    tied to the embedding, or why none."""
+    if arch.computation.positions == "learned" and not source.has_pos:
+        return (f"llama.cpp's {arch.name} learns position embeddings, which need the "
                 "positions as the forward function's third parameter"), []
-    n_slots = len(arch.slots)
-    blocks = sum(s.per_block for s in arch.slots)
-    if len(reads) == n_slots:
-        return None, [(arch.slots, False)]
-    if len(reads) == n_slots - 1:
-        return None, [(tuple(s for s in arch.slots if not s.optional), True)]
-    return (f"a different number of tensors: llama.cpp's {arch.name} has {blocks} per block "
-            f"and {n_slots - blocks} others ({n_slots} fields with the blocks stacked, "
-            f"{n_slots - 1} with the output layer tied to the embedding); the forward "
-            f"function reads {len(reads)} fields ({', '.join(reads)})"), []
+    layouts = list(arch.layouts(len(reads)))
+    if layouts:
+        return None, layouts
+    counts = arch.counts()
+    allowed = (", ".join(map(str, counts[:-1])) + f" or {counts[-1]}") if len(counts) > 1 \
+        else str(counts[0])
+    return (f"a different number of tensors: llama.cpp's {arch.name} takes {allowed} "
+            f"(with the blocks stacked); the forward function reads {len(reads)} fields "
+            f"({', '.join(reads)})"), []
+
+
+def _compute(arch: Architecture, c: Computation, values: dict[str, torch.Tensor],
+             pairing: _Pairing, tied: bool, variant: Variant, hp: dict[str, int],
+             ids: torch.Tensor, pos: torch.Tensor, eps: float) -> torch.Tensor:
+    get = _accessor(arch, values, pairing, tied, variant, hp)
+    with torch.no_grad():
+        return logits(c, get, ids, pos, hp, eps, variant)
 
 
 def _try_variants(arch: Architecture, attempt: _Attempt, values: dict[str, torch.Tensor],
                   obs: Observation, ids: torch.Tensor, pos: torch.Tensor, eps: float,
-                  pairing: _Pairing, tied: bool, hp: dict[str, int]) -> bool:
-    """Computes each of the architecture's variants on one pairing that fits, keeping the
-    closest so far in ``attempt.best``. True when the search of this architecture ends:
-    a variant agrees (``attempt.match``), or a diagnosis explains the closest pairing."""
-    get = _accessor(values, pairing, tied)
-    improved = False
-    for variant in arch.variants():
-        attempt.computed += 1
-        with torch.no_grad():
-            ref = arch.logits(get, ids, pos, hp, eps, variant)
-        diff = _difference(obs.logits, ref)
-        if attempt.best is None or diff < attempt.best[0]:
-            attempt.best = (diff, dict(pairing), tied, variant, dict(hp))
-            improved = True
-        if diff <= TOLERANCE:
-            attempt.match = Match(
-                arch.name, {k: f for k, (f, _) in pairing.items()},
-                frozenset(k for k, (_, t) in pairing.items() if t), tied, variant,
-                dict(hp), eps, diff, 0, 0.0)
-            return True
-        # The first token's logits don't depend on the variant (at position 0 a
-        # rotary turns nothing, and attention over one key gives its value,
-        # whatever the queries and keys): when they differ, no variant of this
-        # pairing can agree.
-        if _difference(obs.logits[:1], ref[:1]) > TOLERANCE:
-            break
-    # When the closest pairing so far agrees exactly with a known difference (exact
-    # GELU), the source is that computation on this pairing: no other pairing can
-    # agree with llama.cpp's, so the search of this architecture ends here.
-    return improved and _diagnose(arch, attempt, values, obs, ids, pos, eps)
+                  pairing: _Pairing, slots: tuple[Slot, ...], tied: bool,
+                  hp: dict[str, int]) -> tuple:
+    """Computes the architecture's variants on one pairing that fits, keeping the closest
+    so far in ``attempt.best`` and setting ``attempt.match`` when one agrees. Returns
+    this pairing's closest: (difference, pairing, slots, tied, variant, hyperparameters)."""
+    closest: tuple | None = None
+    for group in variant_groups(arch, hp, slots):
+        for variant in group:
+            attempt.computed += 1
+            ref = _compute(arch, arch.computation, values, pairing, tied, variant, hp,
+                           ids, pos, eps)
+            diff = _difference(obs.logits, ref)
+            if closest is None or diff < closest[0]:
+                closest = (diff, dict(pairing), slots, tied, variant, dict(hp))
+            if attempt.best is None or diff < attempt.best[0]:
+                attempt.best = closest
+            if diff <= TOLERANCE:
+                attempt.match = Match(
+                    arch.name, {k: f for k, (f, _) in pairing.items()},
+                    frozenset(k for k, (_, t) in pairing.items() if t), tied, variant,
+                    dict(hp), eps, diff, 0, 0.0)
+                return closest
+            # The group's variants agree on the first token: when it differs, none of
+            # them can agree.
+            if _difference(obs.logits[:1], ref[:1]) > TOLERANCE:
+                break
+    assert closest is not None
+    return closest
 
 
 def _unfitted(slot: Slot, bound: dict[str, int], known: dict[str, int]) -> str:
@@ -356,33 +412,80 @@ def _unfitted(slot: Slot, bound: dict[str, int], known: dict[str, int]) -> str:
     return f"a different shape: no field left fits {name}, {want}{stacked}"
 
 
+def _flips(arch: Architecture) -> list[tuple[Computation, str]]:
+    """Computations one difference away from the architecture's, each with what that
+    difference is, in the source's terms: a refusal whose closest pairing agrees with one
+    of them names it."""
+    c = arch.computation
+    name = arch.name
+    out: list[tuple[Computation, str]] = []
+    scaled = [t.name for t in ARCHITECTURES.values() if t.computation.embed_scale]
+    if c.embed_scale:
+        out.append((replace(c, embed_scale=False),
+                    f"the embedding isn't multiplied by sqrt(D); {name} does that"))
+    else:
+        out.append((replace(c, embed_scale=True),
+                    f"the embedding is multiplied by sqrt(D); {', '.join(scaled)} does that, "
+                    f"{name} doesn't"))
+    if not c.parallel:
+        parallel = [t.name for t in ARCHITECTURES.values() if t.computation.parallel]
+        out.append((replace(c, parallel=True),
+                    "attention and the feed-forward layer read the same input (a parallel "
+                    f"residual); {', '.join(parallel)} does that, {name} runs them in "
+                    "sequence"))
+    for act in ("silu", "gelu_tanh", "gelu"):
+        if act != c.act:
+            out.append((replace(c, act=act), _activation_words(name, c, act)))
+    return out
+
+
+def _activation_words(name: str, c: Computation, act: str) -> str:
+    """The source's activation ``act`` where the architecture computes ``c.act``."""
+    if c.act == "silu":
+        return f"the feed-forward layer's gate uses GELU where llama.cpp's {name} uses SiLU (SwiGLU)"
+    if act == "gelu":
+        return (f"the model computes GELU exactly (with erf), where llama.cpp's {name} uses "
+                "the tanh approximation")
+    return f"the feed-forward layer uses SiLU where llama.cpp's {name} uses GELU with tanh"
+
+
 def _diagnose(arch: Architecture, attempt: _Attempt, values: dict[str, torch.Tensor],
-              obs: Observation, ids: torch.Tensor, pos: torch.Tensor, eps: float) -> bool:
-    """Sets the refusal's reason from the closest pairing so far: its difference, and what
-    explains it when one of the architecture's diagnoses agrees (True then)."""
-    assert attempt.best is not None
-    diff, pairing, tied, variant, hp = attempt.best
-    attempt.reason = _closest(arch, pairing, tied, obs.reads, variant, diff)
-    get = _accessor(values, pairing, tied)
-    for activation, meaning in arch.diagnoses:
-        for v in arch.variants():
-            attempt.computed += 1
-            with torch.no_grad():
-                ref = arch.logits(get, ids, pos, hp, eps,
-                                  Variant(v.rope_base, v.permute_qk, activation))
-            if _difference(obs.logits, ref) <= TOLERANCE:
-                # The source is this variant with the other activation: report the
-                # difference of this variant as llama.cpp computes it.
+              obs: Observation, ids: torch.Tensor, pos: torch.Tensor, eps: float,
+              first: tuple) -> bool:
+    """Whether the pairing in read order is the architecture's computation with one or two
+    of the differences ``_flips`` knows: then the refusal names them (True)."""
+    _diff, pairing, slots, tied, _variant, hp = first
+    flips = _flips(arch)
+    candidates = [[f] for f in flips] + [list(p) for p in itertools.combinations(flips, 2)]
+    for chosen in candidates:
+        near = arch.computation
+        for c, _ in chosen:
+            near = _merge(near, c, arch.computation)
+        for group in variant_groups(arch, hp, slots):
+            for v in group:
                 attempt.computed += 1
-                with torch.no_grad():
-                    ref = arch.logits(get, ids, pos, hp, eps, v)
-                closest = _closest(arch, pairing, tied, obs.reads, v,
-                                   _difference(obs.logits, ref))
-                attempt.reason = f"{meaning}: {closest}"
-                return True
-            if _difference(obs.logits[:1], ref[:1]) > TOLERANCE:
-                break  # the first token's logits depend on no variant (see _try)
+                ref = _compute(arch, near, values, pairing, tied, v, hp, ids, pos, eps)
+                if _difference(obs.logits, ref) <= TOLERANCE:
+                    # The source is this variant with these differences: report the
+                    # difference of this variant as llama.cpp computes it.
+                    attempt.computed += 1
+                    ref = _compute(arch, arch.computation, values, pairing, tied, v, hp,
+                                   ids, pos, eps)
+                    closest = _closest(arch, pairing, tied, obs.reads, v,
+                                       _difference(obs.logits, ref))
+                    meaning = "; and ".join(m for _, m in chosen)
+                    attempt.reason = f"{meaning}: {closest}"
+                    return True
+                if _difference(obs.logits[:1], ref[:1]) > TOLERANCE:
+                    break
     return False
+
+
+def _merge(into: Computation, flipped: Computation, base: Computation) -> Computation:
+    """``into`` with the fields in which ``flipped`` differs from ``base``."""
+    changes = {f: getattr(flipped, f) for f in Computation.__dataclass_fields__
+               if getattr(flipped, f) != getattr(base, f)}
+    return replace(into, **changes)
 
 
 def search(source: Source, arch: str | None = None, seed: int = 0) -> Match:

@@ -29,18 +29,20 @@ class GgufTarget:
     name = "gguf"
     flag = "--gguf"
     extra = "gguf"
-    summary = "a GGUF file that llama.cpp runs, as its llama or gpt2 architecture"
+    summary = "a GGUF file that llama.cpp runs, as the architecture that computes the model"
 
     def options(self) -> Sequence[Any]:
         import click
         from shapescript_export.model_export import serving_options
 
+        from shapescript_gguf.targets import NAMES
+
         return [
             click.Option(["--gguf", "gguf"], metavar="OUT.gguf", type=click.Path(dir_okay=False),
                          help="Write a GGUF file for llama.cpp."),
-            click.Option(["--arch"], type=click.Choice(["llama", "gpt2"]), default=None,
+            click.Option(["--arch"], type=click.Choice(NAMES), default=None,
                          help="The architecture to write (default: the first that computes "
-                              "what the model computes, llama then gpt2)."),
+                              f"what the model computes, of {', '.join(NAMES)})."),
             *serving_options(),
         ]
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from shapescript_gguf.arch import ARCHITECTURES, permute_qk
+from shapescript_gguf.arch import ARCHITECTURES, file_tensor
 from shapescript_gguf.errors import CommandError
 from shapescript_gguf.search import Match, slot_tensor
 
@@ -146,12 +146,21 @@ def write_gguf(path: str, match: Match, values: dict[str, torch.Tensor], *, dtyp
     w.add_head_count_kv(hp["KV"])
     w.add_key_length(hp["hd"])
     w.add_value_length(hp["hd"])
-    if match.arch == "llama":
-        w.add_rope_dimension_count(hp["hd"])
+    c = arch.computation
+    if c.positions != "learned":
+        w.add_rope_dimension_count(match.variant.rot_dims or hp["hd"])
         w.add_rope_freq_base(float(match.variant.rope_base or 10000.0))
+    if c.norm == "rms_norm":
         w.add_layer_norm_rms_eps(match.eps)
     else:
         w.add_layer_norm_eps(match.eps)
+    if c.parallel:
+        w.add_parallel_residual(match.variant.parallel)
+    rewrites = match.variant.rewrites(c.positions == "rope_pairs") + (
+        [f"{f} transposed" for f in sorted(match.pairing[k] for k in match.transposed)]
+        + (["the output layer tied to the embedding"] if match.tied else []))
+    if rewrites:
+        w.add_array("shapescript.rewrites", rewrites)
     w.add_file_type({"float32": gguf.LlamaFileType.ALL_F32,
                      "float16": gguf.LlamaFileType.MOSTLY_F16,
                      "bfloat16": gguf.LlamaFileType.MOSTLY_BF16}[dtype])
@@ -174,8 +183,7 @@ def write_gguf(path: str, match: Match, values: dict[str, torch.Tensor], *, dtyp
         layers = range(hp["L"]) if slot.per_block else [None]
         for layer in layers:
             t = slot_tensor(value, len(slot.shape), layer, slot.key in match.transposed)
-            if match.variant.permute_qk and slot.key in ("attn_q", "attn_k"):
-                t = permute_qk(t, hp["H"] if slot.key == "attn_q" else hp["KV"])
+            t = file_tensor(arch, slot.key, t, match.variant, hp)
             tensor_name = slot.gguf.format(layer) if layer is not None else slot.gguf
             if slot.vector:
                 w.add_tensor(tensor_name, t.to(torch.float32).contiguous().numpy())
