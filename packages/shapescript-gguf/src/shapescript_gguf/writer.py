@@ -128,6 +128,26 @@ def _matrix(t: torch.Tensor, dtype: str) -> tuple[np.ndarray, Any]:
     return raw, gguf.GGMLQuantizationType.BF16
 
 
+# llama.cpp special-cases a model whose general.name contains one of these: it sets
+# attributes of tokens it expects in the vocabulary, and fails to load the file when they
+# are missing. The name is only a label, so such a name is written with the trigger
+# broken rather than the file made unloadable.
+_NAME_TRIGGERS = {"phi-3": ("</s>", "<unk>", "<s>", "<|endoftext|>"),
+                  "phi3": ("</s>", "<unk>", "<s>", "<|endoftext|>")}
+
+
+def safe_name(name: str, vocab: Vocabulary) -> str:
+    """``name`` as the file's general.name, changed only where llama.cpp would need tokens
+    the vocabulary lacks because of it."""
+    tokens = set(vocab.tokens)
+    for trigger, needed in _NAME_TRIGGERS.items():
+        if trigger in name.lower() and not tokens.issuperset(needed):
+            start = name.lower().index(trigger)
+            name = name[:start] + name[start:start + len(trigger)].replace(
+                trigger[-1], "_" + trigger[-1]) + name[start + len(trigger):]
+    return name
+
+
 def write_gguf(path: str, match: Match, values: dict[str, torch.Tensor], *, dtype: str,
                vocab: Vocabulary, context_length: int, name: str) -> None:
     """Write the file at ``path`` (not atomically: the caller writes a temporary file)."""
@@ -137,7 +157,7 @@ def write_gguf(path: str, match: Match, values: dict[str, torch.Tensor], *, dtyp
     hp = match.hparams
     w = gguf.GGUFWriter(path, match.arch)
     w.add_type(gguf.GGUFType.MODEL)
-    w.add_name(name)
+    w.add_name(safe_name(name, vocab))
     w.add_context_length(context_length)
     w.add_embedding_length(hp["D"])
     w.add_block_count(hp["L"])
