@@ -260,3 +260,53 @@ def test_the_watch_records_norms_however_called_and_runs_in_f64():
     assert watch.norms == [("rms_norm", 1e-6), ("rms_norm", 1e-6), ("layer_norm", 1e-5),
                            ("layer_norm", 1e-5)]
     assert angle.dtype == torch.float64 and half.dtype == torch.float64
+
+
+# For each architecture, its example with one computation changed, and the refusal
+# that names the change (the reason given for that architecture).
+NEAR_MISSES = [
+    ("examples/architectures/qwen2.ss", "x + linear(silu(", "x + linear(gelu(", "qwen2",
+     "the feed-forward layer's gate uses GELU where llama.cpp's qwen2 uses SiLU (SwiGLU): "),
+    ("examples/llama.ss", "x = embedding(ids, m.embed)", "x = embedding(ids, m.embed) * (D ** 0.5)",
+     "llama", "the embedding is multiplied by sqrt(D); gemma does that, llama doesn't: "),
+    ("examples/architectures/gemma.ss", "x = embedding(ids, m.embed) * (D ** 0.5)",
+     "x = embedding(ids, m.embed)", "gemma",
+     "the embedding isn't multiplied by sqrt(D); gemma does that: "),
+    ("examples/architectures/qwen3.ss", "x + linear(silu(", "x + linear(gelu(", "qwen3",
+     "the feed-forward layer's gate uses GELU where llama.cpp's qwen3 uses SiLU (SwiGLU): "),
+    ("examples/architectures/phi3.ss", "silu(gate) * up", "gelu(gate) * up", "phi3",
+     "the feed-forward layer's gate uses GELU where llama.cpp's phi3 uses SiLU (SwiGLU): "),
+    ("examples/architectures/neox.ss", 'approximate="tanh")', ")", "gptneox",
+     "the model computes GELU exactly (with erf), where llama.cpp's gptneox uses the tanh "
+     "approximation: "),
+    ("examples/architectures/starcoder2.ss",
+     "        x = x + attention(m, x, pos, l)\n        x = x + feed_forward(m, x, l)",
+     "        x = x + attention(m, x, pos, l) + feed_forward(m, x, l)", "starcoder2",
+     "attention and the feed-forward layer read the same input (a parallel residual); "
+     "gptneox does that, starcoder2 runs them in sequence: "),
+    ("examples/gpt2.ss", "x = embedding(ids, m.embed) + embedding(pos, m.pos_embed)",
+     "x = embedding(ids, m.embed) * (D ** 0.5) + embedding(pos, m.pos_embed)", "gpt2",
+     "the embedding is multiplied by sqrt(D); gemma does that, gpt2 doesn't: "),
+]
+
+
+@pytest.mark.parametrize("name,old,new,arch,why", NEAR_MISSES,
+                         ids=[arch for _, _, _, arch, _ in NEAR_MISSES])
+def test_a_near_miss_is_refused_naming_the_computation(tmp_path, name, old, new, arch, why):
+    src = model_source(name)
+    assert old in src
+    (tmp_path / "m.ss").write_text(src.replace(old, new))
+    with pytest.raises(NoMatch) as e:
+        match_architecture(str(tmp_path / "m.ss"))
+    assert e.value.reasons[arch].startswith(why), e.value.reasons[arch]
+    # the pairing reported is the read order, not a scramble of the fields
+    assert "the closest pairing (the fields in the order the forward function reads them" \
+        in e.value.reasons[arch]
+
+
+def test_every_architecture_has_an_example_and_a_near_miss():
+    from test_gguf_llamacpp import ARCHITECTURE_EXAMPLES
+
+    examples = {arch for _, arch, _ in ARCHITECTURE_EXAMPLES} | {"llama", "gpt2"}
+    assert examples == set(ARCHITECTURES)
+    assert {arch for *_, arch, _ in NEAR_MISSES} == set(ARCHITECTURES)

@@ -461,7 +461,7 @@ def _diagnose(arch: Architecture, attempt: _Attempt, values: dict[str, torch.Ten
         near = arch.computation
         for c, _ in chosen:
             near = _merge(near, c, arch.computation)
-        for group in variant_groups(arch, hp, slots):
+        for group in variant_groups(replace(arch, computation=near), hp, slots):
             for v in group:
                 attempt.computed += 1
                 ref = _compute(arch, near, values, pairing, tied, v, hp, ids, pos, eps)
