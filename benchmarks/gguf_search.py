@@ -39,7 +39,13 @@ MODELS = [
     ("tests/gguf/models/gpt2_conv1d.ss", True),
     ("tests/gguf/models/gpt2_exact_gelu.ss", False),
     ("tests/gguf/models/llama_layernorm.ss", False),
-    ("tests/gguf/models/llama_extra_tensor.ss", False),
+    ("tests/gguf/models/llama_extra_tensor.ss", True),
+    ("examples/architectures/qwen2.ss", True),
+    ("examples/architectures/qwen3.ss", True),
+    ("examples/architectures/gemma.ss", True),
+    ("examples/architectures/phi3.ss", True),
+    ("examples/architectures/neox.ss", True),
+    ("examples/architectures/starcoder2.ss", True),
 ]
 
 _COLD = """

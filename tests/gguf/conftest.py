@@ -13,18 +13,22 @@ os.environ.setdefault("GGML_NO_BACKTRACE", "1")
 @pytest.fixture
 def source_logits():
     """``source_logits(path, model, ids)``: the compiled forward function's logits
-    ``[n, V]`` for one sequence at positions 0 … n-1, in the model's dtype."""
+    ``[n, V]`` for one sequence at positions 0 … n-1, computed in f64 on the model's
+    weights (as the search computes it). That is the truth llama.cpp's f32 is compared
+    with: torch's own f32 run of a model with large activations is further from it than
+    llama.cpp's."""
     import torch
-    from shapescript_gguf.source import load_source
+    from shapescript_gguf.source import _Fields, _Watch, load_source
 
     loaded: dict[str, object] = {}
 
     def run(path: str, model, ids: list[int]):
         src = loaded.get(path) or load_source(path)
         loaded[path] = src
+        fields = _Fields({name: p.detach().double() for name, p in model.named_parameters()})
         t = torch.tensor([ids])
-        args = [model, t] + ([torch.arange(len(ids))[None]] if src.has_pos else [])
-        with torch.no_grad():
+        args = [fields, t] + ([torch.arange(len(ids))[None]] if src.has_pos else [])
+        with torch.no_grad(), _Watch():
             return src.forward(*args)[0]
 
     return run

@@ -290,6 +290,7 @@ NEAR_MISSES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,old,new,arch,why", NEAR_MISSES,
                          ids=[arch for _, _, _, arch, _ in NEAR_MISSES])
 def test_a_near_miss_is_refused_naming_the_computation(tmp_path, name, old, new, arch, why):

@@ -7,8 +7,9 @@
 'llama'
 
 llama.cpp runs only the architectures it implements, so the export finds which of them
-(llama, gpt2) computes what the model's forward function computes, and which field is
-which of its tensors, by computing both in f64 on random weights. ``shapescript
+(qwen2, llama, gemma, qwen3, phi3, gptneox, starcoder2, gpt2) computes what the model's
+forward function computes, and which field is which of its tensors, by computing them
+in f64 on random weights. ``shapescript
 export FILE --gguf OUT.gguf`` and ``shapescript.export_gguf`` are this package.
 
 Importing it is light: torch and gguf load when a function is first called.

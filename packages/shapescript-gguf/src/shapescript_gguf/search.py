@@ -1,15 +1,16 @@
 """The search: which architecture llama.cpp runs computes what the source computes, and
 which field is which of its tensors.
 
-For each architecture (llama, then gpt2, or the one asked for), fields are paired with
-its tensors in the order the forward function first reads them, then in the other
+For each architecture (in ``targets.NAMES``' order, or the one asked for), and each of
+its tensor layouts with as many tensors as the function reads fields, fields are paired
+with its tensors in the order the forward function first reads them, then in the other
 orders of fields of one shape; a pairing whose shapes don't fit is dropped before
 anything is computed. For each pairing that fits, and each of the architecture's
-variants (for llama: the common rotary bases, each with and without the query and key
-rows reordered for rotary on halves), the architecture's logits are computed in f64 on
-the same random weights as the source's. The first whose logits agree with the
-source's to 1e-8 of their size wins. When none does, the refusal says why for each
-architecture.
+variants (rotary bases, rewrites: ``arch.variant_groups``), the architecture's logits
+are computed in f64 on the same random weights as the source's. The first whose logits
+agree with the source's to 1e-8 of their size wins. When none does, the refusal says why
+for each architecture: when the pairing in read order agrees with the architecture's
+computation changed in one or two known ways, those are named.
 """
 
 from __future__ import annotations
@@ -539,7 +540,7 @@ def _search(source: Source, arch: str | None, seed: int) -> Match:
 
 
 def match_architecture(path: str, *, fn: str = "forward", arch: str | None = None) -> Match:
-    """Which of llama.cpp's architectures (``llama``, ``gpt2``) computes what the forward
+    """Which of llama.cpp's architectures (``targets.NAMES``) computes what the forward
     function ``fn`` of the ShapeScript file ``path`` computes, and which field is which
     of its tensors, found by computing both in f64 on random weights.
 
