@@ -56,7 +56,8 @@ def suppressions(text: str, path: str) -> list[Suppression]:
             base = m.start("codes")
             for c in _CODE.finditer(m.group("codes")):
                 codes.append((c.group(0).upper(), base + c.start() + 1, base + c.end() + 1))
-        out.append(Suppression(path, i, k + 1, len(line.rstrip()) + 1, tuple(codes)))
+        end = len(line[:m.end()].rstrip())
+        out.append(Suppression(path, i, k + 1, end + 1, tuple(codes)))
     return out
 
 
