@@ -93,23 +93,6 @@ async def test_a_large_file_answers_while_its_check_runs(client: LanguageClient,
     assert rss < 500
 
 
-async def test_a_small_file_is_still_checked_on_every_change(client: LanguageClient,
-                                                             tmp_path: Path):
-    text = large(3)
-    assert len(text) < THRESHOLD
-    path = tmp_path / "small.ss"
-    path.write_text(text)
-    uri = path.as_uri()
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        lsp.TextDocumentItem(uri=uri, language_id="shapescript", version=1, text=text)))
-    assert not await published(client, uri, 1)
-    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-        lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        [lsp.TextDocumentContentChangeWholeDocument(
-            text=text.replace("    return y", "    return mean(y, over=n)", 1))]))
-    assert [d.code for d in await published(client, uri, 2)] == ["E0402"]
-
-
 @pytest.mark.filterwarnings("ignore::pytest.PytestWarning")
 async def test_a_cancelled_check_leaves_the_next_one_whole(tmp_path):
     text = large(20)
