@@ -3,13 +3,15 @@
 the protocol's requests.
 
 Documents are kept in sync incrementally (pygls applies each change to its copy of the
-text, in the position encoding agreed with the client); every change re-checks the file
-through the document's ``IncrementalChecker`` and publishes its diagnostics. A file's
-imports are read from the open documents' buffers first (their unsaved edits), so an
-edit to an open module re-checks the open files that import it; a module open in a
-buffer never saved is found where its file would be, until the buffer is closed. A
-request that fails inside the server answers nothing and logs the error: the server
-itself never stops for a file.
+text, in the position encoding agreed with the client); a change is checked on a worker
+thread (``checks.CheckQueue``) through the document's ``IncrementalChecker`` and its
+diagnostics published, while the event loop goes on answering requests from each
+document's last check. A file over ``Settings.check_on_save_above`` is checked when it
+is opened and saved only. A file's imports are read from the open documents' buffers
+first (their unsaved edits), so an edit to an open module re-checks the open files that
+import it; a module open in a buffer never saved is found where its file would be,
+until the buffer is closed. A request that fails inside the server answers nothing and
+logs the error: the server itself never stops for a file.
 """
 
 from __future__ import annotations

@@ -8,8 +8,13 @@ It works as linters do (``docs/check.md``):
   imports). Without a PATH, the configuration's ``paths`` are checked.
 * The settings come from the nearest ``shapescript.toml`` or ``pyproject.toml`` with a
   ``[tool.shapescript]`` table (``shapescript_cli.config``), or ``--config FILE``:
-  ``select``/``ignore`` (codes or prefixes, also ``--select``/``--ignore``, which win)
-  and ``per-file-ignores``. E0000 (an internal error) is never hidden.
+  ``select``/``ignore`` (codes or prefixes; ``--select``/``--ignore`` are a level above
+  them, resolved as ruff does: ``Config.reports``) and ``per-file-ignores``. A ``# noqa:
+  CODE`` comment hides that code on its line (``shapescript.suppressions``; E1901 for an
+  unused one). E0000 (an internal error) is never hidden.
+* ``--fix`` makes the edits the diagnostics' help names (``shapescript.fixes``, the
+  editor's quick fixes), checks again, and reports what is left; ``--exit-zero`` exits 0
+  when errors are found.
 * ``--format``: ``full`` (rustc's layout), ``concise`` (one line each), ``json`` (one
   array), ``github`` (Actions annotations), ``sarif`` (SARIF 2.1.0). Diagnostics go to
   stdout; the summary line ("Found 3 errors in 2 files (5 checked).") goes to stderr, so
