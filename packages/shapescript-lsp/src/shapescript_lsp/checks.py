@@ -78,6 +78,15 @@ class CheckQueue:
             running.cancel.set()
         self._update_idle()
 
+    def close(self) -> None:
+        """Stops every check (the server is exiting): a running one at its next
+        declaration, so that the process doesn't wait for a long check to end."""
+        self.waiting.clear()
+        for want in self.running.values():
+            want.cancel.set()
+        for worker in self._workers.values():
+            worker.shutdown(wait=False, cancel_futures=True)
+
     async def settled(self, timeout: float) -> None:
         """Returns once no ordinary file is waiting for or in a check, or after
         ``timeout`` seconds."""

@@ -196,6 +196,11 @@ def _sync_features(server: ShapeScriptServer) -> None:
     def initialize(ls: ShapeScriptServer, params: lsp.InitializeParams) -> None:
         ls.settings = ls.settings.updated(params.initialization_options)
 
+    @server.feature(lsp.SHUTDOWN)
+    @_guard()
+    def shutdown(ls: ShapeScriptServer, *args: Any) -> None:
+        ls.checks.close()
+
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     @_guard()
     def did_open(ls: ShapeScriptServer, params: lsp.DidOpenTextDocumentParams) -> None:
