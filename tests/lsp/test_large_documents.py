@@ -111,3 +111,19 @@ async def test_a_cancelled_check_leaves_the_next_one_whole(tmp_path):
     fresh = api.check_program(edited, doc.path)
     assert [(d.code, d.line) for d in checked.program.diagnostics] == \
         [(d.code, d.line) for d in fresh.diagnostics] == [("E0402", 7)]
+
+
+async def test_the_size_comes_from_the_editor_or_the_command_line():
+    from click.testing import CliRunner
+
+    from shapescript_lsp.cli import command
+    from shapescript_lsp.settings import CHECK_ON_SAVE_ABOVE, Settings
+
+    assert Settings().check_on_save_above == CHECK_ON_SAVE_ABOVE
+    assert Settings().updated({"checkOnSaveAbove": 10}).check_on_save_above == 10
+    # A value of the wrong type is ignored (and logged), not a failed start.
+    for bad in ("big", -1, True, None):
+        assert Settings(7).updated({"checkOnSaveAbove": bad}).check_on_save_above == 7
+    assert Settings(7).updated(None).check_on_save_above == 7
+    r = CliRunner().invoke(command, ["--check-on-save-above", "-3"])
+    assert r.exit_code == 2
