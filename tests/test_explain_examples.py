@@ -33,7 +33,10 @@ def check(tmp_path, code: str, src: str):
         if not program.ok:
             return program.diagnostics
         return serving_diagnostics(program, "forward")
-    return check_source(src, str(path))
+    # `# noqa` comments (E19), as `shapescript check` and the editor read them.
+    from shapescript.api import apply_suppressions
+
+    return apply_suppressions(check_source(src, str(path)), {str(path): src}, [str(path)])
 
 
 def describe(diags) -> str:

@@ -43,6 +43,10 @@ def check(path: Path):
             from shapescript.api import serving_diagnostics
 
             diags += serving_diagnostics(program, "forward", as_errors=True)
+        # Its `# noqa` comments, as `shapescript check` reads them.
+        from shapescript.api import apply_suppressions
+
+        diags = apply_suppressions(diags, program.sources, [path.name])
     finally:
         os.chdir(cwd)
     return diags, program.sources

@@ -59,6 +59,21 @@ class Config:
     per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     checks: str | None = None
     value_checks: str | None = None
+    # The command line's --select/--ignore, a level above the file's (``reports``).
+    cli_select: tuple[str, ...] = ()
+    cli_ignore: tuple[str, ...] = ()
+
+    def reports(self, code: str) -> bool:
+        """Whether ``code`` is reported, by ``select`` and ``ignore`` as ruff resolves
+        them: the file's settings, then the command line's over them. A level whose
+        ``select`` is set starts afresh from it (``--select E0401`` reports E0401 even
+        when the file ignores it); a level without one only adds its ``ignore`` to what
+        the level below left. Within a level the longest matching prefix decides, and
+        between a ``select`` and an ``ignore`` of the same length, the ``ignore``."""
+        on = True  # with no select anywhere, every code
+        for select, ignore in ((self.select, self.ignore), (self.cli_select, self.cli_ignore)):
+            on = _decide(code, select, ignore, on if not select else False)
+        return on
 
 
 def find_config(start: str | os.PathLike[str] = ".") -> Path | None:
@@ -188,6 +203,17 @@ def _codes(items: Sequence[str], where: str) -> tuple[str, ...]:
             raise ConfigError(f"{where}: no error code starts with {item}")
         out.append(code)
     return tuple(out)
+
+
+def _decide(code: str, select: Sequence[str], ignore: Sequence[str], base: bool) -> bool:
+    best, on = -1, base
+    for p in select:
+        if code.startswith(p) and len(p) > best:
+            best, on = len(p), True
+    for p in ignore:
+        if code.startswith(p) and len(p) >= best:
+            best, on = len(p), False
+    return on
 
 
 def code_matches(code: str, patterns: Sequence[str]) -> bool:

@@ -36,7 +36,7 @@ __all__ = [
     "vocab", "atomic_write", "atomic_write_with", "atomic_dir", "same_file", "use_color",
     "debug_enabled", "Progress", "format_size", "format_duration",
     # editors (the language server)
-    "IncrementalChecker", "split_chunks", "syntax", "walk", "nodes_at", "span_contains", "prelude_file",
+    "IncrementalChecker", "CheckCancelled", "split_chunks", "syntax", "walk", "nodes_at", "span_contains", "prelude_file",
     "prelude_env", "BuiltinDoc", "builtin_doc", "builtin_docs",
     # plugins
     "ExportTarget", "CheckProfile", "ExportFailed", "KNOWN_TARGETS", "KNOWN_PROFILES", "missing_hint",
@@ -44,6 +44,8 @@ __all__ = [
     "check_source", "read_source_bytes", "render_full", "internal_error_at", "CODES",
     "explain", "normalize_code", "device_parts", "install", "import_file",
     "EXPORT_TARGETS", "CHECK_PROFILES", "COMMANDS", "entry_points", "load_entry_point",
+    # the check command and the editor: inline suppressions, quick fixes
+    "apply_suppressions", "quick_fix", "apply_edits", "Fix", "Edit",
     # the check command's stdin
     "decode_source", "MAX_SOURCE_BYTES",
     # `run` on many processes: the process group of a rank torchrun started
@@ -55,6 +57,11 @@ __all__ = [
 ]
 
 _HOMES: dict[str, str] = {
+    "apply_suppressions": "shapescript.suppressions",
+    "quick_fix": "shapescript.fixes",
+    "apply_edits": "shapescript.fixes",
+    "Fix": "shapescript.fixes",
+    "Edit": "shapescript.fixes",
     "source_with_dims": "shapescript.configured",
     "load_module": "shapescript.configured",
     "decode_source": "shapescript.source",
@@ -118,6 +125,7 @@ _HOMES: dict[str, str] = {
     "format_duration": "shapescript.progress",
     "report_sink": "shapescript.rt.report",
     "IncrementalChecker": "shapescript.incremental",
+    "CheckCancelled": "shapescript.incremental",
     "split_chunks": "shapescript.incremental",
     "syntax": "shapescript.check.query",
     "walk": "shapescript.check.query",

@@ -157,6 +157,8 @@ _TABLE: tuple[tuple[str, ...], ...] = (
     ("E1705", "parameter of an export fn that isn't a tensor with a shape"),
     ("E1706", "return inside an if on a tensor in an exported function"),
     ("E1707", "`map` over a generic size in an exported function"),
+    # E19 suppressions
+    ("E1901", "unused suppression", "warning"),
     # E33 serving engines
     ("E3301", "forward function's parameters not the model, token ids and positions"),
     ("E3302", "forward function doesn't end with the output layer"),

@@ -145,6 +145,17 @@ def disk_lines(path: str, encoding: str = UTF16) -> Lines:
     return _disk_lines(real, (st.st_mtime_ns, st.st_size), encoding)
 
 
+@dataclass(frozen=True)
+class Checked:
+    """A finished check of one text: what a document answers with once it is applied.
+    ``deps``: the files the check depends on, when no checker is kept to ask."""
+
+    text: str
+    lines: Lines
+    program: Any
+    deps: frozenset[str] | None = None
+
+
 @dataclass
 class Document:
     """One open file: its text, its incremental checker and its last check.
@@ -163,6 +174,7 @@ class Document:
     encoding: str = UTF16
     overlay: Callable[[str], str | None] | None = None
     lines: Lines = field(default_factory=lambda: Lines(""))
+    deps: frozenset[str] | None = None
     _others: dict[str, Lines] = field(default_factory=dict, repr=False)
 
     @property
@@ -170,17 +182,50 @@ class Document:
         return uri_to_path(self.uri)
 
     def update(self, text: str) -> Any:
-        """Checks ``text``, reusing what the last version's check can."""
-        if self.checker is None:
-            self.checker = api.IncrementalChecker(self.path, overlay=self.overlay)
-        self.text = text
-        if self.lines.text != text or self.lines.encoding != self.encoding:
-            self.lines = Lines(text, self.encoding)
-        self._others = {}
-        self.program = self.checker.update(text)
-        if self.program.main is not None:
-            self.good = self.program
+        """Checks ``text``, reusing what the last version's check can, and makes it the
+        document's state."""
+        self.apply(self.check(text), self.version)
         return self.program
+
+    def check(self, text: str, *, fresh: bool = False, incremental: bool = True,
+              cancelled: Callable[[], bool] | None = None) -> Checked:
+        """The check of ``text``, without changing what the document answers with (a
+        check runs on a worker thread while requests read the last state).
+
+        ``fresh`` forgets the last check (the files it imports may have changed on
+        disk); ``incremental=False`` keeps no checker afterwards (a large file: its
+        checker's records would double its memory, and it is checked only on save).
+        ``cancelled`` is polled during the check: True raises ``api.CheckCancelled``."""
+        checker = None if fresh or not incremental else self.checker
+        if checker is None:
+            checker = api.IncrementalChecker(self.path, overlay=self.overlay)
+        checker.cancelled = cancelled
+        try:
+            program = checker.update(text)
+        finally:
+            checker.cancelled = None
+        self.checker = checker if incremental else None
+        lines = self.lines
+        if lines.text != text or lines.encoding != self.encoding:
+            lines = Lines(text, self.encoding)
+        return Checked(text, lines, program,
+                       checker.dependencies() if not incremental else None)
+
+    def apply(self, checked: Checked, version: int | None) -> None:
+        """Makes ``checked`` the state the document answers with."""
+        self.text, self.lines, self.program = checked.text, checked.lines, checked.program
+        self.version = version
+        self.deps = checked.deps
+        self._others = {}
+        if checked.program.main is not None:
+            self.good = checked.program
+
+    def depends_on(self, path: str) -> bool:
+        """Whether the last check read the file at ``path`` or looked for a module
+        there (see ``IncrementalChecker.depends_on``)."""
+        if self.checker is not None:
+            return bool(self.checker.depends_on(path))
+        return os.path.abspath(path) in (self.deps or frozenset())
 
     @property
     def module(self) -> Any:

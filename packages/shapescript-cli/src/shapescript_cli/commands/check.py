@@ -8,8 +8,13 @@ It works as linters do (``docs/check.md``):
   imports). Without a PATH, the configuration's ``paths`` are checked.
 * The settings come from the nearest ``shapescript.toml`` or ``pyproject.toml`` with a
   ``[tool.shapescript]`` table (``shapescript_cli.config``), or ``--config FILE``:
-  ``select``/``ignore`` (codes or prefixes, also ``--select``/``--ignore``, which win)
-  and ``per-file-ignores``. E0000 (an internal error) is never hidden.
+  ``select``/``ignore`` (codes or prefixes; ``--select``/``--ignore`` are a level above
+  them, resolved as ruff does: ``Config.reports``) and ``per-file-ignores``. A ``# noqa:
+  CODE`` comment hides that code on its line (``shapescript.suppressions``; E1901 for an
+  unused one). E0000 (an internal error) is never hidden.
+* ``--fix`` makes the edits the diagnostics' help names (``shapescript.fixes``, the
+  editor's quick fixes), checks again, and reports what is left; ``--exit-zero`` exits 0
+  when errors are found.
 * ``--format``: ``full`` (rustc's layout), ``concise`` (one line each), ``json`` (one
   array), ``github`` (Actions annotations), ``sarif`` (SARIF 2.1.0). Diagnostics go to
   stdout; the summary line ("Found 3 errors in 2 files (5 checked).") goes to stderr, so
@@ -102,6 +107,12 @@ def get_command() -> click.Command:
                      help="Colour diagnostics (default: the shapescript --color setting)."),
         click.Option(["-q", "--quiet"], is_flag=True,
                      help="No summary line on stderr."),
+        click.Option(["--exit-zero"], is_flag=True,
+                     help="Exit 0 even when errors are found (2 and 3 stay: a mistake of "
+                          "the command, an internal error)."),
+        click.Option(["--fix"], is_flag=True,
+                     help="Make the edits the diagnostics' help names (the editor's quick "
+                          "fixes) in the files, then report what is left."),
     ]
     for name, ep in eps.items():
         params.append(click.Option([f"--{name}", f"profile_{name}"], is_flag=True,
@@ -116,7 +127,8 @@ def get_command() -> click.Command:
     def callback(paths: tuple[str, ...], fmt: str, select: tuple[str, ...],
                  ignore: tuple[str, ...], config_file: str | None,
                  stdin_filename: str | None, statistics: bool, color: str | None,
-                 quiet: bool, fn: str | None = None, **flags: bool) -> None:
+                 quiet: bool, exit_zero: bool, fix: bool, fn: str | None = None,
+                 **flags: bool) -> None:
         if color is not None:
             click.get_current_context().find_root().meta[COLOR_KEY] = color
         chosen = [name for name in eps if flags.get(f"profile_{name}")]
@@ -135,7 +147,7 @@ def get_command() -> click.Command:
             paths = tuple(str(config.root / p) if not os.path.isabs(p) else p
                           for p in config.paths)
         run_check(paths, fmt, profiles, fn, config=config, stdin_filename=stdin_filename,
-                  statistics=statistics, quiet=quiet)
+                  statistics=statistics, quiet=quiet, exit_zero=exit_zero, fix=fix)
 
     return _CheckCommand("check", params=params, callback=callback, missing=missing,
                          help="Check .ss files and directories and report their "
@@ -144,17 +156,16 @@ def get_command() -> click.Command:
 
 def _load_config(config_file: str | None, select: tuple[str, ...],
                  ignore: tuple[str, ...]) -> Config:
-    """The settings, with the command line's codes over the file's; exit 2 if bad."""
+    """The settings, with the command line's codes a level above the file's
+    (``Config.reports``); exit 2 if bad."""
     import dataclasses
 
     from shapescript_cli.config import ConfigError, load_config, parse_codes
 
     try:
         config = load_config(config_file)
-        if select:
-            config = dataclasses.replace(config, select=parse_codes(select, "--select"))
-        if ignore:
-            config = dataclasses.replace(config, ignore=parse_codes(ignore, "--ignore"))
+        config = dataclasses.replace(config, cli_select=parse_codes(select, "--select"),
+                                     cli_ignore=parse_codes(ignore, "--ignore"))
     except ConfigError as err:
         fail(str(err))
     return config
@@ -163,9 +174,10 @@ def _load_config(config_file: str | None, select: tuple[str, ...],
 def run_check(files: Sequence[str], fmt: str, profiles: Sequence[Any] = (),
               fn: str | None = None, *, config: Config | None = None,
               stdin_filename: str | None = None, statistics: bool = False,
-              quiet: bool = False) -> None:
+              quiet: bool = False, exit_zero: bool = False, fix: bool = False) -> None:
     """Check ``files`` (directories walked; ``-`` is stdin) with the check ``profiles``'
-    rules, filter by the configuration's codes, print, and exit."""
+    rules, hide what ``# noqa`` comments and the configuration's codes hide, make the
+    quick fixes with ``fix``, print, and exit."""
     from shapescript_cli.config import Config
     from shapescript_cli.walk import collect
 
@@ -175,6 +187,8 @@ def run_check(files: Sequence[str], fmt: str, profiles: Sequence[Any] = (),
         fail("`-` (stdin) can be given once")
     if stdin_filename is not None and STDIN not in files:
         fail("--stdin-filename names the program read from `-`; give `-` too")
+    if fix and STDIN in files:
+        fail("--fix edits files: it can't fix the program read from `-`")
     excluded: list[str] = []
     targets = collect(files, config, excluded)
     for path in targets:
@@ -187,8 +201,13 @@ def run_check(files: Sequence[str], fmt: str, profiles: Sequence[Any] = (),
     stdin = None
     if STDIN in targets:
         stdin = _read_stdin(stdin_filename or "<stdin>")
+    names = [stdin[0] if t == STDIN and stdin is not None else t for t in targets]
     diags, sources, tracebacks = check_files(targets, profiles, fn, stdin=stdin)
-    diags = filter_diagnostics(diags, config)
+    diags = reported(diags, sources, names, config)
+    fixed = 0
+    if fix:
+        diags, sources, tracebacks, fixed = fix_files(targets, diags, sources, config,
+                                                      profiles, fn)
     _print(diags, sources, fmt, statistics)
     if tracebacks and debug_enabled():
         for tb in tracebacks:
@@ -199,7 +218,66 @@ def run_check(files: Sequence[str], fmt: str, profiles: Sequence[Any] = (),
         from shapescript_cli.formats import summary
 
         click.echo(summary(diags, len(targets)), err=True)
-    raise click.exceptions.Exit(exit_code(diags))
+    if not quiet and fix:
+        click.echo(f"Fixed {fixed} {'diagnostic' if fixed == 1 else 'diagnostics'}.",
+                   err=True)
+    code = exit_code(diags)
+    raise click.exceptions.Exit(0 if exit_zero and code == 1 else code)
+
+
+def reported(diags: Sequence[Diagnostic], sources: dict[str, str], names: Sequence[str],
+             config: Config) -> list[Diagnostic]:
+    """What is reported of ``diags``: less what the ``# noqa`` comments hide, with an
+    E1901 warning for each unused one in the files checked (``names``), then less what
+    the settings hide (which may hide E1901 too)."""
+    from shapescript.api import apply_suppressions
+
+    return filter_diagnostics(apply_suppressions(diags, sources, names), config)
+
+
+# A fix can make another possible (or one fix be left out because it overlapped): the
+# files are checked again and fixed again, this many times at most.
+MAX_FIX_PASSES = 10
+
+
+def fix_files(targets: Sequence[str], diags: list[Diagnostic], sources: dict[str, str],
+              config: Config, profiles: Sequence[Any], fn: str | None,
+              ) -> tuple[list[Diagnostic], dict[str, str], list[str], int]:
+    """Makes the quick fixes of the reported diagnostics (``api.quick_fix``: the edits
+    the language server offers) in the files checked, each file written atomically,
+    and checks again, until no fix is left. Returns what is reported then, the sources,
+    the tracebacks and how many fixes were made."""
+    from shapescript.api import apply_edits, atomic_write, quick_fix
+
+    mine = {os.path.abspath(t): t for t in targets}
+    tracebacks: list[str] = []
+    fixed = 0
+    for _ in range(MAX_FIX_PASSES):
+        edits: dict[str, list[Any]] = {}
+        for d in diags:
+            text = sources.get(d.file)
+            found = quick_fix(d, text) if text is not None and \
+                os.path.abspath(d.file) in mine else None
+            if found is not None and all(e.file == d.file for e in found.edits):
+                edits.setdefault(d.file, []).extend(found.edits)
+        changed = 0
+        for path, file_edits in edits.items():
+            text = sources.get(path)
+            if text is None:
+                continue
+            new, made = apply_edits(text, file_edits)
+            if made and new != text:
+                try:
+                    atomic_write(path, new)
+                except OSError as exc:
+                    fail(f"cannot write {path}: {exc.strerror or exc}")
+                fixed += made
+                changed += 1
+        if not changed:
+            break
+        diags, sources, tracebacks = check_files(targets, profiles, fn)
+        diags = reported(diags, sources, list(targets), config)
+    return diags, sources, tracebacks, fixed
 
 
 def _print(diags: list[Diagnostic], sources: dict[str, str], fmt: str,
@@ -235,8 +313,6 @@ def _version() -> str:
 def filter_diagnostics(diags: Sequence[Diagnostic], config: Config) -> list[Diagnostic]:
     """``diags`` less those the settings hide: not selected, ignored, or ignored for
     their file. An internal error (E0000) is always kept."""
-    from shapescript_cli.config import code_matches
-
     per_file = None
     if config.per_file_ignores:
         import pathspec
@@ -246,9 +322,7 @@ def filter_diagnostics(diags: Sequence[Diagnostic], config: Config) -> list[Diag
     kept = []
     for d in diags:
         if d.code != "E0000":
-            if config.select and not code_matches(d.code, config.select):
-                continue
-            if config.ignore and code_matches(d.code, config.ignore):
+            if not config.reports(d.code):
                 continue
             if per_file and d.file and _ignored_for_file(d, per_file, config.root):
                 continue

@@ -35,8 +35,8 @@ texts don't change) and ``checker.py`` (``IncrementalChecker``, which puts them 
 
 from __future__ import annotations
 
-from shapescript.incremental.checker import IncrementalChecker
+from shapescript.incremental.checker import CheckCancelled, IncrementalChecker
 from shapescript.incremental.chunks import split_chunks
 from shapescript.incremental.imported import Overlay
 
-__all__ = ["IncrementalChecker", "Overlay", "split_chunks"]
+__all__ = ["CheckCancelled", "IncrementalChecker", "Overlay", "split_chunks"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import gc
 import os
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Callable
 
 from shapescript.check.body import BodyChecker, check_model_inits, dedupe
 from shapescript.check.declare import declare
@@ -51,6 +51,11 @@ class _State:
     deps: dict[str, Any] = field(default_factory=dict)
 
 
+class CheckCancelled(Exception):
+    """A check stopped because its ``cancelled`` callback said so (a newer text of the
+    file is waiting): the checker starts afresh at its next ``update``."""
+
+
 class IncrementalChecker:
     """Checks successive versions of one file, reusing what an edit didn't touch.
 
@@ -69,13 +74,19 @@ class IncrementalChecker:
     module whose text changed (on disk or in the overlay), or one that appeared or went
     away where the check looked for it, makes the next ``update`` check the file afresh,
     even with the same text.
+
+    ``cancelled``, when set, is asked between declarations (parsing) and function bodies
+    (checking): when it answers True, ``update`` raises ``CheckCancelled``. An editor
+    stops the check of a text a newer one has replaced.
     """
 
     def __init__(self, path: str, search: list[str] | None = None,
-                 overlay: Overlay | None = None) -> None:
+                 overlay: Overlay | None = None,
+                 cancelled: Callable[[], bool] | None = None) -> None:
         self.path = path
         self.search = search
         self.overlay = overlay
+        self.cancelled = cancelled
         self.last = "none"
         self.program: Any = None
         self._text: str | None = None
@@ -94,6 +105,14 @@ class IncrementalChecker:
         gc.disable()
         try:
             program = self._update(text)
+        except CheckCancelled:
+            # Half-updated records are of no use: the next update checks afresh.
+            self._state = None
+            self._chunks = {}
+            self._lines = []
+            self._text = None
+            self.program = None
+            raise
         except Exception:  # a bug here must not cost the user a checked file
             self._state = None
             self._chunks = {}
@@ -108,6 +127,10 @@ class IncrementalChecker:
         self.program = program
         return program
 
+    def _poll(self) -> None:
+        if self.cancelled is not None and self.cancelled():
+            raise CheckCancelled(self.path)
+
     def depends_on(self, path: str) -> bool:
         """Whether the last check depends on the file at ``path``: it read an imported
         module there, or looked for one there and found none. An editor re-checks the
@@ -117,6 +140,13 @@ class IncrementalChecker:
             return key in self._state.deps
         deps = self.program.dependencies if self.program is not None else ()
         return any(os.path.abspath(p) == key for p in deps)
+
+    def dependencies(self) -> frozenset[str]:
+        """The absolute paths ``depends_on`` answers True for."""
+        if self._state is not None:
+            return frozenset(self._state.deps)
+        deps = self.program.dependencies if self.program is not None else ()
+        return frozenset(os.path.abspath(p) for p in deps)
 
     def _deps_fresh(self) -> bool:
         """Whether the imported modules' texts are still those the last check read."""
@@ -164,6 +194,7 @@ class IncrementalChecker:
         offset = sum(len(ln) for ln in lines[:lo]) if bounds else 0
         pos = lo
         for a, b in bounds:
+            self._poll()
             offset += sum(len(ln) for ln in lines[pos:a])
             pos = a
             ctext = "".join(lines[a:b])
@@ -340,6 +371,7 @@ class IncrementalChecker:
                 continue
             fc = st.fns.get(name)
             if fc is None or fc.decl is not sig.decl:
+                self._poll()
                 if fc is not None:
                     for k in fc.types:
                         st.types.pop(k, None)
