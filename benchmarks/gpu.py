@@ -206,7 +206,7 @@ def train_section(bench: Bench, deadline: float) -> None:
     import shapescript
 
     shapescript.devices(bench.device)
-    img, y = shapes.draw(2000 if not bench.rehearse else 256, 0)
+    img, y = shapes.draw(2000, 0)
     img, y = img.to(bench.device), y.to(bench.device)
     records: dict[str, list] = {"shapescript": [], "torch": []}
     rt.reset_sinks(terminal=records["shapescript"].append)
