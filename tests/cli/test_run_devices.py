@@ -5,7 +5,10 @@ must end up there, as it would on ``cuda``."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -111,3 +114,19 @@ def test_one_gpu_for_many_ranks_is_refused():
         "(cuda:LOCAL_RANK)")
     assert _launch.devices_problem("cuda[1]", 1) is None
     assert _launch.devices_problem("cpu", 4) is None
+
+
+@pytest.mark.slow
+def test_train_ss_runs_with_devices_cpu(tmp_path):
+    # The command a GPU user runs with `cuda`, here on the CPU: one pass of 32 updates.
+    spotter = Path(__file__).resolve().parents[2] / "examples" / "spotter"
+    for name in ("spotter.ss", "train.ss", "shapes.py"):
+        shutil.copy(spotter / name, tmp_path / name)
+    r = subprocess.run([sys.executable, "-m", "shapescript_cli", "run", "--devices", "cpu",
+                        "train.ss", "1"], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=600, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"^test accuracy: [\d.]+%$", r.stdout, re.M), r.stdout
+    assert "reloaded, it makes the same predictions" in r.stdout
+    reports = (tmp_path / "spotter.jsonl").read_text().splitlines()
+    assert [json.loads(line)["step"] for line in reports] == [0, 20, 31]

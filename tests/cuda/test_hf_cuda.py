@@ -1,6 +1,6 @@
 """The Hugging Face folder of the llama example in bf16 on the GPU, against transformers'
 own `LlamaForCausalLM` holding the same weights (`benchmarks/native_llama.py`): the same
-logits to bf16's precision, the same greedy tokens, and cached generation on the GPU."""
+logits to bf16's precision, and the same tokens from cached greedy generation."""
 
 from __future__ import annotations
 
@@ -49,8 +49,12 @@ def test_the_folder_in_bf16_on_the_gpu_gives_the_native_logits(models):
 
 
 def test_cached_greedy_generation_on_the_gpu_matches_native(models):
-    ours, native = models
-    prompt = torch.randint(0, 64, (1, 12), generator=torch.Generator().manual_seed(1)).cuda()
+    # In f32 (the bf16 weights upcast, so both hold the same numbers): bf16's rounding
+    # could tip a near tie between two tokens either way, f32's doesn't.
+    import copy
+
+    ours, native = (copy.deepcopy(m).float() for m in models)
+    prompt = torch.randint(0, 64, (2, 12), generator=torch.Generator().manual_seed(1)).cuda()
 
     def greedy(model):
         return model.generate(prompt, max_new_tokens=8, min_new_tokens=8, do_sample=False,
@@ -58,6 +62,5 @@ def test_cached_greedy_generation_on_the_gpu_matches_native(models):
 
     with torch.no_grad():
         a, b = greedy(ours), greedy(native)
-    assert a.device.type == "cuda" and a.shape == (1, 20)
-    # The first tokens, before bf16's rounding can tip a near tie the other way.
-    assert a[0, 12:15].tolist() == b[0, 12:15].tolist()
+    assert a.device.type == "cuda" and a.shape == (2, 20)
+    assert a.tolist() == b.tolist()

@@ -67,7 +67,7 @@ def test_checked_backward_on_the_device_matches_the_reference(on_cuda):
     torch.nn.functional.cross_entropy(reference.forward(img.cpu(), *w_cpu), y).backward()
     for ours, theirs in zip(w, w_cpu):
         assert ours.grad.device.type == "cuda"
-        torch.testing.assert_close(ours.grad.cpu(), theirs.grad, rtol=1e-3, atol=1e-5)
+        torch.testing.assert_close(ours.grad.cpu(), theirs.grad, rtol=1e-3, atol=2e-5)
 
 
 def test_a_checked_call_never_synchronises_the_device(on_cuda):
@@ -96,11 +96,12 @@ def test_a_cpu_tensor_is_a_device_error_naming_the_argument(on_cuda):
 def test_train_ss_trains_on_the_gpu_with_the_command_line_alone(tmp_path):
     for name in ("spotter.ss", "train.ss", "shapes.py"):
         shutil.copy(SPOTTER / name, tmp_path / name)
-    r = run_shapescript("run", "--devices", "cuda", "--dim", "Ntrain=512", "--dim",
-                        "Ntest=128", "train.ss", "2", cwd=tmp_path)
+    # One pass over the 2000 images: 32 updates, past the schedule's 20 warm-up ones.
+    r = run_shapescript("run", "--devices", "cuda", "train.ss", "1", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    assert re.search(r"^test accuracy: [\d.]+%$", r.stdout, re.M), r.stdout
+    accuracy = re.search(r"^test accuracy: ([\d.]+)%$", r.stdout, re.M)
+    assert accuracy is not None and float(accuracy.group(1)) > 50.0, r.stdout
     assert "reloaded, it makes the same predictions" in r.stdout
     assert (tmp_path / "spotter.safetensors").exists()
-    steps = [line for line in (tmp_path / "spotter.jsonl").read_text().splitlines() if line]
-    assert len(steps) >= 2                    # 16 updates, reported every 20 and at the last
+    reports = [line for line in (tmp_path / "spotter.jsonl").read_text().splitlines() if line]
+    assert len(reports) == 3                  # steps 0, 20 and the last, 31
