@@ -81,6 +81,16 @@ def test_an_indexed_cuda_without_cuda_is_the_same_error(tmp_path, spec):
     assert r.stderr.startswith(f"error: --devices {spec}: CUDA is not available here (")
 
 
+def test_mps_where_there_is_none_is_a_clear_error(tmp_path):
+    import torch
+
+    if torch.backends.mps.is_available():
+        pytest.skip("this machine has MPS")
+    r = run(tmp_path, "--devices", "mps", "prog.ss")
+    assert r.returncode == 2
+    assert r.stderr.startswith("error: --devices mps: MPS is not available here (torch ")
+
+
 def test_a_malformed_device_is_a_usage_error(tmp_path):
     r = run(tmp_path, "--devices", "tpu", "prog.ss")
     assert r.returncode == 2
