@@ -44,7 +44,7 @@ def test_the_folder_in_bf16_on_the_gpu_gives_the_native_logits(models):
     assert a.device.type == "cuda" and a.shape == b.shape == (4, 48, 64)
     # bf16 keeps 8 bits of mantissa: the two orders of the same sums differ by a few ulps.
     scale = b.float().abs().max()
-    assert ((a.float() - b.float()).abs().max() / scale).item() < 3e-2
+    assert ((a.float() - b.float()).abs().max() / scale).item() < 5e-2
     assert (a.argmax(-1) == b.argmax(-1)).float().mean().item() > 0.9
 
 
