@@ -172,5 +172,5 @@ def devices_problem(spec, nproc):
     return None
 
 
-__all__ = ["launch", "devices_problem", "check_options", "worker_args", "torchrun_args", "describe_failure",
-           "parse_endpoint", "port_in_use"]
+__all__ = ["launch", "check_options", "worker_args", "torchrun_args", "describe_failure",
+           "parse_endpoint", "port_in_use", "devices_problem"]
