@@ -17,11 +17,9 @@ waits for a core; the CPU time doesn't, so it is the steadier figure there.
 
     uv run python benchmarks/hf_forward.py [--rounds N]
 
-The weights are mapped, not retrained: the source turns neighbouring pairs of features
-(2i, 2i+1) by its rotary embedding, Hugging Face's llama the two halves of a head
-(i, i + Dh/2), so each head's query and key rows are reordered (the same order for both,
-which leaves every score unchanged). The source repeats keys and values to H heads
-before attention, so its cache holds H heads where transformers' holds Hkv.
+The weights are mapped, not retrained (``native_llama.py``). The source repeats keys and
+values to H heads before attention, so its cache holds H heads where transformers' holds
+Hkv.
 """
 
 from __future__ import annotations
@@ -40,48 +38,7 @@ os.environ.setdefault("HF_HOME", tempfile.mkdtemp(prefix="hf-bench-home-"))
 
 import torch  # noqa: E402
 
-
-def halves_order(heads: int, head_dim: int) -> torch.Tensor:
-    """Row order taking neighbouring-pairs rotary weights to rotate-half ones."""
-    per_head = list(range(0, head_dim, 2)) + list(range(1, head_dim, 2))
-    return torch.tensor([h * head_dim + j for h in range(heads) for j in per_head])
-
-
-def reference_model(folder: str):
-    """transformers' LlamaForCausalLM with the folder's configuration and weights."""
-    from safetensors.torch import load_file
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    from shapescript_export.model_export import load_model_source
-
-    src = load_model_source(LLAMA)
-    dims = src.namespace
-    H, Hkv, Dh, L = dims["H"], dims["Hkv"], dims["Dh"], dims["L"]
-    V, D, F, P = dims["V"], dims["D"], dims["F"], dims["P"]
-    config = LlamaConfig(vocab_size=V, hidden_size=D, intermediate_size=F,
-                         num_hidden_layers=L, num_attention_heads=H, num_key_value_heads=Hkv,
-                         head_dim=Dh, rms_norm_eps=1e-5, rope_theta=10000.0,
-                         max_position_embeddings=P, tie_word_embeddings=False,
-                         attention_bias=False, mlp_bias=False)
-    model = LlamaForCausalLM(config).eval()
-    w = load_file(os.path.join(folder, "model.safetensors"))
-    q_order, k_order = halves_order(H, Dh), halves_order(Hkv, Dh)
-    state = {"model.embed_tokens.weight": w["model.embed_tokens.weight"],
-             "lm_head.weight": w["lm_head.weight"], "model.norm.weight": w["model.norm"]}
-    for i in range(L):
-        p = f"model.layers.{i}."
-        state[p + "self_attn.q_proj.weight"] = w["model.wq"][i][q_order]
-        state[p + "self_attn.k_proj.weight"] = w["model.wk"][i][k_order]
-        state[p + "self_attn.v_proj.weight"] = w["model.wv"][i]
-        state[p + "self_attn.o_proj.weight"] = w["model.wo"][i]
-        state[p + "mlp.gate_proj.weight"] = w["model.w_gate"][i]
-        state[p + "mlp.up_proj.weight"] = w["model.w_up"][i]
-        state[p + "mlp.down_proj.weight"] = w["model.w_down"][i]
-        state[p + "input_layernorm.weight"] = w["model.attn_norm"][i]
-        state[p + "post_attention_layernorm.weight"] = w["model.mlp_norm"][i]
-    missing, unexpected = model.load_state_dict(state, strict=False)
-    assert not unexpected and all("rotary" in k for k in missing), (missing, unexpected)
-    return model
+from native_llama import reference_model  # noqa: E402
 
 
 def timed(fn) -> float:

@@ -33,6 +33,36 @@ def ss(tmp_path):
     return make
 
 
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``cuda`` (``cuda(gpus=2)``) are skipped, saying why, where fewer CUDA
+    GPUs are visible: CI has none, and runs them where one is lent
+    (``benchmarks/gpu_session.sh``)."""
+    marked = [(item, item.get_closest_marker("cuda")) for item in items]
+    marked = [(item, mark) for item, mark in marked if mark is not None]
+    if not marked:
+        return
+    visible, why = _cuda_gpus()
+    for item, mark in marked:
+        need = int(mark.kwargs.get("gpus", 1))
+        if visible < need:
+            item.add_marker(pytest.mark.skip(
+                reason=f"needs {need} CUDA GPU{'s' if need > 1 else ''}: {why}"))
+
+
+def _cuda_gpus() -> tuple[int, str]:
+    """How many CUDA GPUs this process sees, and what to say when it is too few."""
+    try:
+        import torch
+    except ImportError:
+        return 0, "torch is not installed"
+    if torch.version.cuda is None:
+        return 0, f"torch {torch.__version__} is built without CUDA"
+    if not torch.cuda.is_available():
+        return 0, f"no CUDA GPU is visible (torch {torch.__version__})"
+    count = torch.cuda.device_count()
+    return count, f"{count} visible"
+
+
 @pytest.fixture(autouse=True)
 def _fresh_devices():
     """Device lines are process-wide (DECISIONS §10): forget them between tests."""

@@ -42,7 +42,7 @@ __all__ = [
     "ExportTarget", "CheckProfile", "ExportFailed", "KNOWN_TARGETS", "KNOWN_PROFILES", "missing_hint",
     # more for the command line
     "check_source", "read_source_bytes", "render_full", "internal_error_at", "CODES",
-    "explain", "normalize_code", "device_parts", "install", "import_file",
+    "explain", "normalize_code", "device_parts", "device_problem", "install", "import_file",
     "EXPORT_TARGETS", "CHECK_PROFILES", "COMMANDS", "entry_points", "load_entry_point",
     # the check command and the editor: inline suppressions, quick fixes
     "apply_suppressions", "quick_fix", "apply_edits", "Fix", "Edit",
@@ -73,6 +73,7 @@ _HOMES: dict[str, str] = {
     "explain": "shapescript.codes",
     "normalize_code": "shapescript.codes",
     "device_parts": "shapescript.vocab",
+    "device_problem": "shapescript.rt.device",
     "install": "shapescript.importer",
     "import_file": "shapescript.importer",
     "EXPORT_TARGETS": "shapescript.plugins",

@@ -45,9 +45,12 @@ def port_in_use(host, port):
     return False
 
 
-def worker_args(checks, value_checks, script, args, dims=()):
-    """The module and arguments each rank runs (``dims``: the ``--dim`` options as given)."""
+def worker_args(checks, value_checks, script, args, dims=(), devices=None):
+    """The module and arguments each rank runs (``dims``: the ``--dim`` options as given;
+    ``devices``: ``--devices``, which each rank sets for itself)."""
     out = ["-m", "shapescript_cli", "run"]
+    if devices:
+        out += ["--devices", devices]
     if checks:
         out += ["--checks", checks]
     if value_checks:
@@ -148,5 +151,26 @@ def check_options(nproc, nnodes, node_rank, endpoint):
                                "--nproc-per-node (torchrun chose the processes)")
 
 
+def devices_problem(spec, nproc):
+    """Why ``--devices spec`` can't be the device of ``nproc`` ranks on this machine, or
+    ``None``. Each rank's ``cuda`` is its own GPU (``cuda:LOCAL_RANK``, made current by
+    ``shapescript.rt.distributed``), so ``cuda`` needs a GPU a rank and ``cuda[N]``, one
+    GPU for all, suits one rank only: NCCL can't run two ranks on one GPU."""
+    import torch
+    from shapescript.api import device_parts
+
+    kind, index = device_parts(spec)
+    if kind != "cuda" or nproc < 2:
+        return None
+    if index is not None:
+        return (f"names one GPU for all {nproc} ranks; write `cuda`, and each rank gets "
+                "its own (cuda:LOCAL_RANK)")
+    count = torch.cuda.device_count()
+    if count < nproc:
+        return (f"{nproc} ranks need a GPU each, and {count} "
+                f"{'is' if count == 1 else 'are'} visible")
+    return None
+
+
 __all__ = ["launch", "check_options", "worker_args", "torchrun_args", "describe_failure",
-           "parse_endpoint", "port_in_use"]
+           "parse_endpoint", "port_in_use", "devices_problem"]

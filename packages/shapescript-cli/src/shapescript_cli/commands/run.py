@@ -10,6 +10,11 @@ A file that doesn't compile prints its diagnostics, without a traceback, and exi
 malformed or unknown ``--dim``, or sizes the file can't take though it checks with its
 own, are errors of the command (exit 2).
 
+``--devices cuda`` (``cuda[1]``, ``mps``, ``cpu``) sets the program's device, winning
+over the files' ``devices`` lines as ``build --devices`` does; a device this machine
+doesn't have is an error of the command (exit 2), before anything runs. Host tensors
+reach it through ``as`` (``shapescript.rt.device.from_host``).
+
 ``--nproc-per-node N`` (with ``--nnodes``, ``--node-rank``, ``--rdzv-endpoint`` for many
 machines) runs it on N processes per machine through ``torch.distributed.run``
 (``_launch.py``); each runs this command again, as ``torchrun -m shapescript_cli run FILE``
@@ -35,6 +40,9 @@ from ._util import MODE_CHOICE, print_shapescript_error
               help="Shape, dtype and device checks (default: always).")
 @click.option("--value-checks", type=MODE_CHOICE, default=None,
               help="Domain checks (default: debug).")
+@click.option("--devices", default=None, metavar="DEVICE",
+              help="The program's device (cpu, cuda, cuda[1], mps); wins over the files' "
+                   "devices lines.")
 @click.option("--nproc-per-node", type=int, default=None, metavar="N",
               help="Run on N processes on this machine, through torch.distributed.run.")
 @click.option("--nnodes", type=int, default=1, metavar="M", show_default=True,
@@ -61,13 +69,15 @@ from ._util import MODE_CHOICE, print_shapescript_error
                    "repeat for several.")
 @click.argument("script", type=click.Path(exists=True, dir_okay=False))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def command(checks, value_checks, nproc_per_node, nnodes, node_rank, rdzv_endpoint,
+def command(checks, value_checks, devices, nproc_per_node, nnodes, node_rank, rdzv_endpoint,
             all_ranks, fsdp, log, timeout, dims, script, args):
     """Run a Python script with the import hook installed, or a .ss file's main()."""
     from . import _launch
     from .build import parse_dims
 
     _launch.check_options(nproc_per_node, nnodes, node_rank, rdzv_endpoint)
+    if devices is not None:
+        _use_devices(devices, nproc_per_node)
     dim_values = parse_dims(dims)
     if dim_values and not script.endswith(".ss"):
         raise click.BadParameter("sets the dims of a .ss file; a Python script sets them "
@@ -92,7 +102,7 @@ def command(checks, value_checks, nproc_per_node, nnodes, node_rank, rdzv_endpoi
             raise click.UsageError(str(err)) from None
         if log is not None:               # the ranks read it from their environment
             os.environ["SHAPESCRIPT_LOG"] = os.path.abspath(log)
-        worker = _launch.worker_args(checks, value_checks, script, args, dims)
+        worker = _launch.worker_args(checks, value_checks, script, args, dims, devices)
         sys.exit(_launch.launch(nproc_per_node, nnodes, node_rank, rdzv_endpoint,
                                 seconds, worker))
 
@@ -116,6 +126,29 @@ def command(checks, value_checks, nproc_per_node, nnodes, node_rank, rdzv_endpoi
             from shapescript.api import distributed
 
             distributed.stop()
+
+
+def _use_devices(spec, nproc_per_node):
+    """Sets the program's device for this process (and, with ``--nproc-per-node``, checks
+    it can be each rank's); a malformed device or one this machine lacks exits 2."""
+    from shapescript.api import device_parts
+
+    try:
+        device_parts(spec)
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="--devices") from None
+    import shapescript
+    from shapescript.api import device_problem
+
+    from . import _launch
+
+    problem = device_problem(spec)
+    if problem is None and nproc_per_node is not None:
+        problem = _launch.devices_problem(spec, nproc_per_node)
+    if problem is not None:
+        click.echo(f"error: --devices {spec}: {problem}", err=True)
+        sys.exit(2)
+    shapescript.devices(spec)
 
 
 def _join_group(script):
@@ -158,6 +191,7 @@ def _run(checks, value_checks, script, args, import_file, install, ShapeScriptEr
             if not callable(main):
                 click.echo(f"error: {script} has no fn main()", err=True)
                 sys.exit(2)
+            _require_device(script)
             main()
         else:
             runpy.run_path(script, run_name="__main__")
@@ -202,6 +236,18 @@ def _load_with_dims(path, script, dims, checks, value_checks):
         click.echo(f"error: {script} doesn't check with {given} (it does with its own "
                    "dims): choose sizes its code can take", err=True)
     sys.exit(2)
+
+
+def _require_device(script):
+    """Exit 2 when the device a file's ``devices`` line chose isn't on this machine: said
+    before ``main()`` runs, not as torch's error at the first tensor put there."""
+    from shapescript.api import device_problem
+
+    problem = device_problem()
+    if problem is not None:
+        click.echo(f"error: {script}: its `devices` line can't be used: {problem}; choose "
+                   "another device with --devices (e.g. --devices cpu)", err=True)
+        sys.exit(2)
 
 
 def _stdout_closed():

@@ -17,7 +17,7 @@ from typing import Any
 
 from shapescript.check.env import AxisParam, FnSig, ModelInfo, SizeParam
 from shapescript.check.result import AssertRes, CheckedModule
-from shapescript.check.types import ModelType, TensorType, TupleType
+from shapescript.check.types import ModelType, PyType, TensorType, TupleType
 from shapescript.codegen.exprs import T, ExprGen, generic_var, pyname
 from shapescript.codegen.keepdim import keepdim_sites
 from shapescript.codegen.layout import Emitter
@@ -135,6 +135,10 @@ class ModuleGen:
         return ExprGen(self.cm, self).expr(node)
 
     def assert_check(self, code: str, e: ast.AssertType, res: AssertRes, g: ExprGen) -> str:
+        if _holds_python(self.cm.types.get(id(e.value))) and _holds_tensors(res.target):
+            # Where a Python value enters the program: a host tensor moves to the
+            # program's device (counted), whatever the checks; nothing else ever moves.
+            code = f"{self.rt_helper('from_host')}({code})"
         if self.checks == "never" and self.value_checks == "never":
             return code
         self.as_count += 1
@@ -442,3 +446,18 @@ def _shared_unknowns(t: TupleType) -> tuple[tuple[str, tuple[tuple[int, int], ..
                 pos = j - len(item.axes) if vi is not None and j > vi else j
                 at.setdefault(u.partition("#")[0].lstrip("?"), []).append((i, pos))
     return tuple((u, tuple(p)) for u, p in sorted(at.items()) if len(p) > 1)
+
+
+def _holds_python(t: Any) -> bool:
+    """Whether a value of type ``t`` is, or holds, a Python value: ``x``, ``(x, y)``."""
+    if isinstance(t, PyType):
+        return True
+    return isinstance(t, TupleType) and any(_holds_python(item) for item in t.items)
+
+
+def _holds_tensors(t: Any) -> bool:
+    """Whether an ``as`` to ``t`` gives a tensor (or a tuple holding one): the values a
+    host tensor can be."""
+    if isinstance(t, TensorType):
+        return True
+    return isinstance(t, TupleType) and any(_holds_tensors(item) for item in t.items)

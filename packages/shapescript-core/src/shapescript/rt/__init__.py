@@ -9,6 +9,7 @@
 - checks inside bodies, for facts the types can't prove: ``divides``, ``sliced``,
   ``picked``, ``at_least``, ``counted`` (in ``ops.py``); ``pack`` and ``unpack``;
 - devices: ``devices``, ``declare_module_device``, ``current_device``, ``call_device``;
+  ``from_host`` (an ``as`` on a Python value), ``host_transfers``, ``device_problem``;
 - settings: ``checks_mode``, ``value_checks_mode``, ``mode_enabled``;
 - models and the training built-ins (``model.py``, ``training.py``), re-exported below
   with their ``__all__`` (or public names) when those modules are present.
@@ -17,8 +18,8 @@
 from .checks import (PROCESS_DEVICE, check_args, check_args_slow, check_as, check_as_slow,
                      make_as_checker, make_checker, same_unknowns)
 from .config import checks_mode, mode_enabled, value_checks_mode
-from .device import (call_device, current_device, declare_module_device, devices,
-                     parse_device, reset_devices)
+from .device import (call_device, current_device, declare_module_device, device_problem,
+                     devices, from_host, host_transfers, parse_device, reset_devices)
 from .domains import domain_problem
 from .errors import DeviceError, DomainError, ShapeError, ShapeScriptError
 from .ops import (at_least, counted, cross_entropy, cumsum, divides, dropout, is_training,
@@ -31,7 +32,7 @@ __all__ = [
     "make_as_checker", "make_checker", "same_unknowns",
     "checks_mode", "mode_enabled", "value_checks_mode",
     "call_device", "current_device", "declare_module_device", "devices", "parse_device",
-    "reset_devices",
+    "reset_devices", "from_host", "host_transfers", "device_problem",
     "domain_problem",
     "DeviceError", "DomainError", "ShapeError", "ShapeScriptError",
     "at_least", "counted", "divides", "picked", "sliced", "pack", "unpack",

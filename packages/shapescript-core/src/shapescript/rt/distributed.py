@@ -32,6 +32,7 @@ import sys
 
 import torch
 
+from .device import _OVERRIDE
 from .ranks import rank, world_size
 
 DEFAULT_TIMEOUT = 300.0
@@ -57,7 +58,12 @@ def timeout_seconds():
 
 
 def backend():
-    """``"gloo"``, or ``"cpu:gloo,cuda:nccl"`` where CUDA is available."""
+    """``"gloo"``, or ``"cpu:gloo,cuda:nccl"`` where CUDA is available and the program's
+    device, when set for the process (``--devices``), is CUDA: ``--devices cpu`` on a GPU
+    machine neither claims a GPU a rank nor needs one."""
+    chosen = _OVERRIDE[0]
+    if chosen is not None and chosen.type != "cuda":
+        return "gloo"
     if torch.cuda.is_available() and torch.distributed.is_nccl_available():
         return "cpu:gloo,cuda:nccl"
     return "gloo"
