@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import torch as _ss_torch
 
+from shapescript.api import WriteError as _ss_ex_WriteError
 from shapescript.api import atomic_write_with as _ss_ex_atomic_write_with
 from shapescript.api import vocab as _ss_ex_vocab
 
@@ -212,6 +213,14 @@ def _ss_ex_main(export_program, save, ss_file, fn_name, default_output, locate):
             raise _SSExportError(_SS_EX_NO_CXX)
         ep = export_program(args.devices)
         save(ep, args.output, args.aoti)
+    except _ss_ex_WriteError as err:
+        # The output can't be written (a full disk …): an error of the command, exit 2.
+        if args.error_fd is not None:
+            with open(args.error_fd, "w", encoding="utf-8", closefd=True) as f:
+                json.dump({"write": [err.errno, err.strerror]}, f)
+        else:
+            print(f"error: {err}", file=sys.stderr)
+        sys.exit(2)
     except Exception as err:
         where = locate(err)
         kind = "" if isinstance(err, _SSExportError) else f"{type(err).__name__}: "
