@@ -52,21 +52,31 @@ def write_error(err: BaseException, output: str | os.PathLike[str]) -> WriteErro
     output = os.path.abspath(given)
     if isinstance(err, WriteError):
         return err
-    if isinstance(err, OSError):
-        if err.errno is None:
+    text = str(err)
+    if isinstance(err, OSError) and err.errno is None:
+        # numpy's short write (`tofile`, which gguf uses): "2048 requested and 1056
+        # written", without the errno; other errno-less OSErrors aren't the OS's.
+        if " requested and " not in text or not text.endswith(" written"):
             return None
+        return _unknown_errno(given, output)
+    if isinstance(err, OSError):
         for named in (err.filename, err.filename2):
             if named is not None and not _about_output(os.fspath(named), output):
                 return None
         return WriteError(err.errno, err.strerror or os.strerror(err.errno), given)
-    text = str(err)
-    if not ((type(err).__name__ == "SafetensorError" and "IoError" in text)
+    if not ((type(err).__name__ == "SafetensorError"
+             and ("IoError" in text or "I/O error" in text))
             or "PytorchStreamWriter failed" in text):
         return None
     code = _errno_in(text)
     if code is None:
-        # torch's writer says only "file write failed": a full disk is the usual reason.
-        code = errno.ENOSPC if _disk_full(os.path.dirname(output)) else errno.EIO
+        return _unknown_errno(given, output)
+    return WriteError(code, os.strerror(code), given)
+
+
+def _unknown_errno(given: str, output: str) -> WriteError:
+    """A failed write whose reason wasn't kept: a full disk is the usual one."""
+    code = errno.ENOSPC if _disk_full(os.path.dirname(output)) else errno.EIO
     return WriteError(code, os.strerror(code), given)
 
 

@@ -47,9 +47,9 @@ class _Rename(ast.NodeTransformer):
 
 # What the atomic writer of ``shapescript.files`` uses, copied with it: its temporary
 # names, the sweep of stale ones, the output's mode and the one mapping of write errors.
-_WRITER_NAMES = ("_MARK", "WriteError", "write_error", "_about_output", "_errno_in",
-                 "_disk_full", "_umask", "_held", "_new_file", "_temp_prefix", "_temp_owner",
-                 "_alive", "sweep_stale", "atomic_write_with")
+_WRITER_NAMES = ("_MARK", "WriteError", "write_error", "_unknown_errno", "_about_output",
+                 "_errno_in", "_disk_full", "_umask", "_held", "_new_file", "_temp_prefix",
+                 "_temp_owner", "_alive", "sweep_stale", "atomic_write_with")
 _WRITER_MODULES = ("os", "tempfile", "shutil", "errno", "signal")
 
 
