@@ -11,7 +11,8 @@ leaves the old file (or none), never a partial one.
   left is removed by the next writer into the same folder, and only when its PID is
   dead: a live PID's temporary is another writer's, at work.
 - **Modes**: the output gets the mode a new file gets, 0666 (a folder 0777) less the
-  umask; the temporary stays private (0600) while it is written.
+  umask, and so does each file of a folder; the temporary stays private (0600) while it
+  is written.
 - **Errors**: an ``OSError`` of the write (a full disk, a read-only file system, no
   permission), or a serializer's error for one (safetensors', torch's stream writer's),
   is raised as ``WriteError`` naming the output, never its temporary: one mapping, for
@@ -133,6 +134,18 @@ def _held(make: Callable[[], str], made: list[str]) -> None:
         made.append(make())
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _new_modes(folder: str) -> None:
+    """The folder, and everything in it, the mode of a new one under the umask (the
+    folder was made private, and some writers, such as safetensors, make files 0600)."""
+    mask = _umask()
+    for top, dirs, names in os.walk(folder):
+        os.chmod(top, 0o777 & ~mask)
+        for name in names:
+            path = os.path.join(top, name)
+            if not os.path.islink(path):
+                os.chmod(path, 0o666 & ~mask)
 
 
 def _new_file(prefix: str, suffix: str, folder: str) -> str:
@@ -260,7 +273,7 @@ def atomic_dir(path: str | os.PathLike[str], fill: Callable[[str], object]) -> N
               made)
         tmp = made[0]
         fill(tmp)
-        os.chmod(tmp, 0o777 & ~_umask())
+        _new_modes(tmp)
         if os.path.lexists(path):
             # A free name for the old folder while the new one moves in: made, then
             # removed, then taken by the rename.
