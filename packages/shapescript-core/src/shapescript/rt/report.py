@@ -209,7 +209,8 @@ class JsonLinesSink:
     epoch); the file is created (emptied) when the sink is added, and flushed per line."""
 
     def __init__(self, path):
-        self.path = os.path.abspath(os.fspath(path))
+        self.given = os.fspath(path)     # an error names it as the user did
+        self.path = os.path.abspath(self.given)
         self._file = None
         self._open("w")
 
@@ -220,13 +221,13 @@ class JsonLinesSink:
             self._file.write(json.dumps(record) + "\n")
             self._file.flush()
         except OSError as err:  # a full disk: the log's error, named as every output's
-            raise write_error(err, self.path) or err from None
+            raise write_error(err, self.given) or err from None
 
     def _open(self, mode):
         try:
             self._file = open(self.path, mode, encoding="utf-8")
         except OSError as err:
-            raise write_error(err, self.path) or err from None
+            raise write_error(err, self.given) or err from None
 
     def close(self):
         if self._file is not None:
