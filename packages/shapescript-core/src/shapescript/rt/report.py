@@ -263,7 +263,7 @@ def sink(target):
     for s in _SINKS:
         if isinstance(s, JsonLinesSink) and s.path == path:
             return None
-    _SINKS.append(JsonLinesSink(path))
+    _SINKS.append(JsonLinesSink(target))
     return None
 
 
