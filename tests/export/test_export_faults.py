@@ -107,6 +107,7 @@ def test_a_killed_export_leaves_no_child_and_no_files(sig, codec, tmp_path):
     py, pidfile = _slow_python(tmp_path)
     out_dir = tmp_path / "out"
     out_dir.mkdir()
+    (out_dir / "codec.pt2").write_bytes(b"the previous export")
     before = set(os.listdir(os.environ.get("TMPDIR", "/tmp")))
     proc = subprocess.Popen([SHAPESCRIPT, "export", str(codec), "--fn", "encode",
                              "-o", str(out_dir / "codec.pt2"), "--python", str(py)],
@@ -126,9 +127,11 @@ def test_a_killed_export_leaves_no_child_and_no_files(sig, codec, tmp_path):
     if sig == signal.SIGKILL:
         assert proc.returncode == -signal.SIGKILL
     else:
-        assert proc.returncode == 130, err
-        assert "interrupted: nothing was written" in err
-    assert os.listdir(out_dir) == []
+        assert proc.returncode == 128 + sig, err
+        what = "interrupted by SIGINT" if sig == signal.SIGINT else "terminated by SIGTERM"
+        assert err == f"error: {what}: nothing was written\n"
+    assert os.listdir(out_dir) == ["codec.pt2"]            # the previous export, untouched
+    assert (out_dir / "codec.pt2").read_bytes() == b"the previous export"
     after = set(os.listdir(os.environ.get("TMPDIR", "/tmp")))
     assert not [n for n in after - before if n.startswith("shapescript-export")]
 

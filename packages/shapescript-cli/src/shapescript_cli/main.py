@@ -19,7 +19,9 @@ Commands come from three places, looked up in this order:
 So ``shapescript check`` imports neither torch nor any exporter (a subprocess test
 checks this). An exception that escapes a command is a bug: it is reported as
 ``error[E0000]: internal error`` with exit code 3, and with ``SHAPESCRIPT_DEBUG=1`` the
-traceback follows.
+traceback follows. SIGINT and SIGTERM end any command with one line and 130 or 143
+(``shapescript.signals``); an output that can't be written (``WriteError``) with one
+line naming it and 2.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import importlib
 import importlib.metadata
 import importlib.util
 import os
+import signal
 import sys
 import traceback
 
@@ -136,11 +139,20 @@ class ShapeScriptGroup(click.Group):
         return f"{text} Needs shapescript[{extra}]."
 
     def invoke(self, ctx: click.Context) -> object:
+        from shapescript.api import WriteError, stop_on_signals
+
+        # SIGTERM unwinds as SIGINT does, so every writer removes its temporary.
+        stop_on_signals()
         try:
             return super().invoke(ctx)
         except (click.exceptions.ClickException, click.exceptions.Exit,
-                click.exceptions.Abort, KeyboardInterrupt, EOFError):
+                click.exceptions.Abort, EOFError):
             raise
+        except KeyboardInterrupt as stop:
+            ctx.exit(_report_stop(stop))
+        except WriteError as err:  # an output: a full disk, a read-only folder …
+            click.echo(f"error: {err}", err=True)
+            ctx.exit(2)
         except BrokenPipeError:
             # The reader went away (`shapescript explain --list | head`): not a bug.
             # Point stdout at devnull so that the flush at exit doesn't fail again.
@@ -159,6 +171,21 @@ class ShapeScriptGroup(click.Group):
         except Exception:
             _report_crash(traceback.format_exc())
             ctx.exit(3)
+
+
+def _report_stop(stop: KeyboardInterrupt) -> int:
+    """One line for SIGINT or SIGTERM (none from a rank this command launched: the
+    launcher says it), and the shell's exit code for the signal, 128 + its number."""
+    from shapescript.api import signal_of, stop_message
+
+    signum = signal_of(stop)
+    for sig in (signal.SIGINT, signal.SIGTERM):  # a second one doesn't cut the line short
+        signal.signal(sig, signal.SIG_IGN)
+    from shapescript_cli.commands import _launch
+
+    if not _launch.launched_here():
+        click.echo(f"error: {stop_message(signum)}", err=True)
+    return 128 + signum
 
 
 def _report_crash(tb: str) -> None:

@@ -34,6 +34,8 @@ __all__ = [
     "helper_source", "device_name", "domain_of",
     # shared helpers and facts
     "vocab", "atomic_write", "atomic_write_with", "atomic_dir", "same_file", "use_color",
+    "WriteError", "write_error", "sweep_stale", "Stopped", "stop_on_signals", "stop_message",
+    "signal_of", "die_with_parent",
     "debug_enabled", "Progress", "format_size", "format_duration",
     # editors (the language server)
     "IncrementalChecker", "CheckCancelled", "split_chunks", "syntax", "walk", "nodes_at", "span_contains", "prelude_file",
@@ -119,6 +121,14 @@ _HOMES: dict[str, str] = {
     "atomic_write_with": "shapescript.files",
     "atomic_dir": "shapescript.files",
     "same_file": "shapescript.files",
+    "WriteError": "shapescript.files",
+    "write_error": "shapescript.files",
+    "sweep_stale": "shapescript.files",
+    "Stopped": "shapescript.signals",
+    "stop_on_signals": "shapescript.signals",
+    "stop_message": "shapescript.signals",
+    "signal_of": "shapescript.signals",
+    "die_with_parent": "shapescript.signals",
     "use_color": "shapescript.term",
     "debug_enabled": "shapescript.term",
     "Progress": "shapescript.progress",

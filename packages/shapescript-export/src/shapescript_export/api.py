@@ -120,11 +120,15 @@ def run_in_process(prep: Prepared, output: str | None = None, aoti: bool = False
 
 def save_program(ns: dict[str, Any], ep: Any, output: str, aoti: bool = False) -> None:
     """Writes ``ep`` with the loaded export module ``ns``'s ``save`` (the ``.pt2``, or an
-    AOTInductor package), its own errors as ``ExportError``."""
+    AOTInductor package), its own errors as ``ExportError``, an output it can't write as ``WriteError``."""
+    from shapescript.api import WriteError
+
     try:
         ns["save"](ep, output, aoti)
     except ns["_SSExportError"] as err:
         raise ExportError(str(err)) from None
+    except ns["_ss_ex_WriteError"] as err:  # the module's copy of the writer's error
+        raise WriteError(err.errno, err.strerror, err.filename) from None
 
 
 def export(path: str, fn: str | None = None, output: str | None = None, *, aoti: bool = False,

@@ -35,20 +35,51 @@ class _Rename(ast.NodeTransformer):
         self.generic_visit(node)
         node.name = self.mapping.get(node.name, node.name)
         node.returns = None  # the annotations name types the module doesn't import
-        for a in node.args.args + node.args.kwonlyargs:
+        for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
             a.annotation = None
         return node
 
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.ClassDef:
+        self.generic_visit(node)
+        node.name = self.mapping.get(node.name, node.name)
+        return node
+
+
+# What the atomic writer of ``shapescript.files`` uses, copied with it: its temporary
+# names, the sweep of stale ones, the output's mode and the one mapping of write errors.
+_WRITER_NAMES = ("_MARK", "WriteError", "write_error", "_unknown_errno", "_about_output",
+                 "_errno_in", "_disk_full", "_umask", "_held", "_new_file", "_temp_prefix",
+                 "_temp_owner", "_alive", "sweep_stale", "atomic_write_with")
+_WRITER_MODULES = ("os", "tempfile", "shutil", "errno", "signal")
+
 
 def _atomic_writer_source() -> str:
-    """``shapescript.files.atomic_write_with``, as the module's own
-    ``_ss_ex_atomic_write_with``: one atomic writer, copied rather than imported."""
-    tree = ast.parse(inspect.getsource(atomic_write_with))
-    tree.body[0].body = tree.body[0].body[1:]  # its docstring
-    tree = _Rename({"os": "_ss_os", "tempfile": "_ss_tempfile",
-                    "atomic_write_with": "_ss_ex_atomic_write_with"}).visit(tree)
-    return ("import os as _ss_os\nimport tempfile as _ss_tempfile\n\n\n"
-            + ast.unparse(ast.fix_missing_locations(tree)))
+    """``shapescript.files.atomic_write_with`` and what it uses, as the module's own
+    ``_ss_ex_atomic_write_with`` (``WriteError`` as ``_ss_ex_WriteError`` …): one atomic
+    writer, copied rather than imported."""
+    tree = ast.parse(inspect.getsource(inspect.getmodule(atomic_write_with)))
+    kept = []
+    for node in tree.body:
+        names = ([node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else
+                 [t.id for t in node.targets if isinstance(t, ast.Name)]
+                 if isinstance(node, ast.Assign) else [])
+        if any(n in _WRITER_NAMES for n in names):
+            _drop_docstrings(node)
+            kept.append(node)
+    mapping = {n: "_ss_ex_" + n.lstrip("_") for n in _WRITER_NAMES}
+    mapping.update({m: f"_ss_{m}" for m in _WRITER_MODULES})
+    module = _Rename(mapping).visit(ast.Module(body=kept, type_ignores=[]))
+    imports = "".join(f"import {m} as _ss_{m}\n" for m in _WRITER_MODULES)
+    return imports + "\n\n" + ast.unparse(ast.fix_missing_locations(module))
+
+
+def _drop_docstrings(node: ast.AST) -> None:
+    for inner in ast.walk(node):
+        body = getattr(inner, "body", None)
+        if (isinstance(inner, (ast.FunctionDef, ast.ClassDef)) and len(body) > 1
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            inner.body = body[1:]
 
 
 def step_helpers_source() -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import torch as _ss_torch
 
+from shapescript.api import WriteError as _ss_ex_WriteError
 from shapescript.api import atomic_write_with as _ss_ex_atomic_write_with
 from shapescript.api import vocab as _ss_ex_vocab
 
@@ -148,17 +149,25 @@ class _SSExportError(Exception):
 def _ss_ex_save(ep, path, aoti=False):
     """Writes ``ep`` to ``path``: the ``.pt2`` program, or with ``aoti`` an AOTInductor
     package. Nothing is left at ``path`` when it fails."""
+    import io
+
+    # Into memory first: torch's zip writer ends the process (std::terminate) when a
+    # write to a file fails, as on a full disk; Python's write raises an OSError, which
+    # the atomic writer reports as the output's.
+    buffer = io.BytesIO()
     if aoti:
         if _ss_ex_find_cxx() is None:
             raise _SSExportError(_SS_EX_NO_CXX)
         import torch._inductor
 
-        def write(tmp):
-            torch._inductor.aoti_compile_and_package(ep, package_path=tmp)
+        torch._inductor.aoti_compile_and_package(ep, package_path=buffer)
     else:
-        def write(tmp):
-            _ss_torch.export.save(ep, tmp)
-    # torch wants the name to end with .pt2
+        _ss_torch.export.save(ep, buffer)
+
+    def write(tmp):
+        with open(tmp, "wb") as f:
+            f.write(buffer.getbuffer())
+
     _ss_ex_atomic_write_with(path, write, suffix=".tmp.pt2")
     return path
 
@@ -212,6 +221,14 @@ def _ss_ex_main(export_program, save, ss_file, fn_name, default_output, locate):
             raise _SSExportError(_SS_EX_NO_CXX)
         ep = export_program(args.devices)
         save(ep, args.output, args.aoti)
+    except _ss_ex_WriteError as err:
+        # The output can't be written (a full disk …): an error of the command, exit 2.
+        if args.error_fd is not None:
+            with open(args.error_fd, "w", encoding="utf-8", closefd=True) as f:
+                json.dump({"write": [err.errno, err.strerror]}, f)
+        else:
+            print(f"error: {err}", file=sys.stderr)
+        sys.exit(2)
     except Exception as err:
         where = locate(err)
         kind = "" if isinstance(err, _SSExportError) else f"{type(err).__name__}: "

@@ -15,8 +15,6 @@ left; what a killed child may still have left is removed here.
 
 from __future__ import annotations
 
-import ctypes
-import glob
 import json
 import os
 import signal
@@ -63,41 +61,24 @@ class RunResult:
     """How a run ended. ``status``: ``ok``; ``torch`` (torch's error: ``message`` and
     ``location``, ``(file, line, column)`` or None); ``export`` (the export step's own
     error, such as no C++ compiler); ``no-python`` (``python`` can't be run);
-    ``no-torch`` (it has no torch or einops); ``interrupted`` (SIGINT or SIGTERM);
-    ``crash`` (anything else: ``stderr``)."""
+    ``no-torch`` (it has no torch or einops); ``interrupted`` (SIGINT or SIGTERM:
+    ``signum``); ``write`` (the output can't be written: ``errno``, and ``message`` the
+    reason); ``crash`` (anything else: ``stderr``)."""
 
     status: str
     message: str = ""
     location: tuple[str, int, int] | None = None
     stderr: str = ""
     traceback: str = ""
-
-
-def _die_with_parent() -> None:
-    """In the child, before exec: SIGTERM when the parent dies (Linux's
-    ``PR_SET_PDEATHSIG``); elsewhere the signal handlers below are what there is."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-def _remove_leftovers(output: str, pid: int) -> None:
-    """The temporary files a killed child ``pid`` may have left beside ``output``."""
-    folder = os.path.dirname(os.path.abspath(output))
-    for path in glob.glob(os.path.join(glob.escape(folder),
-                                       f".{glob.escape(os.path.basename(output))}.{pid}.*")):
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
+    signum: int = 0
+    errno: int = 0
 
 
 def run_module(source: str, output: str, *, python: str, aoti: bool = False,
                name: str = "export_module", optimize: bool = False) -> RunResult:
     """Runs the export module ``source`` with ``python`` to write ``output``; with
     ``optimize``, as ``python -O`` (so ``debug`` checks are left out)."""
+    from shapescript.api import die_with_parent, sweep_stale
     read_fd, write_fd = os.pipe()
     cmd = [python] + (["-O"] if optimize else []) + [
         "-c", _BOOT, name, "-o", os.path.abspath(output), "--error-fd", str(write_fd)]
@@ -120,7 +101,7 @@ def run_module(source: str, output: str, *, python: str, aoti: bool = False,
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, errors="replace",
                                 pass_fds=(write_fd,),
-                                preexec_fn=_die_with_parent if os.name == "posix" else None)
+                                preexec_fn=die_with_parent if os.name == "posix" else None)
     except (FileNotFoundError, PermissionError) as err:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
@@ -144,13 +125,17 @@ def run_module(source: str, output: str, *, python: str, aoti: bool = False,
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         if proc.returncode != 0:
-            _remove_leftovers(output, proc.pid)
+            # What a killed child left (it is dead now, so its temporaries are stale).
+            sweep_stale(os.path.dirname(os.path.abspath(output)))
     if stopped:
-        return RunResult("interrupted", "interrupted", stderr=err)
+        return RunResult("interrupted", "interrupted", stderr=err, signum=stopped[0])
     if proc.returncode == 0:
         return RunResult("ok", stderr=err)
     if error:
         data = json.loads(error)
+        if data.get("write"):
+            code, why = data["write"]
+            return RunResult("write", why, stderr=err, errno=code)
         loc = data.get("location")
         return RunResult("torch" if data.get("torch", True) else "export",
                          data.get("message", ""), tuple(loc) if loc else None,

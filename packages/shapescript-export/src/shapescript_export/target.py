@@ -130,10 +130,7 @@ class Pt2Target:
         # Imported .ss files are inputs too.
         check_output(emit if emit is not None else target, list(prep.sources))
         if emit is not None:
-            try:
-                atomic_write(emit, prep.source)
-            except OSError as err:
-                raise ExportFailed(f"cannot write {emit}: {err.strerror or err}", 2) from None
+            atomic_write(emit, prep.source)
             progress.wrote(emit)
             return 0
         if aoti and find_cxx() is None:
@@ -164,7 +161,13 @@ class Pt2Target:
             raise ExportFailed(f"{result.message}; tracing needs a Python with torch and "
                                "einops: choose one with --python or SHAPESCRIPT_PYTHON", 2)
         if result.status == "interrupted":
-            raise ExportFailed("interrupted: nothing was written", 130)
+            from shapescript.api import Stopped
+
+            raise Stopped(result.signum)
+        if result.status == "write":
+            from shapescript.api import WriteError
+
+            raise WriteError(result.errno, result.message, target)
         click.echo(f"error: tracing `{prep.fn}` failed: {result.message}", err=True)
         if result.stderr:
             click.echo(result.stderr.rstrip("\n"), err=True)

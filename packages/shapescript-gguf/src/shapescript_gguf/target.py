@@ -4,7 +4,8 @@
 (the architecture's name and the file on stdout), 1 errors in the program (its
 diagnostics, the serving rules' errors, or no architecture llama.cpp runs computes what
 it computes: why, for each), 2 an error of the command (a missing ``--fn``, a file or
-folder that can't be read, a bad checkpoint), 3 an internal error. A failed export
+folder that can't be read, a bad checkpoint, an output that can't be written: a full
+disk, a read-only folder), 3 an internal error. A failed export
 leaves no file.
 """
 
@@ -67,6 +68,9 @@ class GgufTarget:
             _echo(str(err))
             return 1
         except CommandError as err:
+            _echo(f"error: {err}")
+            return 2
+        except api.WriteError as err:     # the output: a full disk, a read-only folder …
             _echo(f"error: {err}")
             return 2
         except OSError as err:

@@ -51,7 +51,8 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
 
     Raises ``ShapeScriptError`` for a program with errors (or a broken serving rule with
     ``vllm``), ``ModelExportError`` for bad options or weights, ``HFExportError`` when the
-    folder doesn't verify, ``OSError`` when it can't be written.
+    folder doesn't verify, ``WriteError`` (an ``OSError``) naming ``output`` when it can't
+    be written.
 
     >>> config = export_hf("llama.ss", "llama_hf", weights="llama.safetensors")  # doctest: +SKIP
     >>> config["shapescript"]["vllm"]                                          # doctest: +SKIP
@@ -105,22 +106,11 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
         if tokenizer is not None:
             for name in _tokenizer_files(tokenizer):
                 shutil.copyfile(os.path.join(tokenizer, name), os.path.join(folder, name))
-        _permissions(folder)
         if verify:
             verify_folder(folder, plan, args, want, target_dtype)
 
     api.atomic_dir(output, fill)
     return config
-
-
-def _permissions(folder: str) -> None:
-    """The folder and its files readable as any new folder is (the temporary folder
-    it is built in is private)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    os.chmod(folder, 0o777 & ~mask)
-    for name in os.listdir(folder):
-        os.chmod(os.path.join(folder, name), 0o666 & ~mask)
 
 
 def _tokenizer_files(folder: str) -> list[str]:

@@ -77,6 +77,9 @@ class HfTarget:
         except HFExportError as err:
             _echo(f"error: {err}")
             return 1
+        except api.WriteError as err:     # the output: a full disk, a read-only folder …
+            _echo(f"error: {err}")
+            return 2
         except OSError as err:
             where = getattr(err, "filename", None) or output
             _echo(f"error: {where}: {err.strerror or err}")

@@ -7,6 +7,12 @@ and starts the process group (``shapescript.rt.distributed``). One node: torchru
 ``--standalone`` rendezvous on a free port of 127.0.0.1. Many: the static rendezvous at
 ``--rdzv-endpoint``, hosted by node 0. A rank that fails ends the others (torchrun's
 behaviour) and this command says which rank failed and how, then exits 1.
+
+The ranks never outlive this command. Each is started with ``SHAPESCRIPT_LAUNCHER_PID``
+set, and first asks Linux for SIGTERM when its parent dies (``PR_SET_PDEATHSIG``), so a
+SIGKILL of the command ends them too, each unwinding through its writers. SIGINT or
+SIGTERM of the command goes to the ranks (torchrun's agent forwards it), and the command
+says so in one line and exits 130 or 143; the ranks stop without a word.
 """
 
 from __future__ import annotations
@@ -17,6 +23,32 @@ import signal
 import socket
 
 import click
+
+
+# The launcher's pid, in each rank's environment: a rank started by this command.
+LAUNCHER_PID = "SHAPESCRIPT_LAUNCHER_PID"
+_launched: list[bool] = []
+
+
+def follow_launcher():
+    """In a rank this command started: die with the launcher (SIGTERM when it dies, even
+    by SIGKILL), or stop now if it is already gone. The variable is dropped, so that
+    a ``shapescript`` the program runs is a command of its own."""
+    from shapescript.api import die_with_parent
+
+    launcher = os.environ.pop(LAUNCHER_PID, None)
+    if launcher is None or not launcher.isdigit() or int(launcher) == os.getpid():
+        return
+    _launched.append(True)
+    die_with_parent(signal.SIGTERM)
+    if os.getppid() != int(launcher):   # it died before the request was made
+        raise SystemExit(128 + signal.SIGTERM)
+
+
+def launched_here():
+    """Whether this process is a rank that this command launched (it stops quietly:
+    the launcher reports)."""
+    return bool(_launched)
 
 
 def parse_endpoint(endpoint):
@@ -98,10 +130,22 @@ def launch(nproc, nnodes, node_rank, endpoint, timeout, worker):
             click.echo(f"error: port {port} on {host} is in use: node 0 hosts the rendezvous "
                        "there; choose another --rdzv-endpoint port", err=True)
             return 2
+    from torch.distributed.elastic.multiprocessing import SignalException
+
     parser = torchrun.get_args_parser()
     args = parser.parse_args(torchrun_args(nproc, nnodes, node_rank, endpoint, timeout) + worker)
+    os.environ[LAUNCHER_PID] = str(os.getpid())       # torchrun passes it to the ranks
+    _quiet_stop_logs()
     try:
         torchrun.run(args)
+    except SignalException as err:
+        # SIGINT/SIGTERM (and SIGHUP, SIGQUIT), which torchrun's agent turns into this
+        # exception once it has stopped the ranks with the same signal.
+        from shapescript.api import stop_message
+
+        signum = int(err.sigval)
+        click.echo(f"error: {stop_message(signum)}: the ranks were stopped", err=True)
+        return 128 + signum
     except ChildFailedError as err:
         # The first to fail, and of those failing at once the one a signal killed (not
         # the SIGTERM torchrun sends the rest): the others failed because it did.
@@ -126,6 +170,22 @@ def launch(nproc, nnodes, node_rank, endpoint, timeout, worker):
             return 1
         raise
     return 0
+
+
+# torchrun's agent logs each step of stopping the ranks; the command says it in one line.
+_STOP_LOGS = ("Received %s death signal", "Sending process %s closing signal")
+
+
+def _not_a_stop_log(record):
+    return not str(record.msg).startswith(_STOP_LOGS)
+
+
+def _quiet_stop_logs():
+    import logging
+
+    for name in ("torch.distributed.elastic.agent.server.api",
+                 "torch.distributed.elastic.multiprocessing.api"):
+        logging.getLogger(name).addFilter(_not_a_stop_log)   # added once, whatever the calls
 
 
 def check_options(nproc, nnodes, node_rank, endpoint):
@@ -173,4 +233,5 @@ def devices_problem(spec, nproc):
 
 
 __all__ = ["launch", "check_options", "worker_args", "torchrun_args", "describe_failure",
-           "parse_endpoint", "port_in_use", "devices_problem"]
+           "parse_endpoint", "port_in_use", "devices_problem", "follow_launcher",
+           "launched_here", "LAUNCHER_PID"]

@@ -86,11 +86,8 @@ def command(file, output, standalone, checks, value_checks, devices, dims):
     if out.python is None or errors:
         sys.exit(3 if any(getattr(d, "code", "") == "E0000" for d in errors) else 1)
     _refuse_input_as_output(target, list(out.sources))
-    try:
-        atomic_write(target, wrap(out.python, file, target))
-    except OSError as err:
-        click.echo(f"error: cannot write {target}: {err.strerror or err}", err=True)
-        sys.exit(2)
+    # A target that can't be written is a WriteError naming it: exit 2 (the command's).
+    atomic_write(target, wrap(out.python, file, target))
 
 
 def parse_dims(dims):

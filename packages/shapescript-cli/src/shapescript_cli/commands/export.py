@@ -137,8 +137,9 @@ def _given(ctx: click.Context, name: str) -> bool:
 
 def _run(target: Any, file: str, fn: str | None, options: dict[str, Any]) -> int:
     """Runs the target, turning the errors it may raise into messages and exit codes."""
-    from shapescript.api import ShapeScriptError
-    from shapescript.api import ExportFailed
+    from shapescript.api import (
+        ExportFailed, ShapeScriptError, WriteError, signal_of, stop_message,
+    )
 
     try:
         return int(target.run(file, fn, options) or 0)
@@ -148,10 +149,13 @@ def _run(target: Any, file: str, fn: str | None, options: dict[str, Any]) -> int
         fail(err.message, err.exit_code)
     except ValueError as err:
         fail(str(err), 2)
+    except WriteError as err:             # the output: a full disk, a read-only folder …
+        fail(str(err), 2)
     except OSError as err:
         fail(f"cannot read {err.filename or file}: {err.strerror or err}", 2)
-    except KeyboardInterrupt:
-        fail("interrupted: nothing was written", 130)
+    except KeyboardInterrupt as stop:      # SIGINT, SIGTERM: each writer removed its temporary
+        signum = signal_of(stop)
+        fail(f"{stop_message(signum)}: nothing was written", 128 + signum)
     return 3
 
 

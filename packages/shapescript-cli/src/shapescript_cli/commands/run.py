@@ -75,6 +75,7 @@ def command(checks, value_checks, devices, nproc_per_node, nnodes, node_rank, rd
     from . import _launch
     from .build import parse_dims
 
+    _launch.follow_launcher()            # a rank of `run --nproc-per-node` dies with it
     _launch.check_options(nproc_per_node, nnodes, node_rank, rdzv_endpoint)
     if devices is not None:
         _use_devices(devices, nproc_per_node)
@@ -106,7 +107,7 @@ def command(checks, value_checks, devices, nproc_per_node, nnodes, node_rank, rd
         sys.exit(_launch.launch(nproc_per_node, nnodes, node_rank, rdzv_endpoint,
                                 seconds, worker))
 
-    from shapescript.api import ShapeScriptError, import_file, install
+    from shapescript.api import ShapeScriptError, WriteError, import_file, install
 
     group = _join_group(script)
     log = log if log is not None else os.environ.get("SHAPESCRIPT_LOG") or None
@@ -116,7 +117,8 @@ def command(checks, value_checks, devices, nproc_per_node, nnodes, node_rank, rd
         try:
             report_sink(log)              # rank 0 alone writes it
         except OSError as err:
-            click.echo(f"error: cannot write {log}: {err.strerror or err}", err=True)
+            click.echo(f"error: {err}" if isinstance(err, WriteError) else
+                       f"error: cannot write {log}: {err.strerror or err}", err=True)
             sys.exit(2)
     try:
         _run(checks, value_checks, script, args, import_file, install, ShapeScriptError,
@@ -175,6 +177,8 @@ def _join_group(script):
 
 def _run(checks, value_checks, script, args, import_file, install, ShapeScriptError,
          dims=None):
+    from shapescript.api import WriteError
+
     install(checks=checks, value_checks=value_checks)
     os.environ["SHAPESCRIPT_PYTHON"] = sys.executable
     path = os.path.abspath(script)
@@ -203,6 +207,9 @@ def _run(checks, value_checks, script, args, import_file, install, ShapeScriptEr
         sys.exit(1)
     except (SystemExit, KeyboardInterrupt):
         raise
+    except WriteError as err:           # a checkpoint, the log: a full disk …
+        click.echo(f"error: {err}", err=True)
+        sys.exit(2)
     except BrokenPipeError as err:
         if not _stdout_closed():
             _print_user_traceback(err, path)   # a pipe of the program's own

@@ -58,7 +58,9 @@ def _not_checkpoint(path, why):
 
 
 def save(path, *models):
-    """Writes ``models`` to the checkpoint ``path`` (safetensors, replacing the file).
+    """Writes ``models`` to the checkpoint ``path`` (safetensors, replacing the file
+    atomically). A file that can't be written (a full disk, a read-only folder) is a
+    ``WriteError`` naming ``path``.
 
     >>> save("ckpt.safetensors", m)                           # doctest: +SKIP
     """
@@ -100,13 +102,8 @@ def save(path, *models):
         import errno
         raise FileNotFoundError(errno.ENOENT, "no such folder", folder)
     def write(tmp):
-        try:
-            safetensors.torch.save_file(tensors, tmp, metadata=meta)
-        except OSError:
-            raise
-        except Exception as err:  # safetensors reports a failed write as its own error
-            raise OSError(f"cannot write {path}: {err}") from None
-        _give_default_mode(tmp)
+        # A failed write (safetensors' own error, an OSError) is the writer's WriteError.
+        safetensors.torch.save_file(tensors, tmp, metadata=meta)
 
     ok = False
     try:
@@ -115,16 +112,6 @@ def save(path, *models):
     finally:
         if group is not None:
             _rank0_flag(ok, f"save {path}")
-
-
-def _give_default_mode(path):
-    """The mode ``open`` would give a new file (safetensors writes 0600)."""
-    try:
-        mask = os.umask(0o022)
-        os.umask(mask)
-        os.chmod(path, 0o666 & ~mask)
-    except (OSError, AttributeError, NotImplementedError):
-        pass
 
 
 def _read_header(path):

@@ -20,6 +20,8 @@ import time
 
 import torch
 
+from shapescript.files import write_error
+
 from .ranks import _all_ranks_output, _process_group
 
 
@@ -207,19 +209,33 @@ class JsonLinesSink:
     epoch); the file is created (emptied) when the sink is added, and flushed per line."""
 
     def __init__(self, path):
-        self.path = os.path.abspath(os.fspath(path))
-        self._file = open(self.path, "w", encoding="utf-8")
+        self.given = os.fspath(path)     # an error names it as the user did
+        self.path = os.path.abspath(self.given)
+        self._file = None
+        self._open("w")
 
     def __call__(self, record):
         if self._file is None:
-            self._file = open(self.path, "a", encoding="utf-8")
-        self._file.write(json.dumps(record) + "\n")
-        self._file.flush()
+            self._open("a")
+        try:
+            self._file.write(json.dumps(record) + "\n")
+            self._file.flush()
+        except OSError as err:  # a full disk: the log's error, named as every output's
+            raise write_error(err, self.given) or err from None
+
+    def _open(self, mode):
+        try:
+            self._file = open(self.path, mode, encoding="utf-8")
+        except OSError as err:
+            raise write_error(err, self.given) or err from None
 
     def close(self):
         if self._file is not None:
-            self._file.close()
-            self._file = None
+            file, self._file = self._file, None
+            try:
+                file.close()
+            except OSError:
+                pass          # the write that failed has said so
 
 
 _SINKS = []
@@ -247,7 +263,7 @@ def sink(target):
     for s in _SINKS:
         if isinstance(s, JsonLinesSink) and s.path == path:
             return None
-    _SINKS.append(JsonLinesSink(path))
+    _SINKS.append(JsonLinesSink(target))
     return None
 
 
