@@ -278,15 +278,21 @@ _STUBS = []  # the style install() was given (False: none); empty: the defaults
 def stub_setting(path):
     """The style the stub of the ``.ss`` file ``path`` is written in, or None for none:
     ``install``'s, else ``SHAPESCRIPT_STUBS``, else the project's ``stubs`` setting.
-    ``ValueError`` for a style that doesn't exist."""
-    from shapescript.project_config import check_stub_style, stub_style
+    ``ValueError`` for a style that doesn't exist in the first two; a configuration file
+    that can't be used is a warning (it may belong to another tool, and an import of a
+    ``.ss`` file never read it before stubs)."""
+    from shapescript.project_config import ConfigError, check_stub_style, stub_style
 
     if _STUBS:
         return check_stub_style(_STUBS[0], "install(stubs=…)")
     env = os.environ.get("SHAPESCRIPT_STUBS")
     if env is not None:
         return None if env in ("", "none") else check_stub_style(env, "SHAPESCRIPT_STUBS")
-    return stub_style(os.path.dirname(os.path.abspath(path)))
+    try:
+        return stub_style(os.path.dirname(os.path.abspath(path)))
+    except ConfigError as err:
+        warnings.warn(f"shapescript: no stubs written: {err}", stacklevel=2)
+        return None
 
 
 def _stub_path(path):

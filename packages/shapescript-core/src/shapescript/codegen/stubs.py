@@ -106,8 +106,7 @@ class _StubWriter:
             if not _public(getattr(d, "name", "_")):
                 continue
             if isinstance(d, ast.DimDecl) and d.size is not None and d.name in self.env.dims:
-                body += self.constant(d.name, self.env.dims[d.name], d.doc,
-                                      " ".join(self.text(d).split()))
+                body += self.constant(d.name, self.env.dims[d.name], d.doc, self._dim_text(d))
             elif isinstance(d, ast.DimDecl) and d.name in self.env.aliases:
                 body += self.alias(d)
             elif isinstance(d, ast.ConstDecl) and d.name in self.env.consts:
@@ -195,6 +194,14 @@ class _StubWriter:
                 + _docstring("\n\n".join(x for x in doc if x), "    ")]
 
     # -- pieces -------------------------------------------------------------------------
+    def _dim_text(self, d: ast.DimDecl) -> str:
+        """``dim N = (S / P) * (S / P)`` as written (the size's span leaves out the outer
+        parentheses, so to the end of its line, less a comment)."""
+        assert d.size is not None
+        end = self.cm.source.find("\n", d.size.span.end)
+        line = self.cm.source[d.span.start:end if end >= 0 else len(self.cm.source)]
+        return " ".join(line.split("#")[0].split())
+
     def _scope(self, generics: list[str], types: list[object]) -> Scope:
         names = {g: self.types.var(_ident(g)) for g in generics}
         rest = None
