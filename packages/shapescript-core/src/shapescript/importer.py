@@ -135,7 +135,9 @@ class ShapeScriptLoader(importlib.abc.InspectLoader):
                 _refresh_stub(self.path, style)
             return code
         from shapescript import compiler
-        out = compiler.compile_file(self.path, checks=checks, value_checks=values, stubs=style)
+        # `stubs` only when one is asked for: a compile without is the same call as ever.
+        more = {"stubs": style} if style is not None else {}
+        out = compiler.compile_file(self.path, checks=checks, value_checks=values, **more)
         errors = [d for d in out.diagnostics if getattr(d, "severity", "error") == "error"]
         if out.python is None or errors:
             raise ShapeScriptError(render_diagnostics(out.diagnostics, out.sources),

@@ -60,6 +60,7 @@ def command(file, output, standalone, checks, value_checks, devices, stubs, dims
 
     checks, value_checks = default_modes(file, checks, value_checks)
     stubs = default_stubs(file, stubs)
+    more = {"stubs": stubs} if stubs is not None else {}  # the same call as ever without
     checks, value_checks = checks or "always", value_checks or "debug"
     try:
         if dim_values:
@@ -69,10 +70,10 @@ def command(file, output, standalone, checks, value_checks, devices, stubs, dims
             except ValueError as err:
                 raise click.BadParameter(str(err).removeprefix("dims: "), param_hint="--dim")
             out = compiler.compile_source(src, file, checks=checks, value_checks=value_checks,
-                                          devices=devices, standalone=standalone, stubs=stubs)
+                                          devices=devices, standalone=standalone, **more)
         else:
             out = compiler.compile_file(file, checks=checks, value_checks=value_checks,
-                                        devices=devices, standalone=standalone, stubs=stubs)
+                                        devices=devices, standalone=standalone, **more)
     except click.BadParameter:
         raise
     except OSError as err:  # a FIFO, a device, a file over the size limit, unreadable
