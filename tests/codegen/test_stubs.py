@@ -184,3 +184,10 @@ def test_an_unknown_style_is_a_value_error():
     program = check_path(str(ROOT / "examples/attention.ss"))
     with pytest.raises(ValueError, match="unknown stub style 'mypy'"):
         stub_source(program.main, "mypy")
+
+
+def test_a_model_of_another_module_is_named_through_that_module():
+    text = stub(ROOT / "examples/generate_llama.ss")
+    assert "\nimport llama\n" in text
+    assert signature(text, "generate") == (
+        "def generate(m: llama.Llama, ids: Tensor[[_b, _n]], steps: int) -> Tensor[[_b, int]]")

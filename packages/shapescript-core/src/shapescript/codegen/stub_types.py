@@ -159,7 +159,7 @@ class PyreflyTypes:
             return "int"
         return size.to_python(lambda v: scope.names[v])
 
-    def tensor(self, t: TensorType, scope: Scope) -> str:
+    def tensor(self, t: TensorType, scope: Scope, any_dtype: bool = False) -> str:
         axes = []
         for ax in t.axes:
             if ax.variadic:
@@ -206,8 +206,8 @@ class JaxtypingTypes:
         # An expression of other axes, which jaxtyping evaluates: no spaces in one axis.
         return size.to_python(lambda v: scope.names[v]).replace(" ", "")
 
-    def tensor(self, t: TensorType, scope: Scope) -> str:
-        cls = self.imports.ref("jaxtyping", JAXTYPING_DTYPES.get(t.dtype, "Shaped"))
+    def tensor(self, t: TensorType, scope: Scope, any_dtype: bool = False) -> str:
+        cls = self.imports.ref("jaxtyping", "Shaped" if any_dtype else JAXTYPING_DTYPES[t.dtype])
         axes = [f"*{scope.rest}" if ax.variadic else self.size(ax.size, scope) for ax in t.axes]
         return f'{cls}[{self.imports.ref("torch", "Tensor")}, "{" ".join(axes)}"]'
 

@@ -91,9 +91,11 @@ class _StubWriter:
         self.types: Styler = styler(style, self.imports)
         self.style = style
         # The dotted module of each `.ss` file this one imports, for a model of another file.
-        self.modules = {path: module for path, module in self.env.from_modules.items()}
-        for local, sub in self.env.ssmods.items():
-            self.modules.setdefault(sub.path, local)
+        self.modules = dict(self.env.from_modules)
+        for d in self.env.module.decls:
+            sub = self.env.ssmods.get(d.alias or d.module) if isinstance(d, ast.Import) else None
+            if sub is not None:
+                self.modules.setdefault(sub.path, d.module)
 
     def text(self, node: object) -> str:
         span = node.span  # type: ignore[attr-defined]
@@ -144,9 +146,8 @@ class _StubWriter:
         generics = bound_generics([t])
         scope = self._scope(generics, [t])
         written = f"dim {d.name} = {self.text(d.shape)}"
-        if self.style == "jaxtyping" and d.shape.dtype is None:
-            t = TensorType(t.axes, "?", t.domain)  # an alias of a shape alone: any dtype
-        target = self.types.tensor(t, scope)
+        # An alias of a shape alone (no dtype written) takes any dtype.
+        target = self.types.tensor(t, scope, any_dtype=d.shape.dtype is None)
         line = f"{_ident(d.name)}: {self.imports.ref('typing', 'TypeAlias')} = {target}"
         doc = [(d.doc or "").strip(), f"ShapeScript: {written}",
                self._dims_line(self.text(d.shape)),
