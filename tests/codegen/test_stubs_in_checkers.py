@@ -153,6 +153,7 @@ def pyright_environment(folder: Path) -> Path:
     return folder / "bin" / "python"
 
 
+@pytest.mark.slow  # basedpyright starts node: some seconds
 def test_basedpyright_reads_the_jaxtyping_stubs_and_reveals_their_types(tmp_path):
     write_stubs(tmp_path, "jaxtyping")
     # A `.ss` module has no `.py` beside its stub: that is no mistake of the caller.
