@@ -191,3 +191,12 @@ def test_a_model_of_another_module_is_named_through_that_module():
     assert "\nimport llama\n" in text
     assert signature(text, "generate") == (
         "def generate(m: llama.Llama, ids: Tensor[[_b, _n]], steps: int) -> Tensor[[_b, int]]")
+
+
+def test_a_fields_domain_is_in_its_models_docstring():
+    src = ("dim D = 4\n## A scale.\nmodel Scale:\n    ## Each feature's scale.\n"
+           "    param s: [D] Pos\nfn apply(m: Scale, x: [b D]) -> [b D] = x * m.s\n")
+    decls = declarations(stub_of(src))
+    assert "- `s` is `Pos`" in decls["Scale.__doc__"]
+    assert signature(stub_of(src), "apply") == (
+        "def apply(m: Scale, x: Tensor[[_b, 4]]) -> Tensor[[_b, 4]]")

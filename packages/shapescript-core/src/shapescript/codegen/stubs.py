@@ -162,7 +162,9 @@ class _StubWriter:
         written = "\n".join(f"    param {f.name}: {f.written.text}" for f, _ in fields)
         doc = [(info.decl.doc or f"The ShapeScript model {info.name}.").strip(),
                f"ShapeScript: model {info.name}:\n{written}" if fields else "",
-               self._dims_line(written), self._notes(scope, [])]
+               self._dims_line(written),
+               self._notes(scope, [f"`{f.name}` is `{f.type.domain}`" for f, _ in fields
+                                   if f.type.domain.kind not in _PLAIN_DOMAINS])]
         lines = [f"class {name}({module}.nn.Module):",
                  _docstring("\n\n".join(x for x in doc if x), "    ")]
         for f, ann in fields:
