@@ -63,10 +63,11 @@ def find_config(start: str | os.PathLike[str] = ".") -> Path | None:
 def check_stub_style(value: object, where: str) -> str | None:
     """``value`` as a ``stubs`` setting: a style, or None for ``false``/absent;
     ``ConfigError`` naming ``where`` otherwise."""
-    from shapescript.codegen.stub_types import STYLES
-
     if value is None or value is False:
         return None
+    # Here, not at the top: a cached import with no stubs asked loads no compiler module.
+    from shapescript.codegen.stub_types import STYLES
+
     if value not in STYLES:
         raise ConfigError(f"{where} must be {' or '.join(repr(s) for s in STYLES)} "
                           "(or false)")
