@@ -52,7 +52,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("shapescript_cli.commands.run",
             "Run a Python script with the import hook, or a .ss file's main."),
     "stubs": ("shapescript_cli.commands.stubs",
-              "Write Python type stubs (.pyi) of .ss files for Pyrefly, pyright, mypy."),
+              "Write the Python type stubs (.pyi) of .ss files."),
 }
 
 # Commands that run programs, so need the core's runtime extra (torch and friends); a
