@@ -1,7 +1,8 @@
 """``[tool.shapescript]``: the check command's settings, found as linters find theirs.
 
 The nearest ``shapescript.toml`` or ``pyproject.toml`` with a ``[tool.shapescript]``
-table, looking upward from the current folder, is the project's configuration; in one
+table, looking upward from the current folder, is the project's configuration
+(``shapescript.project_config`` finds it, for the import hook too); in one
 folder ``shapescript.toml`` wins. In ``shapescript.toml`` the keys sit at the top level
 (or under ``[tool.shapescript]``, as in ``pyproject.toml``)::
 
@@ -13,6 +14,7 @@ folder ``shapescript.toml`` wins. In ``shapescript.toml`` the keys sit at the to
     ignore = ["E0105"]                 # never report these
     checks = "always"                  # build and run: the runtime checks by default
     value-checks = "debug"
+    stubs = "pyrefly"                  # build and the import hook write NAME.pyi too
 
     [tool.shapescript.per-file-ignores]
     "tests/**" = ["E0413"]
@@ -25,23 +27,21 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Config", "ConfigError", "CONFIG_FILES", "code_matches", "default_modes", "find_config",
-           "load_config", "parse_codes"]
+from shapescript.api import CONFIG_FILES, ConfigError, check_stub_style, find_config
+from shapescript.api import config_table as _table
+from shapescript.api import read_toml as _read
 
-CONFIG_FILES = ("shapescript.toml", "pyproject.toml")
+__all__ = ["Config", "ConfigError", "CONFIG_FILES", "code_matches", "default_modes",
+           "default_stubs", "find_config", "load_config", "parse_codes"]
+
 MODES = ("always", "debug", "never")
 # A code (E0413) or a prefix of codes (E04, E); `ALL` selects every code.
 _CODE_RE = re.compile(r"E\d{0,4}")
-
-
-class ConfigError(ValueError):
-    """A configuration file that can't be used: its message names the file and key."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,7 @@ class Config:
     per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     checks: str | None = None
     value_checks: str | None = None
+    stubs: str | None = None  # the style build writes NAME.pyi in (None: no stub)
     # The command line's --select/--ignore, a level above the file's (``reports``).
     cli_select: tuple[str, ...] = ()
     cli_ignore: tuple[str, ...] = ()
@@ -74,19 +75,6 @@ class Config:
         for select, ignore in ((self.select, self.ignore), (self.cli_select, self.cli_ignore)):
             on = _decide(code, select, ignore, on if not select else False)
         return on
-
-
-def find_config(start: str | os.PathLike[str] = ".") -> Path | None:
-    """The nearest configuration file from ``start`` upward, or None."""
-    here = Path(start).resolve()
-    if not here.is_dir():
-        here = here.parent
-    for folder in (here, *here.parents):
-        for name in CONFIG_FILES:
-            candidate = folder / name
-            if candidate.is_file() and _table(candidate, _read(candidate)) is not None:
-                return candidate
-    return None
 
 
 def load_config(path: str | os.PathLike[str] | None = None,
@@ -107,28 +95,8 @@ def load_config(path: str | os.PathLike[str] | None = None,
     return _parse(path, table)
 
 
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"{path}: not valid TOML: {err}") from None
-    except OSError as err:
-        raise ConfigError(f"cannot read {path}: {err.strerror or err}") from None
-
-
-def _table(path: Path, data: dict[str, Any]) -> dict[str, Any] | None:
-    tool = data.get("tool")
-    table = tool.get("shapescript") if isinstance(tool, dict) else None
-    if table is None and path.name == "shapescript.toml":
-        table = {k: v for k, v in data.items() if k != "tool"}
-    if table is not None and not isinstance(table, dict):
-        raise ConfigError(f"{path}: [tool.shapescript] must be a table")
-    return table
-
-
 _KEYS = {"paths", "exclude", "extend-exclude", "respect-gitignore", "select", "ignore",
-         "per-file-ignores", "checks", "value-checks"}
+         "per-file-ignores", "checks", "value-checks", "stubs"}
 
 
 def _parse(path: Path, table: dict[str, Any]) -> Config:
@@ -176,6 +144,7 @@ def _parse(path: Path, table: dict[str, Any]) -> Config:
         per_file_ignores=per_file,
         checks=mode("checks"),
         value_checks=mode("value-checks"),
+        stubs=check_stub_style(table.get("stubs"), where("stubs")),
     )
 
 
@@ -236,3 +205,17 @@ def default_modes(near: str, checks: str | None,
         fail(str(err))
     return (checks if checks is not None else config.checks,
             value_checks if value_checks is not None else config.value_checks)
+
+
+def default_stubs(near: str, style: str | None) -> str | None:
+    """``--stubs`` as given (``none``: no stub), else the ``stubs`` setting of the
+    configuration nearest the file ``near`` (build uses it); exit 2 when that
+    configuration is malformed."""
+    if style is not None:
+        return None if style == "none" else style
+    from shapescript_cli.output import fail
+
+    try:
+        return load_config(start=os.path.dirname(os.path.abspath(near))).stubs
+    except ConfigError as err:
+        fail(str(err))

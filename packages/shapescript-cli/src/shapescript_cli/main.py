@@ -54,6 +54,8 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
              "Draw the curves of a training log (run --log, sink)."),
     "run": ("shapescript_cli.commands.run",
             "Run a Python script with the import hook, or a .ss file's main."),
+    "stubs": ("shapescript_cli.commands.stubs",
+              "Write the Python type stubs (.pyi) of .ss files."),
 }
 
 # Commands that run programs, so need the core's runtime extra (torch and friends); a

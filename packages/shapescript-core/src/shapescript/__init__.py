@@ -37,11 +37,13 @@ def compile(src: str, path: str) -> tuple[str | None, list[Diagnostic]]:
     return out.python, out.diagnostics
 
 
-def install(checks: str | None = None, value_checks: str | None = None) -> None:
-    """Install the import hook: ``import spotter`` then finds ``spotter.ss``."""
+def install(checks: str | None = None, value_checks: str | None = None,
+            stubs: str | bool | None = None) -> None:
+    """Install the import hook: ``import spotter`` then finds ``spotter.ss`` (and, with
+    ``stubs="pyrefly"`` or ``"jaxtyping"``, writes ``spotter.pyi`` next to it)."""
     from shapescript.importer import install as _install
 
-    _install(checks=checks, value_checks=value_checks)
+    _install(checks=checks, value_checks=value_checks, stubs=stubs)
 
 
 def uninstall() -> None:

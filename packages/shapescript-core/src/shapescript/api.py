@@ -56,6 +56,11 @@ __all__ = [
     "report_sink",
     # `build --dim NAME=N`: a file's dims set from outside; `run --dim`: the module so built
     "source_with_dims", "load_module",
+    # `shapescript stubs`: Python type stubs of a checked file
+    "stub_source", "STUB_STYLES",
+    # [tool.shapescript]: where a project's settings are
+    "CONFIG_FILES", "ConfigError", "check_stub_style", "config_table", "find_config",
+    "read_toml", "stub_style",
 ]
 
 _HOMES: dict[str, str] = {
@@ -64,6 +69,15 @@ _HOMES: dict[str, str] = {
     "apply_edits": "shapescript.fixes",
     "Fix": "shapescript.fixes",
     "Edit": "shapescript.fixes",
+    "stub_source": "shapescript.codegen.stubs",
+    "STUB_STYLES": "shapescript.codegen.stubs",
+    "CONFIG_FILES": "shapescript.project_config",
+    "ConfigError": "shapescript.project_config",
+    "check_stub_style": "shapescript.project_config",
+    "config_table": "shapescript.project_config",
+    "find_config": "shapescript.project_config",
+    "read_toml": "shapescript.project_config",
+    "stub_style": "shapescript.project_config",
     "source_with_dims": "shapescript.configured",
     "load_module": "shapescript.configured",
     "decode_source": "shapescript.source",

@@ -264,6 +264,8 @@ class CompileOutput:
     dependencies: tuple[str, ...] = ()
     # Each function's checked entry → the line of its `fn`, for tracebacks (`to_code`).
     entry_lines: dict[str, int] = field(default_factory=dict)
+    # The type stub (`NAME.pyi`), when one was asked for (`stubs=`).
+    stub: str | None = None
 
 
 def to_code(out: CompileOutput, path: str):
@@ -294,8 +296,10 @@ def to_code(out: CompileOutput, path: str):
 
 
 def compile_source(src: str, path: str, *, checks: str = "always", value_checks: str = "debug",
-                   devices: str | None = None, standalone: bool = False) -> CompileOutput:
-    """Compile ShapeScript source to the text of a Python module (None on errors)."""
+                   devices: str | None = None, standalone: bool = False,
+                   stubs: str | None = None) -> CompileOutput:
+    """Compile ShapeScript source to the text of a Python module (None on errors), and
+    its type stub in the style ``stubs`` when that is set (``codegen.stubs``)."""
     p = check_program(src, path)
     if not p.ok or p.main is None:
         return CompileOutput(None, p.diagnostics, p.sources, p.dependencies)
@@ -304,20 +308,26 @@ def compile_source(src: str, path: str, *, checks: str = "always", value_checks:
     try:
         python = generate(p.main, p, checks=checks, value_checks=value_checks,
                           devices=devices, standalone=standalone)
+        stub = None
+        if stubs is not None:
+            from shapescript.codegen.stubs import stub_source
+
+            stub = stub_source(p.main, stubs)
     except Exception as err:  # a code generator bug
         return CompileOutput(None, p.diagnostics + [internal_error(path, err)], p.sources,
                              p.dependencies)
     entry_lines = {name: sig.decl.span.line for name, sig in p.main.env.fns.items()
                    if sig.file == p.main.env.path}
-    return CompileOutput(python, p.diagnostics, p.sources, p.dependencies, entry_lines)
+    return CompileOutput(python, p.diagnostics, p.sources, p.dependencies, entry_lines, stub)
 
 
 def compile_file(path: str, *, checks: str = "always", value_checks: str = "debug",
-                 devices: str | None = None, standalone: bool = False) -> CompileOutput:
+                 devices: str | None = None, standalone: bool = False,
+                 stubs: str | None = None) -> CompileOutput:
     """Compile the file ``path`` (see ``compile_source``); OSError as ``check_path``."""
     try:
         src = read_source(path)
     except SourceDecodeError as err:
         return CompileOutput(None, [err.diagnostic], {path: err.text})
     return compile_source(src, path, checks=checks, value_checks=value_checks, devices=devices,
-                          standalone=standalone)
+                          standalone=standalone, stubs=stubs)

@@ -17,6 +17,13 @@ stale, damaged or unreadable cache is compiled again, silently, and rewritten; a
 unwritable folder is skipped. A file that doesn't compile (one that isn't UTF-8
 included) raises ``ShapeScriptError`` with the rendered diagnostics.
 
+When asked, the loader also writes the module's type stub, ``NAME.pyi`` next to
+``NAME.ss``, for Python's type checkers and editors (``codegen.stubs``): ``install(stubs=
+"pyrefly")`` (or ``"jaxtyping"``; ``False`` for none), else ``SHAPESCRIPT_STUBS``, else
+the ``stubs`` setting of the project's ``[tool.shapescript]`` (``project_config``). A stub
+is rewritten only when its text changes; on a cached import it is written when missing
+or of another style. An unwritable folder is a warning, never a failed import.
+
 While a ``.ss`` module runs, its own folder must be importable for its
 ``import python`` modules ("after Python's path"): the loader appends the
 folder to the end of ``sys.path`` when no entry names it, and leaves it there, since
@@ -33,6 +40,7 @@ import json
 import marshal
 import os
 import sys
+import warnings
 
 from shapescript.files import atomic_write
 from shapescript.rt import config
@@ -121,16 +129,23 @@ class ShapeScriptLoader(importlib.abc.InspectLoader):
         key = _cache_key(self.path, source, checks, values)
         cache = self.cache_path()
         code = _read_cache(cache, key)
+        style = stub_setting(self.path)
         if code is not None:
+            if style is not None:
+                _refresh_stub(self.path, style)
             return code
         from shapescript import compiler
-        out = compiler.compile_file(self.path, checks=checks, value_checks=values)
+        # `stubs` only when one is asked for: a compile without is the same call as ever.
+        more = {"stubs": style} if style is not None else {}
+        out = compiler.compile_file(self.path, checks=checks, value_checks=values, **more)
         errors = [d for d in out.diagnostics if getattr(d, "severity", "error") == "error"]
         if out.python is None or errors:
             raise ShapeScriptError(render_diagnostics(out.diagnostics, out.sources),
                                    out.diagnostics, out.sources)
         code = compiler.to_code(out, self.path)
         _write_cache(cache, key, out.dependencies, code)
+        if out.stub is not None:
+            _write_stub(self.path, out.stub)
         return code
 
     def exec_module(self, module):
@@ -258,17 +273,87 @@ def _write_cache(cache, key, dependencies, code):
         pass  # no cache then
 
 
+# -- type stubs -----------------------------------------------------------------------
+_STUBS = []  # the style install() was given (False: none); empty: the defaults
+
+
+def stub_setting(path):
+    """The style the stub of the ``.ss`` file ``path`` is written in, or None for none:
+    ``install``'s, else ``SHAPESCRIPT_STUBS``, else the project's ``stubs`` setting.
+    ``ValueError`` for a style that doesn't exist in the first two; a configuration file
+    that can't be used is a warning (it may belong to another tool, and an import of a
+    ``.ss`` file never read it before stubs)."""
+    from shapescript.project_config import ConfigError, check_stub_style, stub_style
+
+    if _STUBS:
+        return check_stub_style(_STUBS[0], "install(stubs=…)")
+    env = os.environ.get("SHAPESCRIPT_STUBS")
+    if env is not None:
+        return None if env in ("", "none") else check_stub_style(env, "SHAPESCRIPT_STUBS")
+    try:
+        return stub_style(os.path.dirname(os.path.abspath(path)))
+    except ConfigError as err:
+        warnings.warn(f"shapescript: no stubs written: {err}", stacklevel=2)
+        return None
+
+
+def _stub_path(path):
+    return os.path.splitext(path)[0] + ".pyi"
+
+
+def _write_stub(path, text):
+    target = _stub_path(path)
+    try:
+        with open(target, encoding="utf-8") as f:
+            if f.read() == text:
+                return
+    except (OSError, UnicodeDecodeError):
+        pass
+    try:
+        atomic_write(target, text)
+    except OSError as err:
+        warnings.warn(f"shapescript: cannot write the stub {target}: {err.strerror or err}",
+                      stacklevel=2)
+
+
+def _refresh_stub(path, style):
+    """On a cached import: write the stub when it is missing or of another style (the
+    source is the one the cache was compiled from, so a stub of this style is current)."""
+    from shapescript.codegen.stubs import stub_style_of
+
+    try:
+        with open(_stub_path(path), encoding="utf-8") as f:
+            if stub_style_of(f.read(4096)) == style:
+                return
+    except (OSError, UnicodeDecodeError):
+        pass
+    from shapescript.codegen.stubs import stub_source
+    from shapescript.compiler import check_path
+
+    program = check_path(path)
+    if program.ok and program.main is not None:
+        _write_stub(path, stub_source(program.main, style))
+
+
 # -- install / uninstall --------------------------------------------------------------
-def install(checks=None, value_checks=None):
+def install(checks=None, value_checks=None, stubs=None):
     """Lets Python import ``.ss`` files (idempotent), with the run-time checks' settings
     for every module compiled from now on: ``always``, ``debug`` or ``never`` (default:
     ``SHAPESCRIPT_CHECKS``/``SHAPESCRIPT_VALUE_CHECKS``, else ``always`` and ``debug``).
+    ``stubs`` (``"pyrefly"``, ``"jaxtyping"``, or ``False`` for none) writes each
+    module's type stub next to it (default: ``SHAPESCRIPT_STUBS``, else the project's
+    ``[tool.shapescript]`` ``stubs``, else none).
 
     >>> import shapescript
     >>> shapescript.install()
     >>> import spotter                                  # doctest: +SKIP
     """
+    if stubs is not None:
+        from shapescript.project_config import check_stub_style
+
+        check_stub_style(stubs, "install(stubs=…)")
     config.set_modes(checks=checks, value_checks=value_checks)
+    _STUBS[:] = [stubs] if stubs is not None else []
     if any(isinstance(f, ShapeScriptFinder) for f in sys.meta_path):
         return
     finder = ShapeScriptFinder()

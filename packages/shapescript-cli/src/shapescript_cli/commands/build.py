@@ -1,8 +1,9 @@
 """``shapescript build FILE.ss [-o OUT.py] [--standalone] [--checks …] [--value-checks …]
-[--devices …]``: write the Python module a ``.ss`` file compiles to.
+[--devices …] [--stubs …]``: write the Python module a ``.ss`` file compiles to.
 
 The module goes next to the source (``model.ss`` → ``model.py``) unless ``-o`` says
-otherwise, written atomically; the flags are baked into it. Errors
+otherwise, written atomically; the flags are baked into it. With ``--stubs STYLE`` (or
+``[tool.shapescript]``'s ``stubs``) its type stub goes beside it (``model.pyi``). Errors
 print their diagnostics and exit 1 without writing anything; a missing file exits 2; an
 internal error of the compiler exits 3.
 """
@@ -35,10 +36,13 @@ from ._util import MODE_CHOICE, render
               help="Domain checks (default: [tool.shapescript]'s value-checks, else debug).")
 @click.option("--devices", default=None,
               help="The program's device (cpu, cuda, cuda[0], mps); wins over the file's.")
+@click.option("--stubs", type=click.Choice(["pyrefly", "jaxtyping", "none"]), default=None,
+              help="Also write the module's type stub (OUT.pyi) in this style (default: "
+                   "[tool.shapescript]'s stubs, else none).")
 @click.option("--dim", "dims", multiple=True, metavar="NAME=N",
               help="Set the file's dim NAME to N (the file is checked again for it); "
                    "repeat for several.")
-def command(file, output, standalone, checks, value_checks, devices, dims):
+def command(file, output, standalone, checks, value_checks, devices, stubs, dims):
     """Write the Python module FILE.ss compiles to."""
     from shapescript import api as compiler
 
@@ -52,9 +56,11 @@ def command(file, output, standalone, checks, value_checks, devices, dims):
             raise click.BadParameter(str(err), param_hint="--devices")
     target = output or os.path.splitext(file)[0] + ".py"
     _refuse_input_as_output(target, [file])
-    from shapescript_cli.config import default_modes  # [tool.shapescript]'s checks
+    from shapescript_cli.config import default_modes, default_stubs  # [tool.shapescript]
 
     checks, value_checks = default_modes(file, checks, value_checks)
+    stubs = default_stubs(file, stubs)
+    more = {"stubs": stubs} if stubs is not None else {}  # the same call as ever without
     checks, value_checks = checks or "always", value_checks or "debug"
     try:
         if dim_values:
@@ -64,10 +70,10 @@ def command(file, output, standalone, checks, value_checks, devices, dims):
             except ValueError as err:
                 raise click.BadParameter(str(err).removeprefix("dims: "), param_hint="--dim")
             out = compiler.compile_source(src, file, checks=checks, value_checks=value_checks,
-                                          devices=devices, standalone=standalone)
+                                          devices=devices, standalone=standalone, **more)
         else:
             out = compiler.compile_file(file, checks=checks, value_checks=value_checks,
-                                        devices=devices, standalone=standalone)
+                                        devices=devices, standalone=standalone, **more)
     except click.BadParameter:
         raise
     except OSError as err:  # a FIFO, a device, a file over the size limit, unreadable
@@ -86,8 +92,13 @@ def command(file, output, standalone, checks, value_checks, devices, dims):
     if out.python is None or errors:
         sys.exit(3 if any(getattr(d, "code", "") == "E0000" for d in errors) else 1)
     _refuse_input_as_output(target, list(out.sources))
+    stub_target = os.path.splitext(target)[0] + ".pyi"
+    if out.stub is not None:
+        _refuse_input_as_output(stub_target, [file, *out.sources])
     # A target that can't be written is a WriteError naming it: exit 2 (the command's).
     atomic_write(target, wrap(out.python, file, target))
+    if out.stub is not None:
+        atomic_write(stub_target, out.stub)
 
 
 def parse_dims(dims):
