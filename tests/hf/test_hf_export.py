@@ -107,7 +107,7 @@ def test_modeling_file_is_code_needing_torch_einops_and_transformers(folders):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["llama", "gpt2"])
+@pytest.mark.parametrize("name", ["llama", "gpt2", "mistral"])
 def test_greedy_generate_equals_the_source_with_and_without_the_cache(name, folders, source):
     model = load(folders(name))
     src, m = source(name)

@@ -577,7 +577,12 @@ def _group(form: ServingForm, cm: CheckedModule, sig: FnSig, call: ast.Call,
     """E3307, and the key heads an engine caches: the repeat of keys and values to the
     query heads, left to the engine where it is a plain grouping."""
     body = sig.decl.body if isinstance(sig.decl, ast.FnDecl) else ()
-    g = kv_grouping(cm, body if isinstance(body, tuple) else (), call, pos[1], pos[2])
+    kv_args: set[int] = set()
+    for node in _body_nodes(sig):
+        res = cm.res.get(id(node)) if isinstance(node, ast.Call) else None
+        if isinstance(res, ExternCall) and res.sig.extern == SDPA:
+            kv_args |= {id(x) for x in _call_args(node)[0][1:3]}
+    g = kv_grouping(cm, body if isinstance(body, tuple) else (), call, pos[1], pos[2], kv_args)
     if g.refusal is not None:
         report("E3307", "keys and values repeated to the query heads in a way the engine "
                "can't do itself", call.span, g.refusal)

@@ -45,11 +45,12 @@ def mask_window(cm: CheckedModule, mask: ast.Constructor) -> tuple[int | None, s
 
 
 def kv_grouping(cm: CheckedModule, body: tuple[ast.Stmt, ...], call: ast.Call,
-                key: ast.Expr, value: ast.Expr) -> Grouping:
+                key: ast.Expr, value: ast.Expr, kv_args: set[int]) -> Grouping:
     """How the keys ``key`` and values ``value`` of the attention ``call`` (in a function
-    whose statements are ``body``) reach H heads."""
-    k = _repeat_of(cm, body, call, key)
-    v = _repeat_of(cm, body, call, value)
+    whose statements are ``body``) reach H heads; ``kv_args``: the ids of the key and
+    value arguments of every attention there (where a repeated value may be read)."""
+    k = _repeat_of(cm, body, call, key, kv_args)
+    v = _repeat_of(cm, body, call, value, kv_args)
     why = k[2] or v[2]
     if why is None and (k[0] is None) != (v[0] is None):
         why = "keys and values aren't repeated alike"
@@ -63,7 +64,7 @@ def kv_grouping(cm: CheckedModule, body: tuple[ast.Stmt, ...], call: ast.Call,
 
 
 def _repeat_of(cm: CheckedModule, body: tuple[ast.Stmt, ...], call: ast.Call,
-               arg: ast.Expr) -> tuple[ast.Call | None, int | None, str | None]:
+               arg: ast.Expr, kv_args: set[int]) -> tuple[ast.Call | None, int | None, str | None]:
     """(the repeat that gives ``arg``, Hkv, None), (None, None, None) when no repeat gives
     it, or (None, None, why an engine can't do the repeat)."""
     node: ast.Expr = arg
@@ -74,8 +75,8 @@ def _repeat_of(cm: CheckedModule, body: tuple[ast.Stmt, ...], call: ast.Call,
         node, uses = bound
         if not isinstance(node, ast.Call) or not _is_repeat(cm, node):
             return None, None, None
-        if uses != 1:
-            return None, None, f"the repeated `{arg.id}` is used for more than the attention"
+        if any(id(u) not in kv_args for u in uses):
+            return None, None, f"the repeated `{arg.id}` is used for more than attention"
     if not isinstance(node, ast.Call) or not _is_repeat(cm, node):
         return None, None, None
     heads = _plain_group(cm, node)
@@ -119,10 +120,10 @@ def _plain_group(cm: CheckedModule, node: ast.Call) -> int | None:
 
 
 def _binding(body: tuple[ast.Stmt, ...], call: ast.Call,
-             name: str) -> tuple[ast.Expr, int] | None:
+             name: str) -> tuple[ast.Expr, list[ast.Name]] | None:
     """The value last assigned to ``name`` at the top level of ``body`` before the
-    statement holding ``call``, and how often that value is read (None: no such
-    assignment there)."""
+    statement holding ``call``, and where that value is read (None: no such assignment
+    there)."""
     at = next((i for i, s in enumerate(body) if any(x is call for x in _walk(s))), None)
     if at is None:
         return None
@@ -130,10 +131,10 @@ def _binding(body: tuple[ast.Stmt, ...], call: ast.Call,
         s = body[i]
         if isinstance(s, ast.Assign) and len(s.targets) == 1 \
                 and isinstance(s.targets[0], ast.Name) and s.targets[0].id == name:
-            uses = 0
+            uses: list[ast.Name] = []
             for later in body[i + 1:]:
-                uses += sum(1 for x in _walk(later) if isinstance(x, ast.Name) and x.id == name
-                            and not _assigns(later, x))
+                uses += [x for x in _walk(later) if isinstance(x, ast.Name) and x.id == name
+                         and not _assigns(later, x)]
                 if isinstance(later, ast.Assign) and any(
                         isinstance(t, ast.Name) and t.id == name for t in later.targets):
                     break
