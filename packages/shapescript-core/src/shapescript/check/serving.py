@@ -73,8 +73,8 @@ MIX_HELP = {
     "mask": "the engine applies its own masks only, written alone in the call: the causal "
             "mask `causal[n n]`, or a sliding window `causal[n n](window=W)`; a mask of "
             "the model's own is for transformers only",
-    "ctor": "write the mask inside the attention call, `attn_mask=causal[n n]`, where the "
-            "engine puts its own; positions come in as a parameter `pos: [b n] Index[P]`",
+    "ctor": "write this mask inside the attention call, as its `attn_mask=`, where the "
+            "engine puts its own",
     "count": "take the positions as a parameter `pos: [b n] Index[P]` rather than counting "
              "the tokens",
 }
@@ -634,7 +634,7 @@ def _walk_stmts(body: tuple[ast.Stmt, ...]) -> list[ast.Return]:
 
 def serving_diagnostics(program: Any, fn: str = "forward", *,
                         as_errors: bool = True, windows: bool = True) -> list[Diagnostic]:
-    """The serving rules ``fn`` breaks (E3301–E3306): errors, as ``check --vllm`` and
+    """The serving rules ``fn`` breaks (E3301–E3308): errors, as ``check --vllm`` and
     ``--gguf`` report them, or warnings with ``as_errors=False`` (what ``--hf`` notes).
 
     >>> serving_diagnostics(check_path("llama.ss"), "forward")      # doctest: +SKIP
