@@ -38,7 +38,8 @@ from shapescript.check.resolutions import (
     SliceIndex,
 )
 from shapescript.check.result import CheckedModule
-from shapescript.check.serving_attention import kv_grouping, mask_window
+from shapescript.check.serving_attention import kv_grouping, mask_window, padding_refusal
+from shapescript.check.serving_help import HELP, MIX_HELP
 from shapescript.check.sizes import Size
 from shapescript.check.types import INT_DTYPES, ModelType, TensorType
 from shapescript.diagnostics import Diagnostic
@@ -49,36 +50,6 @@ __all__ = ["ServingForm", "serving_diagnostics", "serving_form"]
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
 EMBEDDING = "torch.nn.functional.embedding"
 LINEAR = "torch.nn.functional.linear"
-
-HELP = {
-    "E3301": "take the model, then `ids: [b n] Index[V]`, then optionally `pos: [b n] Index[P]`; "
-             "give every other parameter a default",
-    "E3302": "end with `return linear(h, m.W)` (or `h |> linear(m.W)`), `m.W` a param of "
-             "shape `[V D]`, with no bias",
-    "E3303": "use the ids once, in `embedding(ids, m.E)`, and read the embedding table and "
-             "the output layer nowhere else",
-    "E3304": "work on each position by itself; only attention may mix positions, and the "
-             "positions themselves come in as a parameter `pos: [b n] Index[P]`",
-    "E3305": "give attention queries, keys and values of one shape `[b H n Dh]`, H and Dh dims, "
-             "the same in every attention; repeat keys and values with fewer heads to H",
-    "E3306": "take the model as the first parameter: `fn forward(m: Model, …)`",
-    "E3307": "repeat keys and values to the query heads by `repeat(k, b Hkv n Dh -> b (Hkv R) n Dh)` "
-             "right before the attention, and use the repeated values for nothing else",
-    "E3308": "give the window as a number, a dim or a const of at least 1: "
-             "`causal[n n](window=W)`",
-}
-
-# What E3304 says to do, by what it found: never the thing it flagged.
-MIX_HELP = {
-    "mask": "the engine applies its own masks only, written alone in the call: the causal "
-            "mask `causal[n n]`, or a sliding window `causal[n n](window=W)`; a mask of "
-            "the model's own is for transformers only",
-    "ctor": "write this mask inside the attention call, as its `attn_mask=`, where the "
-            "engine puts its own",
-    "count": "take the positions as a parameter `pos: [b n] Index[P]` rather than counting "
-             "the tokens",
-}
-
 
 @dataclass
 class ServingForm:
@@ -598,24 +569,10 @@ def _group(form: ServingForm, cm: CheckedModule, sig: FnSig, call: ast.Call,
 
 
 def _padding(form: ServingForm, follow: _Follow) -> None:
-    """Whether padded input can be masked: positions mix only in attention, and each
-    attention along the token axis has its keys along it, so masking padded keys keeps
-    every real token's result."""
-    if follow.mixing:
-        form.padding_refusal = follow.mixing[0]
-        return
-    for fsig, call, nvars in follow.attentions:
-        t = follow.cm_of(fsig).types.get(id(_call_args(call)[0][1]))
-        if not isinstance(t, TensorType) or len(t.axes) != 4:
-            continue
-        size = t.axes[2].size
-        if not (size.free_vars() & nvars):
-            continue
-        if size.var_name not in nvars or not t.axes[0].size.var_name:
-            form.padding_refusal = (f"an attention whose keys aren't the tokens themselves, "
-                                    f"at {call.span.file}:{call.span.line}")
-            return
-        form.key_attentions.append(call)
+    sites = [(follow.cm_of(fsig), call, nvars) for fsig, call, nvars in follow.attentions]
+    form.padding_refusal, form.key_attentions = padding_refusal(
+        follow.mixing, [(cm.types.get(id(_call_args(call)[0][1])), call, nv)
+                        for cm, call, nv in sites])
 
 
 def _walk_stmts(body: tuple[ast.Stmt, ...]) -> list[ast.Return]:

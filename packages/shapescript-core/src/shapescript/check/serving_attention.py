@@ -19,7 +19,7 @@ from shapescript.check.result import CheckedModule
 from shapescript.check.types import HostType, TensorType
 from shapescript.syntax import ast
 
-__all__ = ["Grouping", "kv_grouping", "mask_window"]
+__all__ = ["Grouping", "kv_grouping", "mask_window", "padding_refusal"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,29 @@ def mask_window(cm: CheckedModule, mask: ast.Constructor) -> tuple[int | None, s
     if t.value < 1:
         return None, f"a window of {t.value} positions, which hides every key"
     return t.value, None
+
+
+def padding_refusal(mixing: list[str], attentions: list[tuple[object, ast.Call, frozenset[str]]]
+                    ) -> tuple[str | None, list[ast.Call]]:
+    """Whether padded input can be masked: (None, the attentions to mask) when positions
+    mix only in attention (``mixing``: where else they do) and each attention along the
+    token axis has its keys along it, so hiding padded keys keeps every real token's
+    result; else (why not, []). ``attentions``: each attention's key type, call, and the
+    names of the token axis there."""
+    if mixing:
+        return mixing[0], []
+    calls = []
+    for t, call, nvars in attentions:
+        if not isinstance(t, TensorType) or len(t.axes) != 4:
+            continue
+        size = t.axes[2].size
+        if not (size.free_vars() & nvars):
+            continue
+        if size.var_name not in nvars or not t.axes[0].size.var_name:
+            return (f"an attention whose keys aren't the tokens themselves, at "
+                    f"{call.span.file}:{call.span.line}"), []
+        calls.append(call)
+    return None, calls
 
 
 def kv_grouping(cm: CheckedModule, body: tuple[ast.Stmt, ...], call: ast.Call,
