@@ -242,3 +242,14 @@ def test_a_window_keeps_the_last_w_positions(tmp_path):
     got = importer.import_file(str(tmp_path / "win.ss")).f(torch.zeros(5, 5))
     i = torch.arange(5)
     assert got.tolist() == ((i[None] <= i[:, None]) & (i[None] > i[:, None] - 3)).tolist()
+
+
+def test_gguf_refuses_a_window_and_vllm_takes_it():
+    from shapescript import api
+
+    gguf = pytest.importorskip("shapescript_gguf.target")
+    from shapescript_hf.target import vllm_profile
+
+    program = api.check_file(LLAMA.replace("llama", "mistral"))
+    assert vllm_profile.diagnostics(program, None) == []
+    assert [d.code for d in gguf.PROFILE.diagnostics(program, None)] == ["E3308"]
