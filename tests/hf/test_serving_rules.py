@@ -252,4 +252,6 @@ def test_gguf_refuses_a_window_and_vllm_takes_it():
 
     program = api.check_file(LLAMA.replace("llama", "mistral"))
     assert vllm_profile.diagnostics(program, None) == []
-    assert [d.code for d in gguf.PROFILE.diagnostics(program, None)] == ["E3308"]
+    refused = gguf.PROFILE.diagnostics(program, None)
+    assert [d.code for d in refused] == ["E3308"]
+    assert "window=" not in refused[0].help and "--hf" in refused[0].help

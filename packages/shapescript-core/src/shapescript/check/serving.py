@@ -69,12 +69,11 @@ class ServingForm:
     attentions: list[ast.Call] = field(default_factory=list)
     head_shape: tuple[int, int] | None = None  # (H, Dh)
     kv_heads: int | None = None          # Hkv: the key and value heads an engine caches
-    # Per attention (by id of its call): its sliding window (None: plain causal), and the
-    # repeats of its keys and values to H heads, which an engine does itself.
+    # By id of an attention call: its window (None: plain causal); the repeats of its keys
+    # and values to H heads, which an engine does itself.
     windows: dict[int, int | None] = field(default_factory=dict)
     grouped: dict[int, tuple[ast.Call, ...]] = field(default_factory=dict)
-    # Why padded input can't be masked (None: it can, by masking padded keys in every
-    # attention along the token axis, each call in ``key_attentions``).
+    # Why padded input can't be masked (None: hiding padded keys in key_attentions can).
     padding_refusal: str | None = None
     key_attentions: list[ast.Call] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -260,11 +259,13 @@ class _Follow:
                     "the engine runs causal attention over each request", "mask")
                 return
             window, why = mask_window(cm, mask)
-            if why is None and window is not None and not self.allow_windows:
+            held = why is None and window is not None and not self.allow_windows
+            if held:
                 why = "a sliding window, which this target can't run yet"
             if why is not None:
                 self.report("E3308", f"attention with {why}", mask.span,
-                            "the engine sets each layer's window before it runs")
+                            "the engine sets each layer's window before it runs",
+                            MIX_HELP["window"] if held else None)
             self.windows[id(e)] = window
             return
         # Another extern: an axis parameter naming a token axis, or a generic axis bound
@@ -569,10 +570,8 @@ def _group(form: ServingForm, cm: CheckedModule, sig: FnSig, call: ast.Call,
 
 
 def _padding(form: ServingForm, follow: _Follow) -> None:
-    sites = [(follow.cm_of(fsig), call, nvars) for fsig, call, nvars in follow.attentions]
-    form.padding_refusal, form.key_attentions = padding_refusal(
-        follow.mixing, [(cm.types.get(id(_call_args(call)[0][1])), call, nv)
-                        for cm, call, nv in sites])
+    form.padding_refusal, form.key_attentions = padding_refusal(follow.mixing, [
+        (follow.cm_of(f).types.get(id(_call_args(c)[0][1])), c, nv) for f, c, nv in follow.attentions])
 
 
 def _walk_stmts(body: tuple[ast.Stmt, ...]) -> list[ast.Return]:

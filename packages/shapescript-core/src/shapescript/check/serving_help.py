@@ -30,6 +30,7 @@ MIX_HELP = {
             "the model's own is for transformers only",
     "ctor": "write this mask inside the attention call, as its `attn_mask=`, where the "
             "engine puts its own",
+    "window": "export it with `--hf` for transformers and vLLM, which run sliding windows",
     "count": "take the positions as a parameter `pos: [b n] Index[P]` rather than counting "
              "the tokens",
 }
