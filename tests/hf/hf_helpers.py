@@ -23,3 +23,67 @@ def greedy(src, model, ids, steps: int):
         logits = src.run(model, ids, positions(ids))
         ids = torch.cat([ids, logits[:, -1].argmax(-1, keepdim=True)], 1)
     return ids
+
+
+def variant_of(name: str, tmp_path, *changes: tuple[str, str]) -> str:
+    """The example ``name`` with each ``(old, new)`` text replaced once, as a new file."""
+    text = (EXAMPLES / f"{name}.ss").read_text(encoding="utf-8")
+    for old, new in changes:
+        assert old in text
+        text = text.replace(old, new, 1)
+    path = tmp_path / f"{name}.ss"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def native(folder: str, src):
+    """transformers' own class with the folder's sizes and weights: LlamaForCausalLM for
+    the llama example (its rotary turns neighbouring features, Llama's the two halves of
+    a head, so query and key rows are reordered alike, which keeps every score), and
+    MistralForCausalLM, with the same window, for the mistral example."""
+    import json
+    import os
+
+    import torch
+    from safetensors.torch import load_file
+    from transformers import LlamaConfig, LlamaForCausalLM, MistralConfig, MistralForCausalLM
+
+    d = src.namespace
+    H, Hkv, Dh, L = d["H"], d["Hkv"], d["Dh"], d["L"]
+    sizes = dict(vocab_size=d["V"], hidden_size=d["D"], intermediate_size=d["F"],
+                 num_hidden_layers=L, num_attention_heads=H, num_key_value_heads=Hkv,
+                 head_dim=Dh, rms_norm_eps=1e-5, rope_theta=10000.0,
+                 max_position_embeddings=d["P"], tie_word_embeddings=False)
+    config = json.load(open(os.path.join(folder, "config.json")))
+    w = load_file(os.path.join(folder, "model.safetensors"))
+    if "W" in d:
+        assert config.get("sliding_window", d["W"]) == d["W"]
+        model = MistralForCausalLM(MistralConfig(sliding_window=d["W"], **sizes))
+        q_order = k_order = None
+    else:
+        model = LlamaForCausalLM(LlamaConfig(attention_bias=False, mlp_bias=False, **sizes))
+
+        def halves(heads):
+            per_head = list(range(0, Dh, 2)) + list(range(1, Dh, 2))
+            return torch.tensor([h * Dh + j for h in range(heads) for j in per_head])
+
+        q_order, k_order = halves(H), halves(Hkv)
+    state = {"model.embed_tokens.weight": w["model.embed_tokens.weight"],
+             "lm_head.weight": w["lm_head.weight"], "model.norm.weight": w["model.norm"]}
+    for i in range(L):
+        p = f"model.layers.{i}."
+        wq, wk = w["model.wq"][i], w["model.wk"][i]
+        state[p + "self_attn.q_proj.weight"] = wq if q_order is None else wq[q_order]
+        state[p + "self_attn.k_proj.weight"] = wk if k_order is None else wk[k_order]
+        state[p + "self_attn.v_proj.weight"] = w["model.wv"][i]
+        state[p + "self_attn.o_proj.weight"] = w["model.wo"][i]
+        state[p + "mlp.gate_proj.weight"] = w["model.w_gate"][i]
+        state[p + "mlp.up_proj.weight"] = w["model.w_up"][i]
+        state[p + "mlp.down_proj.weight"] = w["model.w_down"][i]
+        state[p + "input_layernorm.weight"] = w["model.attn_norm"][i]
+        state[p + "post_attention_layernorm.weight"] = w["model.mlp_norm"][i]
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    assert not unexpected and all("rotary" in k for k in missing), (missing, unexpected)
+    # The folders have no end-of-sequence token: generate stops at none here either.
+    model.generation_config.eos_token_id = model.config.eos_token_id = None
+    return model.eval()

@@ -57,7 +57,9 @@ def test_folder_layout_names_and_config(folders, source):
     assert len(shapes) == len(src.fields)
     config = json.load(open(os.path.join(folder, "config.json")))
     assert config["num_hidden_layers"] == 2               # the attentions the forward runs
-    assert config["num_attention_heads"] == config["num_key_value_heads"] == 4
+    # keys and values keep the source's Hkv heads; the attention repeats them to H
+    assert config["num_attention_heads"] == 4 and config["num_key_value_heads"] == 2
+    assert "sliding_window" not in config and "layer_types" not in config
     assert config["head_dim"] == 16 and config["hidden_size"] == 64
     assert config["attention_scales"] == [0.25, 0.25]
     assert config["max_position_embeddings"] == 128       # P of pos: Index[P]
@@ -105,7 +107,7 @@ def test_modeling_file_is_code_needing_torch_einops_and_transformers(folders):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["llama", "gpt2"])
+@pytest.mark.parametrize("name", ["llama", "gpt2", "mistral"])
 def test_greedy_generate_equals_the_source_with_and_without_the_cache(name, folders, source):
     model = load(folders(name))
     src, m = source(name)

@@ -1,4 +1,4 @@
-"""The serving rules E3301–E3306, each broken by a variant of examples/llama.ss: reported
+"""The serving rules E3301–E3308, each broken by a variant of examples/llama.ss: reported
 as `shapescript check --vllm` reports them, errors with --vllm (nothing written), a note
 and a transformers-only folder with --hf alone."""
 
@@ -129,3 +129,129 @@ def test_no_model_first_is_an_error_with_hf_alone(tmp_path, capsys):
     rc, cap = run_target(path, out, capsys)
     assert rc == 1 and "error[E3306]" in cap.err
     assert not out.exists()
+
+
+FLAGGED_E3304 = {
+    **MORE_E3304,
+    "a causal mask in a variable": (ATTENTION, "    mask = causal[n n]\n"
+                                    "    y = scaled_dot_product_attention(q, k, v, attn_mask=mask)\n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FLAGGED_E3304))
+def test_e3304_help_never_suggests_what_it_flagged(case, tmp_path):
+    from shapescript import api
+
+    path = variant(tmp_path, FLAGGED_E3304[case])
+    program = api.check_file(path)
+    text = open(path, encoding="utf-8").read()
+    for d in api.serving_diagnostics(program, "forward"):
+        if d.code != "E3304":
+            continue
+        lines = text.split("\n")
+        flagged = lines[d.line - 1][d.column - 1:d.end_column - 1] if d.line == d.end_line \
+            else lines[d.line - 1][d.column - 1:]
+        assert flagged not in d.help, (flagged, d.help)
+        # the line's own mask isn't offered as the fix
+        mask = flagged.partition("attn_mask=")[2].rstrip(")")
+        assert not mask or f"attn_mask={mask}" not in d.help, d.help
+
+
+GROUPING = "    k = repeat(k, b Hkv n Dh -> b (Hkv R) n Dh)\n    v = repeat(v, b Hkv n Dh -> b (Hkv R) n Dh)\n"
+E3307_VARIANTS = {
+    "interleaved heads": (GROUPING, GROUPING.replace("(Hkv R)", "(R Hkv)")),
+    "keys repeated, values not": (GROUPING, GROUPING.split("\n")[0] + "\n"
+                                  "    v = repeat(v, b Hkv n Dh -> b (R Hkv) n Dh)\n"),
+    "the repeated keys read again": ("    return linear(rearrange(y, b H n Dh -> b n (H Dh)), m.wo[l])\n",
+                                     "    return linear(rearrange(y, b H n Dh -> b n (H Dh)), m.wo[l]) + 0.0 * sum(k)\n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(E3307_VARIANTS))
+def test_a_repeat_the_engine_cant_group_is_e3307(case, tmp_path):
+    diags, text = serving(variant(tmp_path, E3307_VARIANTS[case]))
+    codes = [d.code for d in diags]
+    assert codes.count("E3307") == 1 and set(codes) <= {"E3307", "E3304"}, text
+    assert set(codes) == {"E3307"} or case == "the repeated keys read again"  # sum(k): E3304
+    assert "help: repeat keys and values to the query heads by" in text
+
+
+def test_the_examples_group_their_keys_and_values():
+    from shapescript import api
+
+    for name, kv in (("llama", 2), ("mistral", 2), ("gpt2", 4)):
+        form = api.serving_form(api.check_file(LLAMA.replace("llama", name)), "forward")
+        assert form.diagnostics == [] and form.kv_heads == kv
+        assert len(form.grouped) == (0 if name == "gpt2" else 1)
+
+
+WINDOW = "attn_mask=causal[n n](window=W))\n"
+
+
+def test_windows_the_engine_cant_know_or_hold_are_e3308(tmp_path):
+    from shapescript import api
+
+    mistral = LLAMA.replace("llama", "mistral")
+    program = api.check_file(mistral)
+    form = api.serving_form(program, "forward")
+    assert form.diagnostics == [] and set(form.windows.values()) == {8}
+    # GGUF has no window yet.
+    assert [d.code for d in api.serving_diagnostics(program, "forward", windows=False)] == ["E3308"]
+    text = open(mistral, encoding="utf-8").read()
+    cases = {
+        "from a parameter": text.replace("c: [b n Dh] f32, s: [b n Dh] f32, l: int) -> [b n D]:\n    h = rms",
+                                         "c: [b n Dh] f32, s: [b n Dh] f32, l: int, w: int = 8) -> [b n D]:\n    h = rms", 1)
+                                    .replace("window=W)", "window=w)", 1),
+        "of different sizes": text.replace(
+            "    y = scaled_dot_product_attention(q, k, v, " + WINDOW,
+            "    if l == 0:\n        y = scaled_dot_product_attention(q, k, v, " + WINDOW
+            + "    else:\n        y = scaled_dot_product_attention(q, k, v, attn_mask=causal[n n](window=4))\n"),
+        "of no position": text.replace("window=W)", "window=0)", 1),
+    }
+    for case, src in cases.items():
+        assert src != text, case
+        path = tmp_path / f"{case.replace(' ', '_')}.ss"
+        path.write_text(src, encoding="utf-8")
+        diags, rendered = serving(str(path))
+        assert [d.code for d in diags] == ["E3308"], (case, rendered)
+
+
+def test_causal_takes_a_window_by_name_only(tmp_path):
+    from shapescript.compiler import check_source
+
+    def codes(body):
+        path = tmp_path / "c.ss"
+        src = f"dim W = 3\n\nfn f(x: [n n]) -> [n n] Mask:\n    return {body}\n"
+        return [(d.code, d.message) for d in check_source(src, str(path))]
+
+    assert codes("causal[n n](window=W)") == []
+    assert codes("causal[n n](window=2)") == []
+    assert codes("causal[n n](4)") == [("E0501", "`causal` takes only a window, `window=W`, not a value")]
+    assert codes("causal[n n](size=4)")[0][0] == "E0501"
+    assert codes("causal[n n](window=1.5)")[0][0] == "E0410"
+    assert codes("ones[n n](window=4) > 0.0")[0][0] == "E0501"
+
+
+def test_a_window_keeps_the_last_w_positions(tmp_path):
+    import torch
+
+    from shapescript import importer
+
+    (tmp_path / "win.ss").write_text(
+        "fn f(x: [n m]) -> [n m] Mask:\n    return causal[n m](window=3)\n", encoding="utf-8")
+    got = importer.import_file(str(tmp_path / "win.ss")).f(torch.zeros(5, 5))
+    i = torch.arange(5)
+    assert got.tolist() == ((i[None] <= i[:, None]) & (i[None] > i[:, None] - 3)).tolist()
+
+
+def test_gguf_refuses_a_window_and_vllm_takes_it():
+    from shapescript import api
+
+    gguf = pytest.importorskip("shapescript_gguf.target")
+    from shapescript_hf.target import vllm_profile
+
+    program = api.check_file(LLAMA.replace("llama", "mistral"))
+    assert vllm_profile.diagnostics(program, None) == []
+    refused = gguf.PROFILE.diagnostics(program, None)
+    assert [d.code for d in refused] == ["E3308"]
+    assert "window=" not in refused[0].help and "--hf" in refused[0].help

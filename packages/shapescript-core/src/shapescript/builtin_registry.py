@@ -234,8 +234,10 @@ BUILTINS: tuple[Builtin, ...] = (
                      "The identity matrix, `f32 Unit`."),
         _constructor("arange", "arange[n]", "arange[n] -> [n] Index[n]",
                      "`0, 1, …, n-1`: an `[n] Index[n]`."),
-        _constructor("causal", "causal[n n]", "causal[n n] -> [n n] Mask",
-                     "The lower-triangular `Mask` (diagonal included) of causal attention."),
+        _constructor("causal", "causal[n n]", "causal[n n](window: int) -> [n n] Mask",
+                     "The lower-triangular `Mask` (diagonal included) of causal attention; "
+                     "with `window=W`, a sliding window: each query sees itself and the "
+                     "W - 1 positions before it."),
         _constructor("randn", "randn[b D]", "randn[shape] -> [shape] f32",
                      "Normal noise, `f32`, from torch's default generator "
                      "(`torch.manual_seed`)."),

@@ -166,6 +166,8 @@ _TABLE: tuple[tuple[str, ...], ...] = (
     ("E3304", "operation across positions other than causal attention"),
     ("E3305", "attention the engine can't run"),
     ("E3306", "forward function doesn't take the model first"),
+    ("E3307", "keys and values repeated in a way the engine can't group"),
+    ("E3308", "sliding window the target can't run"),
 )
 
 CODES: dict[str, Code] = {row[0]: Code(*row) for row in _TABLE}

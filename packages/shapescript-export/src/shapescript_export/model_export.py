@@ -275,15 +275,29 @@ def example_inputs(source: ModelSource, *, batch: int = 2, length: int = 7,
 @dataclass
 class AttentionCall:
     """One call of ``scaled_dot_product_attention``: its scale (None: torch's default),
-    and the shapes of its query and key."""
+    the shapes of its query and key, and the ``.ss`` file and line that made it (which
+    of the source's attention calls it was)."""
 
     scale: float | None
     query: tuple[int, ...]
     key: tuple[int, ...]
+    site: tuple[str, int] | None = None
 
     @property
     def effective_scale(self) -> float:
         return self.scale if self.scale is not None else 1 / math.sqrt(self.query[-1])
+
+
+def _ss_site() -> tuple[str, int] | None:
+    """The ``.ss`` file and line of the innermost compiled source running: the generated
+    code keeps each statement on its source line."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name.endswith(".ss"):
+            return os.path.abspath(name), frame.f_lineno
+        frame = frame.f_back
+    return None
 
 
 def count_attentions(source: ModelSource, model: Any, args: list[Any] | None = None) -> list[AttentionCall]:
@@ -304,7 +318,7 @@ def count_attentions(source: ModelSource, model: Any, args: list[Any] | None = N
                 k = a[1] if len(a) > 1 else kw["key"]
                 scale = kw.get("scale", a[6] if len(a) > 6 else None)
                 calls.append(AttentionCall(None if scale is None else float(scale),
-                                           tuple(q.shape), tuple(k.shape)))
+                                           tuple(q.shape), tuple(k.shape), _ss_site()))
             return func(*a, **kw)
 
     with Watch():

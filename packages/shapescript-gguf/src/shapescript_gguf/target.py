@@ -94,18 +94,19 @@ class GgufTarget:
 
 
 class GgufProfile:
-    """``shapescript check --gguf``: the serving rules (E3301–E3306) a GGUF export needs,
+    """``shapescript check --gguf``: the serving rules (E3301–E3308) a GGUF export needs,
     as errors. Whether llama.cpp's architectures compute the model is found only by
     exporting (it computes the model)."""
 
     name = "gguf"
     extra = "gguf"
-    summary = "the serving rules a GGUF export needs (E3301–E3306), as errors"
+    summary = "the serving rules a GGUF export needs (E3301–E3308), as errors"
 
     def diagnostics(self, program: Any, fn: str | None) -> list[Any]:
         from shapescript import api
 
-        return list(api.serving_diagnostics(program, fn or "forward", as_errors=True))
+        return list(api.serving_diagnostics(program, fn or "forward", as_errors=True,
+                                            windows=False))
 
 
 TARGET = GgufTarget()

@@ -88,6 +88,7 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
         raise HFExportError(f"`{source.fn}` fails on example arguments of shapes {shapes}: "
                             f"{type(err).__name__}: {err}") from err
     config = _config(plan, calls, dtype, max_len)
+    config.update(_windows(plan, calls))
     tensors = _tensors(plan, model, dtype)
     try:
         modeling = modeling_source(plan)
@@ -159,7 +160,9 @@ def _config(plan: Plan, calls: list[Any], dtype: str, max_len: int | None) -> di
         "hidden_size": hidden,
         "num_hidden_layers": len(calls),
         "num_attention_heads": heads,
-        "num_key_value_heads": heads,
+        # The source's key heads where the engine's attention repeats them (a plain
+        # grouping the serving rules found); otherwise they reach attention at H heads.
+        "num_key_value_heads": form.kv_heads if plan.servable and form.kv_heads else heads,
         "head_dim": head_dim,
         "max_position_embeddings": positions,
         "attention_scales": [c.effective_scale for c in calls],
@@ -173,6 +176,28 @@ def _config(plan: Plan, calls: list[Any], dtype: str, max_len: int | None) -> di
         "pad_token_id": None,
         "shapescript": meta,
     }
+
+
+def _windows(plan: Plan, calls: list[Any]) -> dict[str, Any]:
+    """``sliding_window`` and ``layer_types`` when an attention the engine runs has a
+    window: each layer's type from the source's attention call that ran it."""
+    form = plan.form
+    if not plan.servable or not any(w is not None for w in form.windows.values()):
+        return {}
+    at: dict[tuple[str, int], set[int | None]] = {}
+    for call in form.attentions:
+        span = call.span
+        at.setdefault((os.path.abspath(span.file), span.line), set()).add(
+            form.windows.get(id(call)))
+    types = []
+    for c in calls:
+        windows = at.get(c.site) if c.site is not None else None
+        if windows is None or len(windows) != 1:
+            raise HFExportError("the attention calls of one line have different windows: "
+                                "write each on its own line")
+        types.append("full_attention" if next(iter(windows)) is None else "sliding_attention")
+    window = next(w for w in form.windows.values() if w is not None)
+    return {"sliding_window": window, "layer_types": types}
 
 
 def _generation(config: dict[str, Any]) -> dict[str, Any]:

@@ -25,8 +25,9 @@ class ShapeScriptConfig(PretrainedConfig):
 
     def __init__(self, vocab_size=None, hidden_size=None, num_hidden_layers=0,
                  num_attention_heads=None, num_key_value_heads=None, head_dim=None,
-                 max_position_embeddings=4096, attention_scales=None,
-                 tie_word_embeddings=False, use_cache=True, shapescript=None, **kwargs):
+                 max_position_embeddings=4096, attention_scales=None, sliding_window=None,
+                 layer_types=None, tie_word_embeddings=False, use_cache=True, shapescript=None,
+                 **kwargs):
         self.vocab_size = vocab_size
         self.hidden_size = hidden_size
         self.num_hidden_layers = num_hidden_layers
@@ -35,6 +36,11 @@ class ShapeScriptConfig(PretrainedConfig):
         self.head_dim = head_dim
         self.max_position_embeddings = max_position_embeddings
         self.attention_scales = list(attention_scales or [])
+        # The window of the layers whose type is "sliding_attention", as transformers'
+        # and vLLM's sliding-window models say it; None: every layer sees every key.
+        self.sliding_window = sliding_window
+        if layer_types is not None:
+            self.layer_types = list(layer_types)
         # False: the cache-less path, each step of generate computing from the start.
         self.use_cache = use_cache
         self.shapescript = dict(shapescript or {})
@@ -46,33 +52,46 @@ _ATTENTION = '''
 
 def eager_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0,
                     **kwargs):
-    """The source's own attention: `scaled_dot_product_attention` with the causal mask
-    (shifted by the cached length, and with padding when there is some; None: the plain
-    causal mask, which torch applies without building it)."""
+    """The source's own attention: `scaled_dot_product_attention`, each key and value head
+    serving `num_key_value_groups` neighbouring query heads, with `attention_mask` (None:
+    the plain causal mask, which torch applies without building it)."""
+    # The shape first: under torch.compile its comparison becomes a guard, and a bool.
+    is_causal = query.shape[2] > 1 and attention_mask is None
     out = torch.nn.functional.scaled_dot_product_attention(
-        query, key, value, attn_mask=attention_mask, is_causal=attention_mask is None,
-        scale=scaling)
+        query, key, value, attn_mask=attention_mask, is_causal=is_causal, scale=scaling,
+        enable_gqa=module.num_key_value_groups > 1)
     return out.transpose(1, 2), None
 
 
-def causal_mask(query, key, padding):
-    """Which keys each query sees: the earlier ones and itself, of its own sequence
-    (None when that is the plain causal mask: no cache, no padding)."""
+def causal_mask(query, key, padding, window):
+    """Which keys each query sees: itself and the earlier ones (the last `window` of them
+    with a sliding window), of its own sequence; the keys are the last ones, the queries
+    the last of them. None where torch's plain causal mask does: no padding, no key
+    hidden by the window, and as many queries as keys or one."""
     n, m = query.shape[-2], key.shape[-2]
-    if padding is None and n == m:
+    hides = window is not None and window < m
+    if padding is None and not hides and (n == m or n == 1):
         return None
-    mask = torch.ones((n, m), dtype=torch.bool, device=query.device).tril(m - n)
+    at = torch.arange(m - n, m, device=query.device)[:, None]
+    keys = torch.arange(m, device=query.device)[None, :]
+    mask = keys <= at
+    if hides:
+        mask = mask & (keys > at - window)
     if padding is not None:
         # A padded query still sees itself, so no row is empty (an empty row is NaN).
-        keep = padding[:, None, None, -m:].bool()
-        mask = (mask & keep) | torch.eye(n, m, dtype=torch.bool, device=query.device).roll(m - n, 1)
-    return mask
+        return (mask & padding[:, None, None, -m:].bool()) | (keys == at)
+    return mask[None, None]    # [b, heads, n, m], as every attention function takes it
+
+
+# The attention functions of transformers' table that take the mask causal_mask makes.
+MASKED = (None, "eager", "sdpa")
 
 
 class ShapeScriptAttention(nn.Module):
     """The attention of one layer: the function of transformers' table the model is set
-    to use (`eager`: the source's), with this layer's scale and part of the cache. Keys
-    and values come with as many heads as queries."""
+    to use (`eager`: the source's), with this layer's scale, window and part of the
+    cache. Keys and values come with their own heads, `num_key_value_heads`, as the cache
+    keeps them; the attention function repeats them to the query heads."""
 
     is_causal = True
 
@@ -81,22 +100,31 @@ class ShapeScriptAttention(nn.Module):
         self.config = config
         self.layer_idx = layer_idx
         self.head_dim = config.head_dim
-        self.num_key_value_groups = 1
+        self.num_key_value_groups = config.num_attention_heads // config.num_key_value_heads
         self.scaling = config.attention_scales[layer_idx]
+        types = getattr(config, "layer_types", None)
+        self.sliding_window = (config.sliding_window if types is not None
+                               and types[layer_idx] == "sliding_attention" else None)
 
-    def forward(self, query, key, value, scale, padding=None, cache=None, **kwargs):
+    def forward(self, query, key, value, scale, window, call, **kwargs):
         if scale is not None and scale != self.scaling:
             raise ValueError(f"attention {self.layer_idx}: scale {scale} differs from the "
                              f"{self.scaling} the model was exported with")
-        if cache is not None:
-            key, value = cache.update(key, value, self.layer_idx)
+        if window != self.sliding_window:
+            raise ValueError(f"attention {self.layer_idx}: window {window} differs from the "
+                             f"{self.sliding_window} the model was exported with")
+        if call.cache is not None:
+            key, value = call.cache.update(key, value, self.layer_idx)
         implementation = self.config._attn_implementation
         mask = None
-        if implementation in (None, "eager"):
-            mask = causal_mask(query, key, padding)
+        if implementation in MASKED:
+            mask = call.mask(query, key, window)
+        elif call.padding is not None:
+            raise ValueError(f"padded input needs the eager or sdpa attention, not "
+                             f"{implementation!r}")
         attend = ALL_ATTENTION_FUNCTIONS.get_interface(implementation, eager_attention)
         out, _ = attend(self, query, key, value, mask, scaling=self.scaling, dropout=0.0,
-                        **kwargs)
+                        sliding_window=window, **kwargs)
         # eager gives [b n H Dh]; vLLM's [b*n H*Dh]: both back to the source's [b H n Dh].
         b, n = query.shape[0], query.shape[2]
         return out.reshape(b, n, -1, self.head_dim).transpose(1, 2)
@@ -110,6 +138,8 @@ class ShapeScriptPreTrainedModel(PreTrainedModel):
     base_model_prefix = "model"
     _no_split_modules = []
     _supports_attention_backend = True
+    # transformers' sdpa function, by default, with the mask causal_mask makes.
+    _supports_sdpa = True
 
     def _init_weights(self, module):
         # New weights (from_config); from_pretrained loads every one from the file.
@@ -128,7 +158,9 @@ def classes_source(plan: Plan, fields: list[str], dtype_expr: str, inputs: list[
     ``dtype_expr`` the expression of the model's dtype, ``inputs`` the function's
     parameters after the model, ``lm`` whether a ``ShapeScriptForCausalLM`` follows,
     ``compiled`` the compiled function's name."""
-    out = [_CONFIG, _ATTENTION, _call_class(dtype_expr), _PRETRAINED, _model_init(plan, fields)]
+    refusal = plan.form.padding_refusal if plan.language_model else None
+    out = [_CONFIG, _ATTENTION, _refusal(refusal), _call_class(dtype_expr), _PRETRAINED,
+           _model_init(plan, fields)]
     if plan.split:
         out.append(_split_forward(plan, compiled))
     else:
@@ -136,6 +168,16 @@ def classes_source(plan: Plan, fields: list[str], dtype_expr: str, inputs: list[
     if lm:
         out.append(_causal_lm(plan))
     return "".join(out)
+
+
+def _refusal(reason: str | None) -> str:
+    """Why padded input can't be masked, or None: padded keys are hidden from every
+    attention along the tokens (the engine's, or the source's own with its mask)."""
+    return f'''
+
+# Why padded input can't be masked (None: it can).
+PADDING_REFUSAL = {reason!r}
+'''
 
 
 def _call_class(dtype_expr: str) -> str:
@@ -148,21 +190,50 @@ class ShapeScriptCall:
 
     def __init__(self, model, padding, cache, kwargs, embeds=None):
         self.model = model
+        # transformers' attention_mask, [b, past + n], 0 at padding; None: no padding (a
+        # mask of ones is none, and leaves torch its fastest causal kernels).
+        if padding is not None and (padding.dim() != 2 or bool(padding.all())):
+            padding = None
+        if padding is not None and PADDING_REFUSAL is not None:
+            raise ValueError("this model can't take padded input (an attention_mask with "
+                             f"zeros): {PADDING_REFUSAL}; give it one sequence at a time")
         self.padding = padding
         self.cache = cache
         self.kwargs = kwargs
         self.embeds = embeds
         self.layer = 0
+        self.masks = {}
         self.dtype = ''' + dtype_expr + '''
 
     def embed(self, ids):
         """The embedding of the token ids, or the vectors an engine looked up itself."""
         return self.model.embed_tokens(ids) if self.embeds is None else self.embeds
 
-    def attention(self, query, key, value, scale):
+    def attention(self, query, key, value, scale, window=None):
         layer = self.model.attentions[self.layer]
         self.layer += 1
-        return layer(query, key, value, scale, self.padding, self.cache, **self.kwargs)
+        return layer(query, key, value, scale, window, self, **self.kwargs)
+
+    def mask(self, query, key, window):
+        """`causal_mask`, made once a call for each window: the layers of one window
+        see as many keys (keyed by sizes, it would fix them under torch.compile)."""
+        if window not in self.masks:
+            self.masks[window] = causal_mask(query, key, self.padding, window)
+        return self.masks[window]
+
+    def masked_attention(self, query, key, value, mask, scale):
+        """The source's attention with its own mask, padded keys hidden from it (a padded
+        query sees itself, so that no row is empty)."""
+        if self.padding is not None:
+            n, m = query.shape[-2], key.shape[-2]
+            at = torch.arange(m - n, m, device=query.device)[:, None]
+            keys = torch.arange(m, device=query.device)[None, :]
+            own = mask if mask is not None else torch.ones((n, m), dtype=torch.bool,
+                                                            device=query.device)
+            padded = ~self.padding[:, None, -n:, None].bool()
+            mask = (own & self.padding[:, None, None, -m:].bool()) | (padded & (keys == at))
+        return torch.nn.functional.scaled_dot_product_attention(query, key, value,
+                                                                attn_mask=mask, scale=scale)
 
     def in_model_dtype(self, x):
         """What the source computed in f32 on purpose, back in the model's dtype."""
@@ -239,10 +310,13 @@ def _plain_forward(plan: Plan, inputs: list[str], compiled: str) -> str:
     """``ShapeScriptModel``'s forward otherwise: the function's other parameters, by
     position or by name, and what it gives."""
     params = ", ".join(_param_text(p) for p in plan.source.params)
+    if plan.language_model:
+        params += ", attention_mask=None"
+    padding = "attention_mask" if plan.language_model else "None"
     return f'''
     def forward(self, {params + ", " if params else ""}**kwargs):
         """`{plan.source.fn}(m, {", ".join(inputs)})`: what the function gives."""
-        attn = ShapeScriptCall(self, None, None, {{}})
+        attn = ShapeScriptCall(self, {padding}, None, {{}})
         return {compiled}(attn, self, {", ".join(f"{p}={p}" for p in inputs)})
 '''
 
@@ -303,7 +377,8 @@ def _causal_lm(plan: Plan) -> str:
             n = input_ids.shape[1]
             position_ids = torch.arange(n, device=input_ids.device).expand(input_ids.shape[0], n)
 '''
-        call = pos_line + f'''        logits = self.model(input_ids{", position_ids" if pos else ""})
+        call = pos_line + f'''        logits = self.model(input_ids{", position_ids" if pos else ""},
+                            attention_mask=attention_mask)
         past = None'''
         head = ""
         emb = ""

@@ -89,6 +89,12 @@ def compiled_functions(plan: Plan, reserved: set[str] | frozenset[str] = frozens
     servable = plan.servable
     split = plan.split
     attentions = {id(c) for c in form.attentions} if servable else set()
+    # The repeats of keys and values to the query heads, which the attention does.
+    repeats = {id(r) for rs in form.grouped.values() for r in rs} if servable else set()
+    # A model that breaks a rule runs its own attentions, padded keys hidden from them.
+    masked = ({id(c) for c in form.key_attentions}
+              if not servable and plan.language_model and form.padding_refusal is None
+              else set())
 
     def calls(site: Any) -> str | None:
         node = site.node
@@ -96,9 +102,18 @@ def compiled_functions(plan: Plan, reserved: set[str] | frozenset[str] = frozens
             return f"attn.embed({site.arg(0)})"
         if split and node is form.output_call:
             return site.arg(0)
+        if id(node) in repeats:
+            return site.expr(node.args[0].value)
         if id(node) in attentions:
             scale = site.kwarg("scale") or "None"
-            return f"attn.attention({site.arg(0)}, {site.arg(1)}, {site.arg(2)}, {scale})"
+            window = form.windows.get(id(node))
+            more = f", {window}" if window is not None else ""
+            return f"attn.attention({site.arg(0)}, {site.arg(1)}, {site.arg(2)}, {scale}{more})"
+        if id(node) in masked:
+            scale = site.kwarg("scale") or "None"
+            mask = site.kwarg("attn_mask") or (site.arg(3) if site.nargs > 3 else "None")
+            return (f"attn.masked_attention({site.arg(0)}, {site.arg(1)}, {site.arg(2)}, "
+                    f"{mask}, {scale})")
         return None
 
     def returns(sig: Any, code: str) -> str:

@@ -38,7 +38,7 @@ class HfTarget:
             click.Option(["--hf", "hf"], metavar="DIR", type=click.Path(file_okay=False),
                          help="Write a Hugging Face folder (transformers, vLLM)."),
             click.Option(["--vllm"], is_flag=True, default=False,
-                         help="With --hf: the serving rules (E3301–E3306) are errors, and "
+                         help="With --hf: the serving rules (E3301–E3308) are errors, and "
                               "nothing is written when one is broken."),
             *serving_options(),
             click.Option(["--no-verify", "no_verify"], is_flag=True, default=False,
@@ -97,11 +97,11 @@ class HfTarget:
 
 
 class VllmProfile:
-    """``shapescript check --vllm``: the serving rules (E3301–E3306), as errors."""
+    """``shapescript check --vllm``: the serving rules (E3301–E3308), as errors."""
 
     name = "vllm"
     extra = "hf"
-    summary = "the serving rules vLLM needs (E3301–E3306)"
+    summary = "the serving rules vLLM needs (E3301–E3308)"
 
     def diagnostics(self, program: Any, fn: str | None) -> list[Any]:
         from shapescript import api

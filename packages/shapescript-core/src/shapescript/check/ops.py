@@ -270,7 +270,13 @@ def constructor(name: str, axes: tuple[Axis, ...], dtype: str | None, fill: Type
             raise Fail("E0402", f"`causal` makes a square mask, not one of {len(axes)} "
                        f"ax{'is' if len(axes) == 1 else 'es'}", "not two axes", span=e.span,
                        help="write `causal[n n]`")
+        _causal_window(fill, e)
         return TensorType(axes, dtype or "bool", MASK)
+    if e.keyword is not None:
+        what = "its value by position" if name == "full" else "no value"
+        raise Fail("E0501", f"`{name}` takes {what}, not `{e.keyword}=`", f"`{e.keyword}=`",
+                   span=e.fill.span if e.fill is not None else e.span,
+                   help="only `causal` takes a value by name: `causal[n n](window=W)`")
     if name == "arange":
         if len(axes) != 1:
             raise Fail("E0402", f"`arange` makes one axis, not {len(axes)}", "not one axis",
@@ -305,6 +311,24 @@ def constructor(name: str, axes: tuple[Axis, ...], dtype: str | None, fill: Type
     if d == "bool":
         return TensorType(axes, d, MASK)
     return TensorType(axes, d, Domain(CTOR_DOMAIN[name]))
+
+
+def _causal_window(fill: Type | None, e: ast.Constructor) -> None:
+    """``causal[n m](window=W)``: each query sees itself and the W - 1 keys before it. An
+    unnamed value would be ignored, so it is an error rather than a guess."""
+    if e.fill is None:
+        return
+    if e.keyword != "window":
+        given = f"`{e.keyword}=`" if e.keyword is not None else "a value"
+        raise Fail("E0501", f"`causal` takes only a window, `window=W`, not {given}", given,
+                   span=e.fill.span,
+                   help="a sliding window of W positions is `causal[n n](window=W)`")
+    if isinstance(fill, ErrorType):
+        return
+    if not isinstance(fill, HostType) or fill.name != "int":
+        raise Fail("E0410", "`causal`'s window is a host whole number",
+                   f"this is `{fill}`", span=e.fill.span,
+                   help="write a number, a dim or a const: `causal[n n](window=4096)`")
 
 
 # -- reductions and friends ----------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The serving rules (E3301–E3306): what lets an engine run a language model's forward
+"""The serving rules (E3301–E3308): what lets an engine run a language model's forward
 function with its own embedding, attention, KV cache and output layer.
 
 An engine packs the tokens of many requests along one sequence axis, keeps past keys
@@ -14,7 +14,8 @@ This pass runs over the checked tree (types and resolutions per node), after the
 checker, for one function: ``serving_diagnostics(program, fn)``. E3304 follows the
 token axis ``n`` into every function the forward function passes it to: a callee's
 generic axis bound to a size in ``n`` is ``n`` there too. Along such an axis only
-``scaled_dot_product_attention(q, k, v, attn_mask=causal[n n])`` may work across
+``scaled_dot_product_attention(q, k, v, attn_mask=causal[n n])`` (or a sliding
+window, ``causal[n n](window=W)``, whose W an engine must know: E3308) may work across
 positions; reductions, softmax, contractions, patterns that split or merge it,
 slices, constructors such as ``arange[n]`` and the size ``n`` used as a value do too,
 so each is reported.
@@ -37,6 +38,8 @@ from shapescript.check.resolutions import (
     SliceIndex,
 )
 from shapescript.check.result import CheckedModule
+from shapescript.check.serving_attention import kv_grouping, mask_window, padding_refusal
+from shapescript.check.serving_help import HELP, MIX_HELP
 from shapescript.check.sizes import Size
 from shapescript.check.types import INT_DTYPES, ModelType, TensorType
 from shapescript.diagnostics import Diagnostic
@@ -47,21 +50,6 @@ __all__ = ["ServingForm", "serving_diagnostics", "serving_form"]
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
 EMBEDDING = "torch.nn.functional.embedding"
 LINEAR = "torch.nn.functional.linear"
-
-HELP = {
-    "E3301": "take the model, then `ids: [b n] Index[V]`, then optionally `pos: [b n] Index[P]`; "
-             "give every other parameter a default",
-    "E3302": "end with `return linear(h, m.W)` (or `h |> linear(m.W)`), `m.W` a param of "
-             "shape `[V D]`, with no bias",
-    "E3303": "use the ids once, in `embedding(ids, m.E)`, and read the embedding table and "
-             "the output layer nowhere else",
-    "E3304": "mix positions only with `scaled_dot_product_attention(q, k, v, attn_mask=causal[n n])`, "
-             "and take positions as a parameter",
-    "E3305": "give attention queries, keys and values of one shape `[b H n Dh]`, H and Dh dims, "
-             "the same in every attention; repeat keys and values with fewer heads to H",
-    "E3306": "take the model as the first parameter: `fn forward(m: Model, …)`",
-}
-
 
 @dataclass
 class ServingForm:
@@ -80,6 +68,14 @@ class ServingForm:
     output_input: ast.Expr | None = None  # h of linear(h, m.W)
     attentions: list[ast.Call] = field(default_factory=list)
     head_shape: tuple[int, int] | None = None  # (H, Dh)
+    kv_heads: int | None = None          # Hkv: the key and value heads an engine caches
+    # By id of an attention call: its window (None: plain causal); the repeats of its keys
+    # and values to H heads, which an engine does itself.
+    windows: dict[int, int | None] = field(default_factory=dict)
+    grouped: dict[int, tuple[ast.Call, ...]] = field(default_factory=dict)
+    # Why padded input can't be masked (None: hiding padded keys in key_attentions can).
+    padding_refusal: str | None = None
+    key_attentions: list[ast.Call] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property
@@ -149,6 +145,10 @@ class _Follow:
         self.done: set[tuple[int, frozenset[str]]] = set()
         self.fields_read: list[tuple[FnSig, ast.Attr, str]] = []
         self.reached: list[FnSig] = []
+        self.windows: dict[int, int | None] = {}
+        self.allow_windows = True
+        # Why positions mix other than in attention's masks (padding can't be masked).
+        self.mixing: list[str] = []
 
     def cm_of(self, sig: FnSig) -> CheckedModule:
         return self.program.modules[sig.file]
@@ -169,8 +169,10 @@ class _Follow:
             t = cm.types.get(id(e))
             return t if isinstance(t, TensorType) else None
 
-        def bad(node: Any, message: str, label: str) -> None:
-            self.report("E3304", message, node.span, label)
+        def bad(node: Any, message: str, label: str, kind: str = "") -> None:
+            if kind not in ("mask", "ctor"):  # a mask mixes only in attention
+                self.mixing.append(f"{message}, at {node.span.file}:{node.span.line}")
+            self.report("E3304", message, node.span, label, MIX_HELP.get(kind))
 
         nodes = list(_body_nodes(sig))
         # The mask written in an attention call is the engine's, not a computation.
@@ -190,13 +192,14 @@ class _Follow:
                 res = cm.res.get(id(node))
                 if isinstance(res, GenericName) and res.name in nvars:
                     bad(node, "the number of positions used as a value",
-                        f"`{node.id}` counts the tokens of every request packed together")
+                        f"`{node.id}` counts the tokens of every request packed together", "count")
             elif isinstance(node, ast.Constructor) and node.name in ("arange", "causal", "eye", "tril", "triu"):
                 t = tensor(node)
                 if t is not None and any(along(a.size) for a in t.axes if not a.variadic):
                     if id(node) not in masks:
                         bad(node, "positions computed from the token axis",
-                            f"`{node.name}[…]` along `n` counts across requests")
+                            f"`{node.name}[…]` along `n` counts across requests",
+                            "ctor" if node.name == "causal" else "count")
             elif isinstance(node, ast.BinOp) and node.op == "@":
                 lt = tensor(node.left)
                 if lt is not None and lt.axes and not lt.axes[-1].variadic and along(lt.axes[-1].size):
@@ -251,8 +254,19 @@ class _Follow:
             if q is None or len(q.axes) != 4 or not along(q.axes[2].size):
                 return  # E3305 says what is wrong with its shapes
             if not (isinstance(mask, ast.Constructor) and mask.name == "causal"):
-                bad(e, "attention without `attn_mask=causal[n n]` written in the call",
-                    "the engine runs causal attention over each request")
+                bad(e, "attention with a mask of its own" if mask is not None
+                    else "attention without a causal mask written in the call",
+                    "the engine runs causal attention over each request", "mask")
+                return
+            window, why = mask_window(cm, mask)
+            held = why is None and window is not None and not self.allow_windows
+            if held:
+                why = "a sliding window, which this target can't run yet"
+            if why is not None:
+                self.report("E3308", f"attention with {why}", mask.span,
+                            "the engine sets each layer's window before it runs",
+                            MIX_HELP["window"] if held else None)
+            self.windows[id(e)] = window
             return
         # Another extern: an axis parameter naming a token axis, or a generic axis bound
         # to one that the result doesn't keep (a contraction, a convolution), mixes.
@@ -341,8 +355,9 @@ class _Follow:
                             out["axis:" + p.name] = a.size
         return out
 
-    def report(self, code: str, message: str, span: Any, label: str) -> None:
-        self.out.append(_diag(code, message, span, label, self.as_errors))
+    def report(self, code: str, message: str, span: Any, label: str,
+               help: str | None = None) -> None:
+        self.out.append(_diag(code, message, span, label, self.as_errors, help))
 
 
 def _aligned(param: TensorType, arg: TensorType) -> list[tuple[Any, Any]]:
@@ -363,19 +378,22 @@ def _aligned(param: TensorType, arg: TensorType) -> list[tuple[Any, Any]]:
     return pairs
 
 
-def _diag(code: str, message: str, span: Any, label: str, as_errors: bool) -> Diagnostic:
+def _diag(code: str, message: str, span: Any, label: str, as_errors: bool,
+          help: str | None = None) -> Diagnostic:
     if as_errors:
-        return Diagnostic.error(code, message, span, label, help=HELP.get(code))
-    return Diagnostic.warning(code, message, span, label, help=HELP.get(code))
+        return Diagnostic.error(code, message, span, label, help=help or HELP.get(code))
+    return Diagnostic.warning(code, message, span, label, help=help or HELP.get(code))
 
 
 # -- the form -------------------------------------------------------------------------
 
-def serving_form(program: Any, fn: str = "forward", *, as_errors: bool = True) -> ServingForm:
+def serving_form(program: Any, fn: str = "forward", *, as_errors: bool = True,
+                 windows: bool = True) -> ServingForm:
     """The serving form of ``fn`` of ``program.main``, with the diagnostics of every
     serving rule it breaks (errors, or warnings with ``as_errors=False``). ``program``
-    must have checked without errors."""
-    # Long on purpose: the serving rules E3301-E3306 run in the engine's order over one
+    must have checked without errors. ``windows=False``: for a target that can't run a
+    sliding window, one is E3308."""
+    # Long on purpose: the serving rules E3301-E3308 run in the engine's order over one
     # form, each filling what the next reads.
     cm: CheckedModule = program.main
     sig = cm.env.fns.get(fn)
@@ -480,6 +498,7 @@ def serving_form(program: Any, fn: str = "forward", *, as_errors: bool = True) -
                "the engine gives the model the embedded ids only")
     # E3304 through every function reached with n; E3305 on the attentions found.
     follow = _Follow(program, as_errors)
+    follow.allow_windows = windows
     follow.visit(sig, frozenset({n}))
     out.extend(follow.out)
     for fsig, node, fname in follow.fields_read:
@@ -509,13 +528,50 @@ def serving_form(program: Any, fn: str = "forward", *, as_errors: bool = True) -
             report("E3305", "attentions of different shapes", call.span,
                    f"{hd[0]} heads of {hd[1]} here, {shapes[0][0]} of {shapes[0][1]} before")
         shapes.append(hd)
+        _group(form, fcm, fsig, call, pos, hd[0], report)
     if shapes:
         form.head_shape = shapes[0]
+    form.windows = follow.windows
+    sizes = sorted({w for w in follow.windows.values() if w is not None})
+    if len(sizes) > 1:
+        report("E3308", "sliding windows of different sizes", decl.span,
+               f"windows of {', '.join(map(str, sizes))} positions: an engine has one size")
+    _padding(form, follow)
     if not follow.attentions:
         report("E3305", "the forward function runs no attention", decl.span,
                "an engine serves a model with at least one attention")
     out.sort(key=lambda d: d.sort_key())
     return form
+
+
+def _group(form: ServingForm, cm: CheckedModule, sig: FnSig, call: ast.Call,
+           pos: list[ast.Expr], heads: int, report: Any) -> None:
+    """E3307, and the key heads an engine caches: the repeat of keys and values to the
+    query heads, left to the engine where it is a plain grouping."""
+    body = sig.decl.body if isinstance(sig.decl, ast.FnDecl) else ()
+    kv_args: set[int] = set()
+    for node in _body_nodes(sig):
+        res = cm.res.get(id(node)) if isinstance(node, ast.Call) else None
+        if isinstance(res, ExternCall) and res.sig.extern == SDPA:
+            kv_args |= {id(x) for x in _call_args(node)[0][1:3]}
+    g = kv_grouping(cm, body if isinstance(body, tuple) else (), call, pos[1], pos[2], kv_args)
+    if g.refusal is not None:
+        report("E3307", "keys and values repeated to the query heads in a way the engine "
+               "can't do itself", call.span, g.refusal)
+        return
+    kv = g.kv_heads if g.kv_heads is not None else heads
+    if form.kv_heads is not None and kv != form.kv_heads:
+        report("E3307", "attentions with different numbers of key heads", call.span,
+               f"{kv} key heads here, {form.kv_heads} before")
+        return
+    form.kv_heads = kv
+    if g.repeats:
+        form.grouped[id(call)] = g.repeats
+
+
+def _padding(form: ServingForm, follow: _Follow) -> None:
+    form.padding_refusal, form.key_attentions = padding_refusal(follow.mixing, [
+        (follow.cm_of(f).types.get(id(_call_args(c)[0][1])), c, nv) for f, c, nv in follow.attentions])
 
 
 def _walk_stmts(body: tuple[ast.Stmt, ...]) -> list[ast.Return]:
@@ -533,11 +589,11 @@ def _walk_stmts(body: tuple[ast.Stmt, ...]) -> list[ast.Return]:
 
 
 def serving_diagnostics(program: Any, fn: str = "forward", *,
-                        as_errors: bool = True) -> list[Diagnostic]:
-    """The serving rules ``fn`` breaks (E3301–E3306): errors, as ``check --vllm`` and
+                        as_errors: bool = True, windows: bool = True) -> list[Diagnostic]:
+    """The serving rules ``fn`` breaks (E3301–E3308): errors, as ``check --vllm`` and
     ``--gguf`` report them, or warnings with ``as_errors=False`` (what ``--hf`` notes).
 
     >>> serving_diagnostics(check_path("llama.ss"), "forward")      # doctest: +SKIP
     []
     """
-    return serving_form(program, fn, as_errors=as_errors).diagnostics
+    return serving_form(program, fn, as_errors=as_errors, windows=windows).diagnostics

@@ -198,7 +198,10 @@ def gen_constructor(g: "ExprGen", res: None, e: ast.Constructor) -> str:
     dt = dtype_expr(t.dtype)
     tup = "(" + ", ".join(shape) + ("," if len(shape) == 1 else "") + ")"
     if e.name == "causal":
-        return f"{T}.ones({tup}, dtype={T}.bool, device={dev}).tril()"
+        mask = f"{T}.ones({tup}, dtype={T}.bool, device={dev}).tril()"
+        if e.fill is not None:  # window=W: the query itself and the W - 1 keys before it
+            mask += f".triu(1 - ({g.expr(e.fill)}))"
+        return mask
     if e.name == "arange":
         return f"{T}.arange({shape[0]}, dtype={dt}, device={dev})"
     if e.name == "eye":

@@ -268,13 +268,15 @@ class Call:
 
 @dataclass(frozen=True, slots=True)
 class Constructor:
-    """``causal[n n]``, ``zeros[b n D] bf16``, ``full[n n](-1e9)``."""
+    """``causal[n n]``, ``zeros[b n D] bf16``, ``full[n n](-1e9)``,
+    ``causal[n n](window=W)`` (a value given by name: ``keyword`` is ``window``)."""
 
     name: str
     shape: tuple[SizeExpr, ...]
     span: Span
     dtype: str | None = None
     fill: Expr | None = None
+    keyword: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -525,14 +525,15 @@ def r_indices_more(b, c):
     return c[0]
 
 
-def _ctor(b, name_tok, shp, dtype_tok, fill, end):
+def _ctor(b, name_tok, shp, dtype_tok, fill, end, keyword=None):
     dtype = None
     if dtype_tok is not None:
         dtype = dtype_tok.value
         if dtype not in DTYPES:
             b.error("E0101", f"`{dtype}` is not a dtype", dtype_tok,
                     "expected a dtype such as `f32` or `i64`")
-    return ast.Constructor(name_tok.value, shp.axes, b.sp(name_tok, end), dtype, fill)
+    return ast.Constructor(name_tok.value, shp.axes, b.sp(name_tok, end), dtype, fill,
+                           keyword.value if keyword is not None else None)
 
 
 def r_ctor(b, c):
@@ -549,3 +550,11 @@ def r_ctor_fill(b, c):
 
 def r_ctor_dtype_fill(b, c):
     return _ctor(b, c[0], c[1], c[2], c[4], c[5])
+
+
+def r_ctor_named(b, c):
+    return _ctor(b, c[0], c[1], None, c[5], c[6], keyword=c[3])
+
+
+def r_ctor_dtype_named(b, c):
+    return _ctor(b, c[0], c[1], c[2], c[6], c[7], keyword=c[4])
