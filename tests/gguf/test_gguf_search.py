@@ -222,8 +222,10 @@ def test_matrices_multiplied_as_x_at_w_are_written_transposed():
     assert m.transposed == {"attn_qkv", "attn_output", "ffn_up", "ffn_down"}
     # c_proj is square: as it is, then transposed; the others fit only transposed. The
     # pairing in read order is computed (the fused rows as they are and regrouped by
-    # head) and diagnosed (one or two of four differences, each both ways) first.
-    assert m.computed <= 25
+    # head) and diagnosed first: one or two of four differences (ten near computations),
+    # each with the fused rows both ways, and in sequence and in parallel where the
+    # difference is a parallel residual.
+    assert m.computed <= 32
     assert m.tensor_names()["c_attn"] == "blk.N.attn_qkv.weight (transposed)"
 
 
