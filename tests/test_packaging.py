@@ -97,9 +97,49 @@ def test_core_runs_without_torch_and_the_runtime_is_an_extra():
     assert runtime == {"torch", "einops", "safetensors", "numpy"}
     cli = _load(ROOT / "packages/shapescript-cli/pyproject.toml")["project"]
     assert not any(r.startswith(("torch", "numpy")) for r in cli["dependencies"])
-    # Development still gets the runtime, so `uv run pytest` runs everything.
+    # Development gets the runtime by default, so `uv run` runs programs.
     dev = _load(ROOT / "pyproject.toml")["dependency-groups"]["dev"]
     assert "shapescript-core[runtime]" in dev
+
+
+def _group(name: str) -> set[str]:
+    """The requirements of a dependency group of the workspace, its included groups' too."""
+    groups = _load(ROOT / "pyproject.toml")["dependency-groups"]
+    out: set[str] = set()
+    for req in groups[name]:
+        out |= _group(req["include-group"]) if isinstance(req, dict) else {req}
+    return out
+
+
+def _names(reqs: set[str]) -> set[str]:
+    return {re.split(r"[<>=\[ ;]", r)[0].lower() for r in reqs}
+
+
+HEAVY = {"transformers", "llama-cpp-python", "gguf", "tokenizers", "mkdocs", "mkdocs-material",
+         "mkdocstrings", "pytest-lsp", "nbclient", "ipykernel", "shapescript-hf",
+         "shapescript-gguf", "matplotlib", "pytest"}
+
+
+def test_the_first_run_pulls_only_what_training_needs():
+    # `uv run` (the README's first command) installs the default groups: the runtime only.
+    default = _load(ROOT / "pyproject.toml")["tool"]["uv"]["default-groups"]
+    pulled = set().union(*(_group(g) for g in default))
+    assert pulled == {"shapescript-core[runtime]"}, pulled
+    # The heavy ones are the test suite's, which its command installs.
+    assert HEAVY <= _names(_group("test")), HEAVY - _names(_group("test"))
+
+
+def test_the_readme_test_command_installs_the_test_group_and_is_what_ci_runs():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    first = re.search(r"```sh\n(.*?)```", readme, re.S)
+    assert first is not None
+    lines = [ln.split("#")[0].strip() for ln in first.group(1).splitlines()]
+    (command,) = [ln for ln in lines if "pytest" in ln]
+    assert command == "uv run --group test pytest"
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert re.search(rf"^{re.escape(command)}$", ci, re.M), ci
+    # So are the import contracts: in the same environment.
+    assert re.search(r"^uv run --group test lint-imports$", ci, re.M), ci
 
 
 def test_pre_commit_hook_definition():

@@ -76,11 +76,6 @@ def test_an_expect_marker_fails_on_the_wrong_code(tmp_path):
 
 # --- the tutorial ------------------------------------------------------------------------
 
-def _sh(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NO_COLOR": "1", "PYTHONDONTWRITEBYTECODE": "1"}
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
-
-
 def _shown_output(after: str) -> str:
     """The ```text block that follows a command in tutorial.md."""
     text = (DOCS / "tutorial.md").read_text(encoding="utf-8")
@@ -90,10 +85,32 @@ def _shown_output(after: str) -> str:
     return m.group(1)
 
 
+_SH_BLOCK = re.compile(r"^```sh\n(.*?)^```", re.M | re.S)
+# Where the tutorial works; the test puts it under its own temporary folder.
+_WORKDIR = "/tmp/first-hour"
+
+
+def tutorial_commands() -> list[str]:
+    """The commands of tutorial.md's ```sh blocks, in the page's order."""
+    text = (DOCS / "tutorial.md").read_text(encoding="utf-8")
+    return [line.strip() for m in _SH_BLOCK.finditer(text)
+            for line in m.group(1).splitlines() if line.strip()]
+
+
+def _shell(command: str, cwd: Path, state: Path) -> tuple[subprocess.CompletedProcess, Path]:
+    """Runs one command line in bash as a reader would type it (with this environment's
+    `shapescript` and `python` first on the PATH); returns it and the folder it ends in."""
+    bin_dir = str(Path(sys.executable).parent)
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONDONTWRITEBYTECODE": "1",
+           "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
+    script = f'{command}\nrc=$?\npwd > "{state}"\nexit $rc\n'
+    r = subprocess.run(["bash", "-c", script], cwd=cwd, capture_output=True, text=True,
+                       env=env, timeout=600)
+    return r, Path(state.read_text().strip())
+
+
 @pytest.mark.slow
-def test_the_tutorial_runs(tmp_path):
-    for f in (DOCS / "tutorial").iterdir():
-        shutil.copy(f, tmp_path)
+def test_the_tutorial_runs_from_an_empty_folder(tmp_path):
     # The files the page shows are the files it ships.
     page = (DOCS / "tutorial.md").read_text(encoding="utf-8")
     for name in ("norm.ss", "broken.ss", "probe.ss"):
@@ -104,36 +121,54 @@ def test_the_tutorial_runs(tmp_path):
         body = text[text.index('"""', 3) + 3:].lstrip("\n")
         assert body in page, name
 
-    r = _sh([*SHAPESCRIPT, "check", "norm.ss"], tmp_path)
-    assert (r.returncode, r.stdout) == (0, "")
+    work = tmp_path / "first-hour"          # doesn't exist yet: the page makes it
+    commands = tutorial_commands()
+    installs = [c for c in commands if c.startswith("pip install")]
+    # This environment is installed already: the install line is the one not run.
+    assert installs == ["pip install 'shapescript[runtime,export]'"], installs
+    cwd = ROOT                               # the page starts in a clone
+    ran: dict[str, subprocess.CompletedProcess] = {}
+    for command in commands:
+        if command in installs:
+            continue
+        r, cwd = _shell(command.replace(_WORKDIR, str(work)), cwd, tmp_path / "cwd")
+        ran[command] = r
+        expect = 1 if command == "shapescript check broken.ss" else 0
+        assert r.returncode == expect, f"{command}\n{r.stdout}{r.stderr}"
+    assert cwd == work
+    assert sorted(p.name for p in work.glob("*.ss")) == ["broken.ss", "norm.ss", "probe.ss"]
 
-    r = _sh([*SHAPESCRIPT, "check", "broken.ss"], tmp_path)
-    assert r.returncode == 1
-    assert r.stdout.strip() == _shown_output("shapescript check broken.ss").strip()
+    import shapescript
 
-    r = _sh([sys.executable, "use_norm.py"], tmp_path)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout == _shown_output("python use_norm.py")
+    assert shapescript.__version__ in ran["shapescript --version"].stdout
+    assert ran["shapescript check norm.ss"].stdout == ""
+    assert ran["shapescript check broken.ss"].stdout.strip() == \
+        _shown_output("shapescript check broken.ss").strip()
+    assert ran["python use_norm.py"].stdout == _shown_output("python use_norm.py")
 
-    r = _sh([*SHAPESCRIPT, "run", "probe.ss"], tmp_path)
-    assert r.returncode == 0, r.stderr
     # One report per pass, with the losses the page shows (seeded, so the same here).
+    r = ran["shapescript run probe.ss"]
     loss = re.compile(r"loss[ =:]+([\d.]+)")
     losses = [float(x) for x in loss.findall(r.stdout + r.stderr)]
     shown = [float(x) for x in loss.findall(_shown_output("shapescript run probe.ss"))]
     assert len(losses) == len(shown) == 5, r.stdout + r.stderr
     assert all(abs(a - b) < 2e-3 for a, b in zip(losses, shown)), (losses, shown)
     assert losses[-1] < losses[0]
-    assert (tmp_path / "probe.safetensors").exists()
+    assert (work / "probe.safetensors").exists()
 
-    r = _sh([*SHAPESCRIPT, "export", "probe.ss", "-o", "probe.pt2"], tmp_path)
-    assert r.returncode == 0, r.stderr
-    assert (tmp_path / "probe.pt2").exists()
+    r = ran["shapescript export probe.ss -o probe.pt2"]
+    assert (work / "probe.pt2").exists()
     assert re.search(r"^wrote probe\.pt2 \(", r.stdout + r.stderr, re.M), r.stdout + r.stderr
+    assert ran["python serve_probe.py"].stdout == _shown_output("python serve_probe.py")
 
-    r = _sh([sys.executable, "serve_probe.py"], tmp_path)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout == _shown_output("python serve_probe.py")
+
+def test_the_tutorial_starts_from_a_folder_it_makes():
+    # Every `cp` or `cd` into the work folder comes after a `mkdir -p` of it.
+    commands = tutorial_commands()
+    uses = [i for i, c in enumerate(commands) if f" {_WORKDIR}" in c]
+    assert uses, commands
+    first = commands[uses[0]]
+    assert first.startswith(f"mkdir -p {_WORKDIR} && "), first
 
 
 # --- the generated reference and the site --------------------------------------------------
@@ -177,6 +212,12 @@ def test_mkdocs_build_strict(tmp_path):
                        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     assert r.returncode == 0, r.stdout + r.stderr
     assert (tmp_path / "site" / "reference" / "builtins" / "index.html").exists()
+    # ```ss blocks are coloured by the ShapeScript lexer (a keyword, a dim, a comment).
+    home = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert '<span class="kd">fn</span>' in home and '<span class="no">D</span>' in home
+    assert '<span class="err">' not in home
+    # The home page says how to install.
+    assert "pip install" in home and 'href="install/"' in home
 
 
 # --- no references to documents outside the repository -----------------------------------

@@ -75,11 +75,14 @@ def test_spotter_in_a_notebook(tmp_path: Path):
     (err,) = [o for o in cells[5].outputs if o.output_type == "error"]
     assert err.ename == "ShapeError"
     assert "expected" in err.evalue and "(8, 1, 15, 15)" in err.evalue
+    assert err.evalue.startswith(f"cell{cells[1].execution_count}.ss:"), err.evalue
     assert _text(cells[7]).strip() == "torch.Size([3, 4])"
     # The bad cell: the book's layout as text, and as HTML for Jupyter.
     (shown,) = [o for o in cells[8].outputs if o.output_type == "display_data"]
     text = shown.data["text/plain"]
-    assert "error[E0401]" in text and " --> cell" in text and "2 |     return x" in text
+    # Named by the number Jupyter shows beside the cell (In [9]).
+    assert cells[8].execution_count == 9
+    assert "error[E0401]" in text and " --> cell9.ss:2:12" in text and "2 |     return x" in text
     assert "For more information about E0401, run `shapescript explain E0401`." in text
     html = shown.data["text/html"]
     assert html.startswith("<pre") and "E0401" in html
@@ -91,10 +94,55 @@ def test_spotter_in_a_notebook(tmp_path: Path):
 
 
 def test_missing_extra_names_the_install(monkeypatch: pytest.MonkeyPatch):
-    import sys
-
     import shapescript
+    import shapescript.plugins
 
-    monkeypatch.setitem(sys.modules, "shapescript_notebook", None)
+    # The cells are found through their entry point alone: without it, the module that
+    # is still importable here is not used.
+    real = shapescript.plugins.entry_points
+    monkeypatch.setattr(shapescript.plugins, "entry_points",
+                        lambda group: {} if group == shapescript.plugins.NOTEBOOK else real(group))
     with pytest.raises(ImportError, match=r"pip install 'shapescript\[lsp\]'"):
         shapescript.load_ipython_extension(object())
+
+
+def test_the_cells_come_through_their_entry_point():
+    import shapescript.plugins
+    import shapescript_notebook
+
+    cells = shapescript.plugins.load_entry_point(shapescript.plugins.NOTEBOOK, "cells")
+    assert cells is shapescript_notebook
+
+
+@pytest.fixture
+def ipython():
+    """A real IPython shell, in this process, with its history in memory."""
+    interactiveshell = pytest.importorskip("IPython.core.interactiveshell")
+    from traitlets.config import Config
+
+    config = Config()
+    config.HistoryManager.hist_file = ":memory:"
+    shell = interactiveshell.InteractiveShell.instance(config=config)
+    yield shell
+    interactiveshell.InteractiveShell.clear_instance()
+
+
+def test_a_cell_is_named_by_the_number_ipython_shows(ipython, capsys, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch):
+    pytest.importorskip("torch")
+    monkeypatch.chdir(tmp_path)
+
+    def run(cell: str):
+        result = ipython.run_cell(cell, store_history=True)
+        return result, capsys.readouterr().out
+
+    run("%load_ext shapescript")
+    run("import torch")
+    result, shown = run("%%shapescript\ndim D = 4\nfn bad(x: [b D]) -> [b]:\n    return x\n")
+    assert result.execution_count == 3                      # In [3]
+    assert " --> cell3.ss:3:12" in shown, shown
+    result, _ = run("%%shapescript\ndim E = 4\nfn good(x: [b E]) -> [b E] = x\n")
+    assert result.execution_count == 4 and result.success
+    result, _ = run("good(torch.zeros(2, 3))")
+    assert str(result.error_in_exec).startswith("cell4.ss:2:9: x: expected [b E]"), \
+        result.error_in_exec

@@ -73,6 +73,37 @@ def test_a_known_target_that_is_missing_names_its_extra(flag, extra, monkeypatch
     assert r.exception is None or isinstance(r.exception, SystemExit)
 
 
+@pytest.mark.parametrize("args,option", [
+    (["-o", "probe.pt2"], "-o"),            # the tutorial's own command
+    (["--aoti"], "--aoti"),
+    (["--output=probe.pt2"], "--output"),
+    (["-oprobe.pt2"], "-o"),
+    (["--emit-python", "probe.py"], "--emit-python"),
+    (["--weights", "w.safetensors"], "--weights"),
+])
+def test_every_option_of_the_missing_export_target_names_its_extra(args, option, monkeypatch,
+                                                                   program):
+    _only(monkeypatch)
+    r = CliRunner().invoke(main, ["export", str(program), *args], prog_name="shapescript")
+    assert r.exit_code == 2
+    assert r.stderr == f"error: `{option}` needs pip install 'shapescript[export]'\n"
+
+
+@pytest.mark.parametrize("args,option,extra", [
+    (["--vllm"], "--vllm", "hf"),
+    (["--no-verify"], "--no-verify", "hf"),
+    (["--arch", "llama"], "--arch", "gguf"),
+    # The target's flag decides, wherever it is.
+    (["--tokenizer", "tok", "--gguf", "out.gguf"], "--gguf", "gguf"),
+])
+def test_an_option_of_a_missing_serving_target_names_its_extra(args, option, extra,
+                                                               monkeypatch, program):
+    _only(monkeypatch, export_targets=["pt2"])
+    r = CliRunner().invoke(main, ["export", str(program), *args], prog_name="shapescript")
+    assert r.exit_code == 2
+    assert r.stderr == f"error: `{option}` needs pip install 'shapescript[{extra}]'\n"
+
+
 @pytest.mark.parametrize("flag,extra", [("--vllm", "hf"), ("--gguf", "gguf")])
 def test_a_known_check_profile_that_is_missing_names_its_extra(flag, extra, monkeypatch,
                                                                 program):
@@ -116,5 +147,9 @@ def test_every_installed_target_follows_the_protocol():
         known = shapescript.plugins.KNOWN_TARGETS.get(name)
         if known is not None:
             assert (target.flag, target.extra) == (known.flag, known.extra)
+            # The table's options are the target's: each gets the hint when it's missing.
+            assert set(known.options) == {s for opt in target.options()
+                                          for s in (*opt.opts, *opt.secondary_opts)}, name
+            assert len(set(known.options)) == len(known.options), name
         for opt in target.options():
             assert opt.name and opt.opts

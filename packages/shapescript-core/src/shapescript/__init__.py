@@ -62,23 +62,22 @@ def devices(spec: str | None = None) -> Any:
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext shapescript`` in Jupyter/IPython: the ``%%shapescript`` cell magic,
-    from the ``lsp`` extra."""
-    try:
-        from shapescript_notebook import load_ipython_extension as _load
-    except ImportError:
-        from shapescript.plugins import missing_hint
+    from the ``lsp`` extra (found through the ``shapescript.notebook`` entry point)."""
+    from shapescript.plugins import KNOWN_NOTEBOOK, NOTEBOOK, load_entry_point, missing_hint
 
-        raise ImportError(missing_hint("%%shapescript cells", "lsp")) from None
-    _load(ipython)
+    cells = load_entry_point(NOTEBOOK, KNOWN_NOTEBOOK.name)
+    if cells is None:
+        raise ImportError(missing_hint("%%shapescript cells", KNOWN_NOTEBOOK.extra))
+    cells.load_ipython_extension(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
     """``%unload_ext shapescript``."""
-    try:
-        from shapescript_notebook import unload_ipython_extension as _unload
-    except ImportError:
-        return
-    _unload(ipython)
+    from shapescript.plugins import KNOWN_NOTEBOOK, NOTEBOOK, load_entry_point
+
+    cells = load_entry_point(NOTEBOOK, KNOWN_NOTEBOOK.name)
+    if cells is not None:
+        cells.unload_ipython_extension(ipython)
 
 
 def __getattr__(name: str) -> Any:

@@ -1,7 +1,7 @@
 """How plugins plug in: the entry-point groups, the protocols their objects follow, and
 the table of plugins ShapeScript knows by name (so a missing one gets an install hint).
 
-Three entry-point groups, each loaded only when used:
+Four entry-point groups, each loaded only when used:
 
 ``shapescript.export_targets``
     An ``ExportTarget``: a way ``shapescript export`` can write a program (the
@@ -13,6 +13,10 @@ Three entry-point groups, each loaded only when used:
     ``--gguf``: the serving rules).
 ``shapescript.commands``
     A top-level Click command (``shapescript lsp``).
+``shapescript.notebook``
+    The IPython extension behind ``%load_ext shapescript`` (``%%shapescript`` cells): a
+    module or object with ``load_ipython_extension(ipython)`` and
+    ``unload_ipython_extension(ipython)``, registered under the name ``cells``.
 
 The core never imports a plugin: it only reads entry-point metadata here.
 """
@@ -29,7 +33,7 @@ if TYPE_CHECKING:
     from shapescript.diagnostics import Diagnostic
 
 __all__ = [
-    "CHECK_PROFILES", "COMMANDS", "EXPORT_TARGETS", "ExportFailed", "KNOWN_PROFILES", "KNOWN_TARGETS",
+    "CHECK_PROFILES", "COMMANDS", "EXPORT_TARGETS", "KNOWN_NOTEBOOK", "NOTEBOOK", "ExportFailed", "KNOWN_PROFILES", "KNOWN_TARGETS",
     "CheckProfile", "ExportTarget", "Known", "entry_points", "load_entry_point",
     "missing_hint", "python_api",
 ]
@@ -37,6 +41,7 @@ __all__ = [
 EXPORT_TARGETS = "shapescript.export_targets"
 CHECK_PROFILES = "shapescript.check_profiles"
 COMMANDS = "shapescript.commands"
+NOTEBOOK = "shapescript.notebook"
 
 
 class ExportFailed(Exception):
@@ -98,17 +103,32 @@ class Known:
     flag: str | None
     extra: str
     api: str | None  # its function on the ``shapescript`` module
+    # Every option string the plugin's command-line options take, its flag included, so
+    # any of them gets the install hint when the plugin is missing (a test holds this to
+    # the installed plugin's own options).
+    options: tuple[str, ...] = ()
 
+
+# The options every exporter that loads weights takes (``--weights``, ``--seed``), and
+# those of the serving exporters (``--hf``, ``--gguf``).
+_WEIGHT_OPTIONS = ("--weights", "--seed")
+_SERVING_OPTIONS = (*_WEIGHT_OPTIONS, "--dtype", "--tokenizer", "--max-len")
 
 KNOWN_TARGETS: dict[str, Known] = {
-    "pt2": Known("pt2", None, "export", "export"),
-    "hf": Known("hf", "--hf", "hf", "export_hf"),
-    "gguf": Known("gguf", "--gguf", "gguf", "export_gguf"),
+    "pt2": Known("pt2", None, "export", "export",
+                 ("-o", "--output", "--aoti", "--checks", "--value-checks", "--devices",
+                  "--python", "--emit-python", *_WEIGHT_OPTIONS)),
+    "hf": Known("hf", "--hf", "hf", "export_hf",
+                ("--hf", "--vllm", *_SERVING_OPTIONS, "--no-verify")),
+    "gguf": Known("gguf", "--gguf", "gguf", "export_gguf",
+                  ("--gguf", "--arch", *_SERVING_OPTIONS)),
 }
 KNOWN_PROFILES: dict[str, Known] = {
-    "vllm": Known("vllm", "--vllm", "hf", None),
-    "gguf": Known("gguf", "--gguf", "gguf", None),
+    "vllm": Known("vllm", "--vllm", "hf", None, ("--vllm",)),
+    "gguf": Known("gguf", "--gguf", "gguf", None, ("--gguf",)),
 }
+# The notebook cells (``%load_ext shapescript``): the ``cells`` entry point of NOTEBOOK.
+KNOWN_NOTEBOOK = Known("cells", None, "lsp", None)
 
 
 def entry_points(group: str) -> dict[str, importlib.metadata.EntryPoint]:

@@ -15,9 +15,10 @@ Inside a cell:
   ``export fn``. Its value is read when the cell runs (run the cell again to see a new
   value).
 
-The cell is compiled as a file named ``cellN.ss`` (N: the cell's execution count) in
-the notebook's folder, so ``import layers`` finds ``layers.ss`` next to the notebook,
-and a ShapeError names the cell's line.
+The cell is compiled as a file named ``cellN.ss`` in the notebook's folder, N being the
+number Jupyter shows beside it (``In [N]``): its diagnostics point at ``cellN.ss:LINE``
+and a ShapeError from one of its functions names the same cell and line, and ``import
+layers`` finds ``layers.ss`` next to the notebook.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ class CellMagic:
     def __call__(self, line: str, cell: str) -> Any:
         from shapescript import api
 
-        count = getattr(self.shell, "execution_count", None) or (self.cells + 1)
+        count = _execution_count(self.shell) or (self.cells + 1)
         self.cells += 1
         # Relative, as the diagnostics show it; imports resolve from the notebook's folder.
         path = f"cell{count}.ss"
@@ -135,6 +136,22 @@ class CellMagic:
             display(obj)
         except ImportError:  # pragma: no cover - IPython is what runs a magic
             print(obj.text)
+
+
+def _execution_count(shell: Any) -> int | None:
+    """The number of the cell that runs, the N of its ``In [N]``.
+
+    IPython adds one to ``shell.execution_count`` before it runs a cell's code, so while
+    the cell runs that counter names the next one. The running cell's own number is that
+    of the result IPython is filling in, which its display hook holds meanwhile; a shell
+    without one (a stand-in) gives its counter.
+    """
+    result = getattr(getattr(shell, "displayhook", None), "exec_result", None)
+    count = getattr(result, "execution_count", None)
+    if isinstance(count, int):
+        return count
+    count = getattr(shell, "execution_count", None)
+    return count if isinstance(count, int) else None
 
 
 def _declared_names(src: str) -> set[str]:

@@ -4,9 +4,9 @@ The targets come from the ``shapescript.export_targets`` entry points: the ``.pt
 target (no flag; ``-o``, ``--aoti`` …) and targets selected by a flag of their own
 (``--hf DIR``, ``--gguf OUT``). Each brings its options; an option two targets declare
 (``--weights``) is listed once and given to the target that runs. An option of a target
-that isn't the one running is an error of the command, and so is a known target's flag
-when its package isn't installed: "`--gguf` needs pip install 'shapescript[gguf]'",
-exit 2.
+that isn't the one running is an error of the command, and so is any option of a known
+target whose package isn't installed (its flag, or ``-o`` of the ``.pt2`` target):
+"`--gguf` needs pip install 'shapescript[gguf]'", exit 2.
 
 The command is assembled when it is used, from the targets' entry points; loading one
 imports its target module only (click), never torch.
@@ -32,38 +32,51 @@ def installed_targets() -> dict[str, Any]:
     return dict(entry_points(EXPORT_TARGETS))
 
 
-def _missing_flags(installed: dict[str, Any]) -> dict[str, str]:
-    """The flags of known targets that aren't installed → the extra to install."""
+def _missing_options(targets: dict[str, Any]) -> dict[str, str]:
+    """Each option of a known target that isn't installed, which no installed target
+    takes either → the extra to install. The targets' flags come first: they decide the
+    hint when a command gives one with other options (``--gguf OUT --weights W``)."""
     from shapescript.api import KNOWN_TARGETS
 
-    return {k.flag: k.extra for k in KNOWN_TARGETS.values()
-            if k.flag is not None and k.name not in installed}
+    have = {s for target in targets.values() for o in target.options()
+            for s in (*o.opts, *o.secondary_opts)}
+    absent = [k for k in KNOWN_TARGETS.values() if k.name not in targets]
+    missing = {k.flag: k.extra for k in absent if k.flag is not None and k.flag not in have}
+    for known in absent:
+        for opt in known.options:
+            if opt not in have:
+                missing.setdefault(opt, known.extra)
+    return missing
 
 
-def _given_flag(args: list[str], flags: dict[str, str]) -> str | None:
+def _given_option(args: list[str], options: dict[str, str]) -> str | None:
+    """The first of ``options`` (in their order) that ``args`` give, as ``--opt``,
+    ``--opt=VALUE`` or, for a short one, ``-oVALUE``."""
+    given: set[str] = set()
     for arg in args:
         if arg == "--":
-            return None
-        head = arg.split("=", 1)[0]
-        if head in flags:
-            return head
-    return None
+            break
+        if arg.startswith("--"):
+            given.add(arg.split("=", 1)[0])
+        elif arg.startswith("-") and len(arg) > 1:
+            given.add(arg[:2])
+    return next((opt for opt in options if opt in given), None)
 
 
 class ExportCommand(click.Command):
-    """Refuses a known target's flag whose package is missing before Click parses (Click
-    would say "No such option")."""
+    """Refuses an option of a known target whose package is missing before Click parses
+    (Click would say "No such option")."""
 
     def __init__(self, *args: Any, missing: dict[str, str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.missing = missing
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        flag = _given_flag(args, self.missing)
-        if flag is not None:
+        option = _given_option(args, self.missing)
+        if option is not None:
             from shapescript.api import missing_hint
 
-            fail(missing_hint(f"`{flag}`", self.missing[flag]))
+            fail(missing_hint(f"`{option}`", self.missing[option]))
         return super().parse_args(ctx, args)
 
 
@@ -124,7 +137,7 @@ def build_command() -> click.Command:
         raise click.exceptions.Exit(_run(target, file, fn, mine))
 
     return ExportCommand(
-        "export", params=params, callback=callback, missing=_missing_flags(eps),
+        "export", params=params, callback=callback, missing=_missing_options(targets),
         help="Export a function of FILE: a torch.export program (.pt2) or an AOTInductor "
              "package by default, or another target chosen by its flag.",
         epilog=epilog, context_settings={"help_option_names": ["-h", "--help"]})
