@@ -31,7 +31,8 @@ __all__ = [
     "shapescript_error", "ShapeScriptError", "ShapeError", "DomainError", "DeviceError",
     # code generation
     "compile_source", "compile_file", "python_name", "generate_traced", "TracedModule",
-    "helper_source", "device_name", "domain_of",
+    "helper_source", "device_name", "domain_of", "py_literal", "py_comment", "py_docstring", "py_identifier",
+    "py_attribute", "py_name_from",
     # shared helpers and facts
     "vocab", "atomic_write", "atomic_write_with", "atomic_dir", "same_file", "use_color",
     "debug_enabled", "Progress", "format_size", "format_duration",
@@ -100,6 +101,12 @@ _HOMES: dict[str, str] = {
     "compile_source": "shapescript.compiler",
     "compile_file": "shapescript.compiler",
     "python_name": "shapescript.codegen.names",
+    "py_literal": "shapescript.codegen.pytext",
+    "py_comment": "shapescript.codegen.pytext",
+    "py_docstring": "shapescript.codegen.pytext",
+    "py_identifier": "shapescript.codegen.pytext",
+    "py_attribute": "shapescript.codegen.pytext",
+    "py_name_from": "shapescript.codegen.pytext",
     "generate_traced": "shapescript.codegen.traced",
     "TracedModule": "shapescript.codegen.traced",
     "domain_of": "shapescript.codegen.traced",

@@ -1,7 +1,12 @@
 """How ShapeScript names become Python names in generated code.
 
-Generated helpers and temporaries start with ``_ss_``; a user's name that is a Python
-keyword gets a trailing ``_``.
+Generated helpers and temporaries start with ``_ss_`` (``_SS_`` for constants,
+``_unchecked_`` for function bodies). A user's name that is a Python keyword, or one of
+the Python built-ins generated code and the runtime helpers it inlines call
+(``isinstance``, ``range``, ``len`` …), or the name of an error class an inlined module
+defines, gets a trailing ``_``; one that starts like a generated name gets ``_ss_u`` in
+front. The source keeps its names: messages, checkpoints' keys and a model's fields
+(``m.next`` stays ``next``) are as written.
 """
 
 from __future__ import annotations
@@ -16,18 +21,41 @@ __all__ = ["T", "dtype_expr", "generic_var", "pyname", "python_name"]
 T = "_ss_torch"
 
 
+# The built-ins generated code calls, in the bodies, the checked entries and the runtime
+# helpers a standalone module inlines (tests/codegen/test_hostile_sources.py keeps this
+# the set they use), and the error classes an inlined module defines under their names.
+GENERATED_BUILTINS = frozenset((
+    "AttributeError", "BaseException", "Exception", "FileNotFoundError", "ImportError",
+    "KeyError", "NameError", "NotImplementedError", "OSError", "RecursionError",
+    "RuntimeError", "TypeError", "UnicodeDecodeError", "ValueError", "abs", "all", "any",
+    "bool", "bytes", "callable", "classmethod", "compile", "dict", "divmod", "enumerate",
+    "exec", "float", "format", "frozenset", "getattr", "hasattr", "hash", "id", "int",
+    "isinstance", "issubclass", "iter", "len", "list", "max", "min", "next", "object",
+    "open", "print", "property", "range", "repr", "reversed", "round", "set", "setattr",
+    "slice", "sorted", "staticmethod", "str", "sum", "super", "tuple", "type", "zip",
+    "ShapeError", "DeviceError", "DomainError",
+))
+# How generated names start; a user's name that starts so is moved out of their way.
+GENERATED_PREFIXES = ("_ss_", "_SS_", "_unchecked_")
+
+
 def _python_word(stem: str) -> bool:
-    return keyword.iskeyword(stem) or stem in ("None", "True", "False")
+    return keyword.iskeyword(stem) or stem in GENERATED_BUILTINS
 
 
 def pyname(name: str) -> str:
-    """A user name as a Python identifier: a keyword gets a trailing ``_``, and so does
-    a keyword followed by underscores, so no two names meet (``class`` is ``class_``,
-    ``class_`` is ``class__``).
+    """A user name as a Python identifier: a keyword or a built-in generated code calls
+    gets a trailing ``_``, and so does one of them followed by underscores, so no two
+    names meet (``class`` is ``class_``, ``class_`` is ``class__``); a name that starts
+    as generated names do gets ``_ss_u`` in front (no generated name starts so).
 
-    >>> pyname("lambda"), pyname("class_"), pyname("x_")
-    ('lambda_', 'class__', 'x_')
+    >>> pyname("lambda"), pyname("class_"), pyname("x_"), pyname("range")
+    ('lambda_', 'class__', 'x_', 'range_')
+    >>> pyname("_ss_torch")
+    '_ss_u_ss_torch'
     """
+    if name.startswith(GENERATED_PREFIXES):
+        return "_ss_u" + name
     return name + "_" if _python_word(name.rstrip("_")) else name
 
 
