@@ -285,7 +285,8 @@ class EntryChecks:
             axes = [a if a.variadic else _Axis(a.size.substitute(
                 {v: dims[v] for v in a.size.free_vars() if v in dims})) for a in t.axes]
             texts = axis_texts(t, p.shape)
-            where = f"{base}:{dp.span.line}:{dp.span.col}"
+            # Text in an f-string: a file named `{…}` must not make a hole.
+            where = brace_text(f"{base}:{dp.span.line}:{dp.span.col}")
             self.argument(pyname(p.name), where, p.written or str(t), axes, texts)
         for have, want, where, name, written, axes, texts in self.later:
             if all(v in self.bound for v in want.free_vars()):
@@ -472,7 +473,7 @@ class FunctionsGen(ModuleGen):
                 shown.append("{" + py + "}")
         tup = "(" + ", ".join(sizes) + ("," if len(sizes) == 1 else "") + ")"
         expected = "(" + ", ".join(shown) + ("," if len(shown) == 1 else "") + ")"
-        message = f"{res.where}: expected {brace_text(res.written)} = {expected}"
+        message = f"{brace_text(res.where)}: expected {brace_text(res.written)} = {expected}"
         return f"_ss_rt.expect_shape({code}, {tup}, lambda: {fstring(message)})"
 
     def reached(self) -> list[FnSig]:

@@ -1,12 +1,11 @@
 """How ShapeScript names become Python names in generated code.
 
 Generated helpers and temporaries start with ``_ss_`` (``_SS_`` for constants,
-``_unchecked_`` for function bodies). A user's name that is a Python keyword, or one of
-the Python built-ins generated code and the runtime helpers it inlines call
-(``isinstance``, ``range``, ``len`` …), or the name of an error class an inlined module
-defines, gets a trailing ``_``; one that starts like a generated name gets ``_ss_u`` in
-front. The source keeps its names: messages, checkpoints' keys and a model's fields
-(``m.next`` stays ``next``) are as written.
+``_unchecked_`` for function bodies), which the checker keeps from users (E0203). A
+user's name that is a Python keyword, or one of the Python built-ins generated code and
+the runtime helpers it inlines call (``isinstance``, ``range``, ``len`` …), or the name
+of an error class an inlined module defines, gets a trailing ``_``. The source keeps its
+names: messages, checkpoints' keys and a model's fields (``m.next``) are as written.
 """
 
 from __future__ import annotations
@@ -23,7 +22,8 @@ T = "_ss_torch"
 
 # The built-ins generated code calls, in the bodies, the checked entries and the runtime
 # helpers a standalone module inlines (tests/codegen/test_hostile_sources.py keeps this
-# the set they use), and the error classes an inlined module defines under their names.
+# the set they use), the error classes an inlined module defines under their names, and
+# `__debug__`, which Python lets nothing bind.
 GENERATED_BUILTINS = frozenset((
     "AttributeError", "BaseException", "Exception", "FileNotFoundError", "ImportError",
     "KeyError", "NameError", "NotImplementedError", "OSError", "RecursionError",
@@ -33,10 +33,8 @@ GENERATED_BUILTINS = frozenset((
     "isinstance", "issubclass", "iter", "len", "list", "max", "min", "next", "object",
     "open", "print", "property", "range", "repr", "reversed", "round", "set", "setattr",
     "slice", "sorted", "staticmethod", "str", "sum", "super", "tuple", "type", "zip",
-    "ShapeError", "DeviceError", "DomainError",
+    "ShapeError", "DeviceError", "DomainError", "__debug__",
 ))
-# How generated names start; a user's name that starts so is moved out of their way.
-GENERATED_PREFIXES = ("_ss_", "_SS_", "_unchecked_")
 
 
 def _python_word(stem: str) -> bool:
@@ -46,16 +44,11 @@ def _python_word(stem: str) -> bool:
 def pyname(name: str) -> str:
     """A user name as a Python identifier: a keyword or a built-in generated code calls
     gets a trailing ``_``, and so does one of them followed by underscores, so no two
-    names meet (``class`` is ``class_``, ``class_`` is ``class__``); a name that starts
-    as generated names do gets ``_ss_u`` in front (no generated name starts so).
+    names meet (``class`` is ``class_``, ``class_`` is ``class__``).
 
     >>> pyname("lambda"), pyname("class_"), pyname("x_"), pyname("range")
     ('lambda_', 'class__', 'x_', 'range_')
-    >>> pyname("_ss_torch")
-    '_ss_u_ss_torch'
     """
-    if name.startswith(GENERATED_PREFIXES):
-        return "_ss_u" + name
     return name + "_" if _python_word(name.rstrip("_")) else name
 
 
