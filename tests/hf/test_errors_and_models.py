@@ -149,3 +149,29 @@ def test_a_forward_an_export_cant_hold_is_e17xx(tmp_path, capsys):
     assert rc == 1 and "error[E1704]: `print` has no torch-only lowering" in cap.err
     assert "E1705" not in cap.err   # the model, taken first, is no parameter problem
     no_trace(out, tmp_path)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("-inf")])
+def test_a_nonfinite_weight_is_refused_by_name_unless_allowed(tmp_path, capsys, value):
+    from shapescript import api
+
+    from shapescript_export.model_export import load_model_source, make_weights
+
+    path = tmp_path / "classifier.ss"
+    path.write_text(CLASSIFIER, encoding="utf-8")
+    m = make_weights(load_model_source(str(path), "classify"), seed=0)
+    with torch.no_grad():
+        m.b[1] = value
+    ckpt = tmp_path / "c.safetensors"
+    api.save_checkpoint(str(ckpt), m)
+    out = tmp_path / "out"
+    rc, cap = run(str(path), out, capsys, fn="classify", weights=str(ckpt))
+    kind = "NaN" if value != value else "infinite"
+    assert rc == 2, cap.err
+    assert cap.err.startswith(f"error: --weights {ckpt}: weight `b` has 1 {kind} value (of 3)")
+    assert "--allow-nonfinite" in cap.err
+    no_trace(out, tmp_path)
+    rc, cap = run(str(path), out, capsys, fn="classify", weights=str(ckpt),
+                  allow_nonfinite=True, no_verify=True)
+    assert rc == 0, cap.err
+    assert (out / "model.safetensors").exists()

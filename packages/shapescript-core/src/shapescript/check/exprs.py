@@ -63,7 +63,7 @@ from shapescript.check.types import (
     is_int,
 )
 from shapescript.syntax import ast
-from shapescript.vocab import HOST_DTYPE
+from shapescript.vocab import FLOAT_DTYPES, HOST_DTYPE
 
 if TYPE_CHECKING:
     from shapescript.check.body import BodyChecker
@@ -287,6 +287,15 @@ class ExprChecker:
             return PY
         if op == "@":
             return self.matmul(a, b, node)
+        if op in ("/", "//", "%") and isinstance(b, HostType) and b.value is not None \
+                and not isinstance(b.value, bool) and b.value == 0 and _raises_on_zero(op, a):
+            # Python raises for a number divided by 0 (and torch for whole numbers `//`
+            # or `%` 0): a divisor known to be 0 here is an error before the program runs.
+            right = getattr(node, "right", node)
+            raise Fail("E1708", f"division by zero: the divisor of `{op}` is 0 here",
+                       "this is 0", span=right.span,
+                       help="a dim or const it is computed from is 0; divide by a size "
+                            "that isn't, or leave the division out")
         if isinstance(a, HostType) and isinstance(b, HostType):
             return ops.host_arith(op, a, b)
         self.elementwise_operands(op, a, b)
@@ -570,3 +579,13 @@ class ExprChecker:
 
 __all__ = ["ExprChecker", "TORCH_PREFIXES", "FLOAT", "INT", "Axis", "Domain",
            "is_float", "is_int", "NothingType", "TupleType"]
+
+
+def _raises_on_zero(op: str, a: Type) -> bool:
+    """Whether ``a op 0`` raises when it runs: a host number divided by 0 does, and so
+    does a tensor of whole numbers under ``//`` or ``%`` (a float tensor gives inf/NaN)."""
+    if isinstance(a, HostType):
+        return a.name in ("int", "float", "bool")
+    if isinstance(a, TensorType) and op in ("//", "%"):
+        return a.dtype not in FLOAT_DTYPES and a.dtype not in ("Float",)
+    return False
