@@ -46,7 +46,7 @@ def test_fields_and_dims_named_as_python_words(ss):
 
 
 @pytest.mark.parametrize("expr", ["2.0 / (D / H)", "2.0 / D", "2 // D", "7 % (H - 4)",
-                                  "1.0 / (D * H)"])
+                                  "1.0 / (D * H)", "2.0 / (n - n)", "3 % (n - n)"])
 def test_a_division_by_a_size_known_to_be_zero_is_e1708(tmp_path, expr):
     src = f"dim D = 0\ndim H = 4\nfn f(x: [n]) -> [n] = x * ({expr})\n"
     assert _codes(tmp_path, src) == ["E1708"]

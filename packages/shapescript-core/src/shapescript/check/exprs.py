@@ -287,15 +287,15 @@ class ExprChecker:
             return PY
         if op == "@":
             return self.matmul(a, b, node)
-        if op in ("/", "//", "%") and isinstance(b, HostType) and b.value is not None \
-                and not isinstance(b.value, bool) and b.value == 0 and _raises_on_zero(op, a):
+        if op in ("/", "//", "%") and isinstance(b, HostType) and _raises_on_zero(op, a) \
+                and self.zero_divisor(b, node):
             # Python raises for a number divided by 0 (and torch for whole numbers `//`
             # or `%` 0): a divisor known to be 0 here is an error before the program runs.
             right = getattr(node, "right", node)
             raise Fail("E1708", f"division by zero: the divisor of `{op}` is 0 here",
                        "this is 0", span=right.span,
-                       help="a dim or const it is computed from is 0; divide by a size "
-                            "that isn't, or leave the division out")
+                       help="its value is known before the program runs; divide by a size "
+                            "that can't be 0, or leave the division out")
         if isinstance(a, HostType) and isinstance(b, HostType):
             return ops.host_arith(op, a, b)
         self.elementwise_operands(op, a, b)
@@ -303,6 +303,20 @@ class ExprChecker:
         if plan is not None:
             self.res[id(node)] = plan
         return t
+
+    def zero_divisor(self, b: HostType, node: ast.Expr) -> bool:
+        """Whether the divisor ``b`` (the right side of ``node``) is 0 before the program
+        runs: a known number, or sizes that cancel (``n - n``)."""
+        if b.value is not None:
+            return not isinstance(b.value, bool) and b.value == 0
+        right = getattr(node, "right", None)
+        if b.name != "int" or not isinstance(right, ast.BinOp):
+            return False
+        try:
+            size = self.expr_size(right)
+        except (ZeroDivisionError, ValueError, Fail):
+            return False
+        return size is not None and size.is_const and size.const_value == 0
 
     def elementwise_operands(self, op: str, a: Type, b: Type) -> None:
         """E0410 unless ``a`` and ``b`` are tensors or host numbers (not tuples, models …),
