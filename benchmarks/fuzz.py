@@ -42,6 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--out", default=None,
                     help="a folder to write each failing program (and its traceback) to")
+    ap.add_argument("--limit", type=float, default=fuzzer.TIME_LIMIT,
+                    help="seconds a program's check may take before it counts as a hang "
+                         "(more on a loaded machine)")
     ap.add_argument("--no-run", action="store_true",
                     help="compile clean programs only: don't import and run them")
     args = ap.parse_args(argv)
@@ -57,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     for seed in range(args.start, args.start + args.count):
         case = fuzzer.program(seed)
         t = time.perf_counter()
-        out = fuzzer.run_case(case, execute=not args.no_run)
+        out = fuzzer.run_case(case, execute=not args.no_run, limit=args.limit)
         dt = time.perf_counter() - t
         slowest = max(slowest, (dt, seed))
         counts[out.kind] += 1

@@ -7,22 +7,48 @@ stop with one of ShapeScript's run-time errors (``ShapeError``, ``DomainError``,
 exception out of checked code is *unsound*. The outcome is ``None`` when both hold, else
 ``("import", detail)`` or ``("unsound", detail)``.
 
-What isn't the compiler's doing is left out: a Python module the program imports that
-isn't installed, a device line naming a device this machine lacks, and the Python values
-a program gets from ``import python`` (untyped until an ``as``), whose calls may raise
-anything.
+What isn't the compiler's doing is left out: a Python module the program imports (or
+an ``extern fn`` of its own names) that isn't installed, a device line naming a device
+this machine lacks, the Python values a program gets from ``import python`` (untyped
+until an ``as``), whose calls may raise anything, and what the Python function of an
+``extern fn`` the program declares itself raises: its declaration is the program's word
+on that function (a mutant may declare ``gelu``'s ``approximate`` with a default torch
+refuses). The prelude's externs are ShapeScript's own word, and stay checked.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import os
 import random
+import sys
 import traceback
 import types
 from typing import Any
 
 _SIZES = (1, 2, 3, 5)
+# A declared shape larger than this (a mutant's `dim D = 99999999`) isn't called.
+_MAX_ELEMENTS = 1 << 20
+
+
+class _TooBig(Exception):
+    pass
+
+
+class _ExternRaised(Exception):
+    """What the Python function of one of the program's own externs raised."""
+
+
+def _guarded(fn: Any) -> Any:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except Exception as err:  # noqa: BLE001 - sorted out by the caller
+            if _shapescript_error(err):
+                raise
+            raise _ExternRaised(f"{type(err).__name__}: {err}") from err
+    return call
 
 
 def _shapescript_error(err: BaseException) -> bool:
@@ -61,6 +87,11 @@ def _tensor(spec: Any, env: dict[str, int], rng: random.Random) -> Any:
                 shape.append(rng.choice(_SIZES))
         else:
             shape.append(rng.choice(_SIZES))
+    numel = 1
+    for n in shape:
+        numel *= n
+    if numel > _MAX_ELEMENTS:
+        raise _TooBig()
     g = torch.Generator().manual_seed(rng.randrange(1 << 30))
     dtype = spec.dtype
     if dtype in ("bool",) or spec.domain == "Mask":
@@ -110,6 +141,14 @@ def _arguments(specs: tuple, rng: random.Random) -> list[Any] | None:
             else:
                 return None
         elif isinstance(spec, ModelSpec):
+            total = 0
+            for field in getattr(spec.cls, "_ss_field_specs", ()):
+                numel = 1
+                for ax in field.axes:
+                    numel *= ax if isinstance(ax, int) else 1
+                total += numel
+            if total > _MAX_ELEMENTS:
+                raise _TooBig()
             args.append(spec.cls.init(seed=rng.randrange(100)))
         else:
             return None
@@ -123,43 +162,64 @@ def import_and_run(code: types.CodeType, path: str, python_modules: set[str],
     module = types.ModuleType(f"_ss_fuzz_{seed}")
     module.__file__ = path
     sink = io.StringIO()
-    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+    # The `.ss` files it imports are beside it, as when Python imports it from there.
+    folder = os.path.dirname(os.path.abspath(path))
+    added = folder not in sys.path
+    if added:
+        sys.path.insert(0, folder)
+    try:
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            return _import_and_run(module, code, python_modules, seed)
+    finally:
+        if added and folder in sys.path:
+            sys.path.remove(folder)
+
+
+def _import_and_run(module: types.ModuleType, code: types.CodeType, python_modules: set[str],
+                    seed: int) -> tuple[str, str] | None:
+    try:
+        exec(code, module.__dict__)
+    except ModuleNotFoundError as err:
+        if (err.name or "").split(".")[0] in python_modules:
+            return None        # the program imports a module this machine lacks
+        return "import", _detail(err)
+    except Exception as err:  # noqa: BLE001 - what the stage looks for
+        if _shapescript_error(err):
+            return None        # a device line naming a device this machine lacks …
+        tb = traceback.format_exc()
+        if _from_python(tb, python_modules):
+            return None
+        return "import", _detail(err)
+    rng = random.Random(seed)
+    ns = module.__dict__
+    for key in [k for k in ns if k.startswith("_ss_x") and callable(ns[k])]:
+        ns[key] = _guarded(ns[key])  # the program's own externs (see the module's doc)
+    for name in sorted(ns):
+        check = ns.get(f"_ss_check_{name}")
+        fn = ns[name]
+        if check is None or not callable(fn) or not hasattr(check, "specs"):
+            continue
         try:
-            exec(code, module.__dict__)
-        except ModuleNotFoundError as err:
-            if (err.name or "").split(".")[0] in python_modules:
-                return None        # the program imports a module this machine lacks
-            return "import", _detail(err)
+            args = _arguments(check.specs, rng)
+        except _TooBig:
+            continue
+        if args is None:
+            continue
+        try:
+            check(tuple(args), True, True)
+        except Exception:  # noqa: BLE001 - arguments the entry refuses: not a call
+            continue
+        try:
+            fn(*args)
+        except _ExternRaised:
+            continue
         except Exception as err:  # noqa: BLE001 - what the stage looks for
             if _shapescript_error(err):
-                return None        # a device line naming a device this machine lacks …
+                continue
             tb = traceback.format_exc()
             if _from_python(tb, python_modules):
-                return None
-            return "import", _detail(err)
-        rng = random.Random(seed)
-        ns = module.__dict__
-        for name in sorted(ns):
-            check = ns.get(f"_ss_check_{name}")
-            fn = ns[name]
-            if check is None or not callable(fn) or not hasattr(check, "specs"):
                 continue
-            args = _arguments(check.specs, rng)
-            if args is None:
-                continue
-            try:
-                check(tuple(args), True, True)
-            except Exception:  # noqa: BLE001 - arguments the entry refuses: not a call
-                continue
-            try:
-                fn(*args)
-            except Exception as err:  # noqa: BLE001 - what the stage looks for
-                if _shapescript_error(err):
-                    continue
-                tb = traceback.format_exc()
-                if _from_python(tb, python_modules):
-                    continue
-                return "unsound", f"{name}: {_detail(err)}\n{tb}"
+            return "unsound", f"{name}: {_detail(err)}\n{tb}"
     return None
 
 

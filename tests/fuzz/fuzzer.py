@@ -706,6 +706,8 @@ def _execute(code, path: str, program, data: bytes, use_alarm: bool) -> Outcome 
 
     modules = {d.module.split(".")[0] for m in program.modules.values()
                for d in m.env.module.decls if isinstance(d, ast.ImportPython)}
+    modules |= {(sig.extern or "").split(".")[0] for m in program.modules.values()
+                for sig in m.env.fns.values() if sig.is_extern} - {"torch", "shapescript", ""}
     if use_alarm:
         signal.setitimer(signal.ITIMER_REAL, RUN_LIMIT)
     try:
@@ -718,8 +720,8 @@ def _execute(code, path: str, program, data: bytes, use_alarm: bool) -> Outcome 
     return None if bad is None else Outcome(bad[0], bad[1])
 
 
-def run_case(case: Case, execute: bool = False) -> Outcome:
-    return run(case.data, str(case.origin), search=[], execute=execute)
+def run_case(case: Case, execute: bool = False, limit: float = TIME_LIMIT) -> Outcome:
+    return run(case.data, str(case.origin), search=[], limit=limit, execute=execute)
 
 
 # -- minimising ------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from shapescript_export.model_export import (
     load_model_source, make_weights, torch_dtype,
 )
 
-from shapescript_hf.modeling import modeling_source
+from shapescript_hf.modeling import field_names, modeling_source
 from shapescript_hf.plan import Plan, make_plan
 
 __all__ = ["HFExportError", "export_hf"]
@@ -197,6 +197,7 @@ def _tensors(plan: Plan, model: Any, dtype: str) -> dict[str, Any]:
     fields = cast_fields(model, dtype)
     out = {}
     form = plan.form
+    names = field_names(plan)
     for name, t in fields.items():
         if plan.split and name == form.embed_field:
             out["model.embed_tokens.weight"] = t
@@ -208,7 +209,7 @@ def _tensors(plan: Plan, model: Any, dtype: str) -> dict[str, Any]:
             continue
         if plan.split and name == form.embed_field:
             continue
-        out[f"model.{name}"] = t
+        out[f"model.{names[name]}"] = t
     return out
 
 

@@ -84,8 +84,7 @@ def _defined(text: str) -> set[str]:
 def model_attributes() -> frozenset[str]:
     """The names ``ShapeScriptModel`` holds itself: ``nn.Module``'s, ``PreTrainedModel``'s
     and ``GenerationMixin``'s (``config``, ``device``, ``dtype`` …), the ones transformers
-    sets on each instance, and the classes' own. A field named so is kept in
-    ``_parameters`` under its name (its weight's key), and read from there."""
+    sets on each instance, and the classes' own."""
     import torch
     import transformers
     from transformers import GenerationMixin, PretrainedConfig, PreTrainedModel
@@ -106,14 +105,24 @@ def model_attributes() -> frozenset[str]:
     return frozenset(names | {"embed_tokens", "attentions", "model", "lm_head"})
 
 
-def field_ref(obj: str, name: str) -> str:
-    """The Python reading field ``name`` of the model ``obj``: an attribute, or its entry
-    in ``_parameters`` where the model holds that name itself."""
+def field_names(plan: Plan) -> dict[str, str]:
+    """Each field's attribute on ``ShapeScriptModel``, which is its weight's key in the
+    folder (``model.<name>``): its own name, but for one the model holds itself or Python
+    can't write after a dot, which gets a ``_`` (``config`` → ``config_``). transformers
+    finds a weight by its attribute, so the key follows; a checkpoint ``--weights``
+    reads keeps the source's names."""
     from shapescript import api
 
-    if name in model_attributes() or api.py_attribute(obj, name) != f"{obj}.{name}":
-        return f"{obj}._parameters[{api.py_literal(name)}]"
-    return f"{obj}.{name}"
+    fields = list(plan.source.fields)
+    taken = model_attributes() | set(fields)
+    out: dict[str, str] = {}
+    for name in fields:
+        attr = api.python_name(name)
+        if attr != name or name in model_attributes():
+            while attr in taken or attr in out.values():
+                attr += "_"
+        out[name] = attr
+    return out
 
 
 def _source_names(plan: Plan) -> set[str]:
@@ -152,6 +161,10 @@ def compiled_functions(plan: Plan, reserved: set[str] | frozenset[str] = frozens
     split = plan.split
     attentions = {id(c) for c in form.attentions} if servable else set()
     ctx = context_name(plan)
+    names = field_names(plan)
+
+    def fields(obj: str, name: str) -> str:
+        return api.py_attribute(obj, names.get(name, name))
 
     def calls(site: Any) -> str | None:
         node = site.node
@@ -171,13 +184,14 @@ def compiled_functions(plan: Plan, reserved: set[str] | frozenset[str] = frozens
 
     return api.generate_functions(plan.source.program, plan.source.fn, context=ctx,
                                   calls=calls, returns=returns, reserved=reserved,
-                                  fields=field_ref)
+                                  fields=fields)
 
 
 def _field_lines(plan: Plan) -> list[str]:
     from shapescript import api
 
     lines = []
+    names = field_names(plan)
     for name, (shape, dtype) in plan.source.fields.items():
         if name in plan.engine_fields:
             continue
@@ -185,7 +199,7 @@ def _field_lines(plan: Plan) -> list[str]:
         dims = ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "")
         dt = "" if dtype == "f32" else f", dtype=torch.{_TORCH.get(dtype, 'float32')}"
         grad = "" if dtype in FLOAT_DTYPES else ", requires_grad=False"
-        lines.append(f"{field_ref('self', name)} = nn.Parameter(torch.empty(({dims}){dt}){grad})"
+        lines.append(f"self.{names[name]} = nn.Parameter(torch.empty(({dims}){dt}){grad})"
                      "  " + api.py_comment(decl))
     return lines
 
@@ -224,7 +238,7 @@ def modeling_source(plan: Plan) -> str:
     fields = _field_lines(plan)
     first_float = next((n for n, (_, dt) in src.fields.items()
                         if dt in FLOAT_DTYPES and n not in plan.engine_fields), None)
-    dtype_expr = (f"{field_ref('model', first_float)}.dtype" if first_float is not None
+    dtype_expr = (f"model.{field_names(plan)[first_float]}.dtype" if first_float is not None
                   else "model.embed_tokens.weight.dtype" if plan.split else "torch.float32")
     lm = plan.language_model
     inputs = [api.python_name(p.name) for p in src.params]
