@@ -88,9 +88,7 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
         raise HFExportError(f"`{source.fn}` fails on example arguments of shapes {shapes}: "
                             f"{type(err).__name__}: {err}") from err
     config = _config(plan, calls, dtype, max_len)
-    tensors = _tensors(plan, model, dtype)
-    if not allow_nonfinite and dtype != "float32":  # finite in f32 can overflow in f16
-        check_finite(cast_fields(model, dtype), dtype=dtype)
+    tensors = _tensors(plan, model, dtype, allow_nonfinite)
     try:
         modeling = modeling_source(plan)
     except ValueError as err:  # what the modeling file can't hold yet
@@ -193,8 +191,10 @@ def _generation(config: dict[str, Any]) -> dict[str, Any]:
             "pad_token_id": None}
 
 
-def _tensors(plan: Plan, model: Any, dtype: str) -> dict[str, Any]:
+def _tensors(plan: Plan, model: Any, dtype: str, allow_nonfinite: bool) -> dict[str, Any]:
     fields = cast_fields(model, dtype)
+    if not allow_nonfinite and dtype != "float32":  # finite in f32 can overflow in f16
+        check_finite(fields, dtype=dtype)
     out = {}
     form = plan.form
     names = field_names(plan)

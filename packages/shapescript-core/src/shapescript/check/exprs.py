@@ -13,7 +13,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 # packing and training register their built-ins' type rules, which ``e_Call`` dispatches to.
-from shapescript.check import indexing, ops, packing, training  # noqa: F401
+from shapescript.check import division, indexing, ops, packing, training  # noqa: F401
 from shapescript.check.binding import relabel
 from shapescript.check.builtins import RULES
 from shapescript.check.call_exprs import call_expr
@@ -63,7 +63,7 @@ from shapescript.check.types import (
     is_int,
 )
 from shapescript.syntax import ast
-from shapescript.vocab import FLOAT_DTYPES, HOST_DTYPE
+from shapescript.vocab import HOST_DTYPE
 
 if TYPE_CHECKING:
     from shapescript.check.body import BodyChecker
@@ -287,15 +287,8 @@ class ExprChecker:
             return PY
         if op == "@":
             return self.matmul(a, b, node)
-        if op in ("/", "//", "%") and isinstance(b, HostType) and _raises_on_zero(op, a) \
-                and self.zero_divisor(b, node):
-            # Python raises for a number divided by 0 (and torch for whole numbers `//`
-            # or `%` 0): a divisor known to be 0 here is an error before the program runs.
-            right = getattr(node, "right", node)
-            raise Fail("E1708", f"division by zero: the divisor of `{op}` is 0 here",
-                       "this is 0", span=right.span,
-                       help="its value is known before the program runs; divide by a size "
-                            "that can't be 0, or leave the division out")
+        if op in ("/", "//", "%") and isinstance(b, HostType):
+            division.check_divisor(self, op, a, b, node)
         if isinstance(a, HostType) and isinstance(b, HostType):
             return ops.host_arith(op, a, b)
         self.elementwise_operands(op, a, b)
@@ -303,20 +296,6 @@ class ExprChecker:
         if plan is not None:
             self.res[id(node)] = plan
         return t
-
-    def zero_divisor(self, b: HostType, node: ast.Expr) -> bool:
-        """Whether the divisor ``b`` (the right side of ``node``) is 0 before the program
-        runs: a known number, or sizes that cancel (``n - n``)."""
-        if b.value is not None:
-            return not isinstance(b.value, bool) and b.value == 0
-        right = getattr(node, "right", None)
-        if b.name != "int" or not isinstance(right, ast.BinOp):
-            return False
-        try:
-            size = self.expr_size(right)
-        except (ZeroDivisionError, ValueError, Fail):
-            return False
-        return size is not None and size.is_const and size.const_value == 0
 
     def elementwise_operands(self, op: str, a: Type, b: Type) -> None:
         """E0410 unless ``a`` and ``b`` are tensors or host numbers (not tuples, models …),
@@ -593,13 +572,3 @@ class ExprChecker:
 
 __all__ = ["ExprChecker", "TORCH_PREFIXES", "FLOAT", "INT", "Axis", "Domain",
            "is_float", "is_int", "NothingType", "TupleType"]
-
-
-def _raises_on_zero(op: str, a: Type) -> bool:
-    """Whether ``a op 0`` raises when it runs: a host number divided by 0 does, and so
-    does a tensor of whole numbers under ``//`` or ``%`` (a float tensor gives inf/NaN)."""
-    if isinstance(a, HostType):
-        return a.name in ("int", "float", "bool")
-    if isinstance(a, TensorType) and op in ("//", "%"):
-        return a.dtype not in FLOAT_DTYPES and a.dtype not in ("Float",)
-    return False
