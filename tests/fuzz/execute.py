@@ -13,7 +13,8 @@ this machine lacks, the Python values a program gets from ``import python`` (unt
 until an ``as``), whose calls may raise anything, and what the Python function of an
 ``extern fn`` the program declares itself raises: its declaration is the program's word
 on that function (a mutant may declare ``gelu``'s ``approximate`` with a default torch
-refuses). The prelude's externs are ShapeScript's own word, and stay checked.
+refuses). The prelude's externs are ShapeScript's own word, and stay checked. An
+``OSError`` is the program's input and output (``load`` of a checkpoint it never saved).
 """
 
 from __future__ import annotations
@@ -211,7 +212,7 @@ def _import_and_run(module: types.ModuleType, code: types.CodeType, python_modul
             continue
         try:
             fn(*args)
-        except _ExternRaised:
+        except (_ExternRaised, OSError):
             continue
         except Exception as err:  # noqa: BLE001 - what the stage looks for
             if _shapescript_error(err):
