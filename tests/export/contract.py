@@ -28,6 +28,27 @@ def programs(seeds: range, origins: tuple[str, ...]) -> list[tuple[int, bytes]]:
     return out
 
 
+# Mutations that often leave a program checking: a number, a name, a token repeated.
+_GENTLE = ("_m_number", "_m_replace_name", "_m_duplicate_tokens", "_m_swap_tokens")
+
+
+def mutants(files: tuple[str, ...], seeds: range) -> list[tuple[int, bytes]]:
+    """Clean mutants of ``files`` (paths), one small mutation each, by seed."""
+    import random
+
+    import fuzzer
+
+    out = []
+    for seed in seeds:
+        rng = random.Random(seed)
+        path = files[seed % len(files)]
+        data = open(path, "rb").read()
+        mutated = getattr(fuzzer, rng.choice(_GENTLE))(data, rng, data)
+        if mutated != data and fuzzer.run(mutated, path, search=[]).kind == "clean":
+            out.append((seed, mutated))
+    return out
+
+
 def _functions(path: str) -> list[str]:
     from shapescript import api
 

@@ -31,8 +31,9 @@ __all__ = [
     "shapescript_error", "ShapeScriptError", "ShapeError", "DomainError", "DeviceError",
     # code generation
     "compile_source", "compile_file", "python_name", "generate_traced", "TracedModule",
-    "helper_source", "device_name", "domain_of", "py_literal", "py_comment", "py_docstring", "py_identifier",
-    "py_attribute", "py_name_from",
+    "helper_source", "device_name", "domain_of",
+    # source text in generated Python: the one way there (codegen/pytext.py)
+    "py_literal", "py_comment", "py_docstring", "py_identifier", "py_attribute", "py_name_from",
     # shared helpers and facts
     "vocab", "atomic_write", "atomic_write_with", "atomic_dir", "same_file", "use_color",
     "debug_enabled", "Progress", "format_size", "format_duration",

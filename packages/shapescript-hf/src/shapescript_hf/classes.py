@@ -239,10 +239,12 @@ def _plain_forward(plan: Plan, inputs: list[str], compiled: str) -> str:
     """``ShapeScriptModel``'s forward otherwise: the function's other parameters, by
     position or by name (``inputs``: their Python names), and what it gives."""
     params = ", ".join(_param_text(name, p) for name, p in zip(inputs, plan.source.params))
+    written = ", ".join(p.name for p in plan.source.params)
+    args = "".join(", " + name for name in inputs)
     return f'''
     def forward(self, {params + ", " if params else ""}**kwargs):
-        """`{plan.source.fn}(m, {", ".join(p.name for p in plan.source.params)})`: what the function gives."""
-        return {compiled}(ShapeScriptCall(self, None, None, {{}}), self{"".join(", " + p for p in inputs)})
+        """`{plan.source.fn}(m, {written})`: what the function gives."""
+        return {compiled}(ShapeScriptCall(self, None, None, {{}}), self{args})
 '''
 
 

@@ -5,9 +5,9 @@ written, a name) reaches generated code only through these functions: as a liter
 Python reads back as the same value (``literal``), as a comment that stays on its line
 (``comment``), or as a name that is checked to be one (``identifier``, ``attribute``).
 A file whose name holds triple quotes and a statement, or a newline, is then text in a
-literal or a comment, never a statement. Every generator (modules,
-standalone builds, export modules, Hugging Face modeling files) uses them, through
-``shapescript.api`` outside the core.
+literal or a comment, never a statement. Every generator (modules, standalone builds,
+export modules, Hugging Face modeling files) uses them, through ``shapescript.api``
+outside the core.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import keyword
 import math
 from typing import Any
 
-__all__ = ["attribute", "brace_text", "comment", "docstring", "fstring", "identifier", "is_identifier",
-           "keyword_arg", "literal", "name_from"]
+__all__ = ["attribute", "brace_text", "comment", "docstring", "fstring", "identifier",
+           "is_identifier", "keyword_arg", "literal", "name_from"]
 
 
 def literal(value: Any) -> str:
