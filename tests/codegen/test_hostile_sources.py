@@ -110,7 +110,7 @@ def test_a_hugging_face_folder_loads_and_runs_nothing_else(hostile, tmp_path):
     export_hf(hostile, str(out), fn="forward")  # verifies: loads the folder and runs it
     text = (out / "modeling_shapescript.py").read_text(encoding="utf-8")
     ast.parse(text)
-    assert "_parameters['lambda']" in text
+    assert "self.lambda_ = nn.Parameter(" in text  # its attribute and key: `lambda_`
 
 
 def test_the_builtins_generated_code_calls_are_kept_from_users_names():
@@ -119,9 +119,11 @@ def test_the_builtins_generated_code_calls_are_kept_from_users_names():
     from shapescript.codegen.names import GENERATED_BUILTINS
     from shapescript.rt.standalone import helper_names, helper_source
 
-    src = helper_source(sorted(helper_names()), prefix="_ss_", namespace="_ss_rt")
-    called = {n.id for n in ast.walk(ast.parse(src))
-              if isinstance(n, ast.Name) and n.id in dir(builtins)}
+    tree = ast.parse(helper_source(sorted(helper_names()), prefix="_ss_", namespace="_ss_rt"))
+    bound = {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)} | \
+        {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    called = {n.id for n in ast.walk(tree)
+              if isinstance(n, ast.Name) and n.id in dir(builtins) and n.id not in bound}
     assert called <= GENERATED_BUILTINS, sorted(called - GENERATED_BUILTINS)
 
 

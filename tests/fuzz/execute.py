@@ -58,9 +58,12 @@ def _shapescript_error(err: BaseException) -> bool:
     return isinstance(err, (ShapeError, DomainError, DeviceError, ShapeScriptError))
 
 
-def _from_python(tb: str, python_modules: set[str]) -> bool:
-    """Whether the exception came out of a Python call the program made itself (an
-    ``import python`` module's function, whose result is unchecked until an ``as``)."""
+def _from_python(err: BaseException, tb: str, python_modules: set[str]) -> bool:
+    """Whether the exception came out of a Python value the program reached itself (an
+    ``import python`` module's function or attribute, unchecked until an ``as``)."""
+    obj = getattr(err, "obj", None) if isinstance(err, AttributeError) else None
+    if isinstance(obj, types.ModuleType) and obj.__name__.split(".")[0] in python_modules:
+        return True
     return any(f'"{m}' in tb or f"/{m}/" in tb or f"/{m}.py" in tb for m in python_modules)
 
 
@@ -188,7 +191,7 @@ def _import_and_run(module: types.ModuleType, code: types.CodeType, python_modul
         if _shapescript_error(err):
             return None        # a device line naming a device this machine lacks …
         tb = traceback.format_exc()
-        if _from_python(tb, python_modules):
+        if _from_python(err, tb, python_modules):
             return None
         return "import", _detail(err)
     rng = random.Random(seed)
@@ -218,7 +221,7 @@ def _import_and_run(module: types.ModuleType, code: types.CodeType, python_modul
             if _shapescript_error(err):
                 continue
             tb = traceback.format_exc()
-            if _from_python(tb, python_modules):
+            if _from_python(err, tb, python_modules):
                 continue
             return "unsound", f"{name}: {_detail(err)}\n{tb}"
     return None
