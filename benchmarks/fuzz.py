@@ -83,6 +83,11 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.count / total:.0f}/s; slowest {slowest[0]:.2f} s (seed {slowest[1]})")
     for kind in ("clean", "errors", "not-utf8") + fuzzer.FAILURES:
         print(f"  {kind:15} {counts[kind]:7,}")
+    if not args.no_run:
+        import execute
+
+        print(f"  run stage: {execute.STATS['imported']:,} modules imported, "
+              f"{execute.STATS['called']:,} functions called")
     if args.save and failures:
         fuzzer.REGRESSIONS.mkdir(exist_ok=True)
         for sig, (case, out) in failures.items():

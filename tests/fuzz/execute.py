@@ -29,6 +29,8 @@ import types
 from typing import Any
 
 _SIZES = (1, 2, 3, 5)
+# What the stage did, over the process: modules imported, functions called.
+STATS = {"imported": 0, "called": 0}
 # A declared shape larger than this (a mutant's `dim D = 99999999`) isn't called.
 _MAX_ELEMENTS = 1 << 20
 
@@ -194,6 +196,7 @@ def _import_and_run(module: types.ModuleType, code: types.CodeType, python_modul
         if _from_python(err, tb, python_modules):
             return None
         return "import", _detail(err)
+    STATS["imported"] += 1
     rng = random.Random(seed)
     ns = module.__dict__
     for key in [k for k in ns if k.startswith("_ss_x") and callable(ns[k])]:
@@ -213,6 +216,7 @@ def _import_and_run(module: types.ModuleType, code: types.CodeType, python_modul
             check(tuple(args), True, True)
         except Exception:  # noqa: BLE001 - arguments the entry refuses: not a call
             continue
+        STATS["called"] += 1
         try:
             fn(*args)
         except (_ExternRaised, OSError):
