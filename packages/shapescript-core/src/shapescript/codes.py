@@ -158,6 +158,7 @@ _TABLE: tuple[tuple[str, ...], ...] = (
     ("E1706", "return inside an if on a tensor in an exported function"),
     ("E1707", "`map` over a generic size in an exported function"),
     ("E1708", "division by a number the checker knows is 0"),
+    ("E1709", "more than one `...` in a type"),
     # E33 serving engines
     ("E3301", "forward function's parameters not the model, token ids and positions"),
     ("E3302", "forward function doesn't end with the output layer"),
