@@ -155,7 +155,7 @@ def _arguments(specs: tuple, rng: random.Random) -> list[Any] | None:
                 total += numel
             if total > _MAX_ELEMENTS:
                 raise _TooBig()
-            args.append(spec.cls.init(seed=rng.randrange(100)))
+            args.append(spec.cls.init(seed=rng.randrange(100), device="cpu"))
         else:
             return None
     return args
@@ -179,6 +179,10 @@ def import_and_run(code: types.CodeType, path: str, python_modules: set[str],
     finally:
         if added and folder in sys.path:
             sys.path.remove(folder)
+        # A device line is process-wide: the next program starts without this one's.
+        from shapescript.rt.device import reset_devices
+
+        reset_devices()
 
 
 def _import_and_run(module: types.ModuleType, code: types.CodeType, python_modules: set[str],
@@ -208,7 +212,7 @@ def _import_and_run(module: types.ModuleType, code: types.CodeType, python_modul
             continue
         try:
             args = _arguments(check.specs, rng)
-        except _TooBig:
+        except Exception:  # noqa: BLE001 - too big, or on a device this machine lacks
             continue
         if args is None:
             continue
