@@ -1,13 +1,20 @@
 """Fuzzing the front end at scale: ``N`` programs (default 10,000) from
 ``tests/fuzz/fuzzer.py`` (mutants of every ``.ss`` file in the repository and generated
-programs), each checked, rendered and, when clean, compiled to Python; prints the count
-of each outcome and the time taken, and every failure's seed.
+programs), each checked, rendered and, when clean, compiled to Python, imported, and its
+functions called on random arguments of their declared shapes (``tests/fuzz/execute.py``;
+``--no-run`` stops at compiling); prints the count of each outcome and the time taken,
+and every failure's seed.
 
     uv run python benchmarks/fuzz.py [--count 10000] [--start 0] [--save] [--out DIR]
 
+The programs run in a temporary folder (one may ``save`` a checkpoint). A generated
+module that doesn't import is an ``import`` failure, and a call that fails otherwise than
+with a ShapeScript error (``ShapeError``, ``DomainError``, ``DeviceError``) ``unsound``.
+
 ``--save`` minimises each distinct failure and writes it to ``tests/fuzz/regressions/``
 (``<kind>-<seed>.ss``), where ``tests/fuzz/test_regressions.py`` keeps it fixed. The
-acceptance is zero ``internal``, ``crash``, ``bad-diagnostic`` and ``hang`` outcomes.
+acceptance is zero ``internal``, ``crash``, ``bad-diagnostic``, ``hang``, ``import`` and
+``unsound`` outcomes.
 Exit status 1 when there is any.
 """
 
@@ -15,7 +22,9 @@ from __future__ import annotations
 
 import argparse
 import collections
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -33,7 +42,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--out", default=None,
                     help="a folder to write each failing program (and its traceback) to")
+    ap.add_argument("--limit", type=float, default=fuzzer.TIME_LIMIT,
+                    help="seconds a program's check may take before it counts as a hang "
+                         "(more on a loaded machine)")
+    ap.add_argument("--no-run", action="store_true",
+                    help="compile clean programs only: don't import and run them")
     args = ap.parse_args(argv)
+    if args.out:
+        args.out = os.path.abspath(args.out)
+    os.chdir(tempfile.mkdtemp(prefix="ss-fuzz-"))  # where programs write what they save
 
     counts: collections.Counter[str] = collections.Counter()
     kinds: collections.Counter[str] = collections.Counter()
@@ -43,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     for seed in range(args.start, args.start + args.count):
         case = fuzzer.program(seed)
         t = time.perf_counter()
-        out = fuzzer.run_case(case)
+        out = fuzzer.run_case(case, execute=not args.no_run, limit=args.limit)
         dt = time.perf_counter() - t
         slowest = max(slowest, (dt, seed))
         counts[out.kind] += 1
@@ -66,6 +83,11 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.count / total:.0f}/s; slowest {slowest[0]:.2f} s (seed {slowest[1]})")
     for kind in ("clean", "errors", "not-utf8") + fuzzer.FAILURES:
         print(f"  {kind:15} {counts[kind]:7,}")
+    if not args.no_run:
+        import execute
+
+        print(f"  run stage: {execute.STATS['imported']:,} modules imported, "
+              f"{execute.STATS['called']:,} functions called")
     if args.save and failures:
         fuzzer.REGRESSIONS.mkdir(exist_ok=True)
         for sig, (case, out) in failures.items():

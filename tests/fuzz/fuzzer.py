@@ -40,7 +40,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 REGRESSIONS = Path(__file__).resolve().parent / "regressions"
 TIME_LIMIT = 5.0
-FAILURES = ("internal", "crash", "bad-diagnostic", "hang")
+# The import-and-run stage's own limit: a program may train or loop for a while.
+RUN_LIMIT = 10.0
+FAILURES = ("internal", "crash", "bad-diagnostic", "hang", "import", "unsound")
 
 
 def corpus() -> list[tuple[Path, bytes]]:
@@ -626,12 +628,22 @@ def _check_diagnostics(diags, sources, path) -> str | None:
 
 
 def run(data: bytes, path: str, search: list[str] | None = None,
-        limit: float = TIME_LIMIT) -> Outcome:
-    """Check, render and (when clean) compile the program ``data`` as the file ``path``."""
+        limit: float = TIME_LIMIT, execute: bool = False) -> Outcome:
+    """Check, render and (when clean) compile the program ``data`` as the file ``path``;
+    with ``execute``, then import the module and call its functions (``execute.py``):
+    ``import`` when it doesn't import, ``unsound`` when a call fails otherwise than with
+    a ShapeScript error."""
     from shapescript.compiler import check_program, compile_source, to_code
     from shapescript.render import render
     from shapescript.source import SourceDecodeError, decode_source
 
+    if execute:
+        # Loaded before any clock starts: an alarm in the middle of importing torch
+        # leaves it half-initialised for every later program.
+        import einops  # noqa: F401
+        import torch  # noqa: F401
+
+        import shapescript.rt  # noqa: F401
     start = time.perf_counter()
     use_alarm = hasattr(signal, "setitimer") and limit > 0
     if use_alarm:
@@ -668,7 +680,11 @@ def run(data: bytes, path: str, search: list[str] | None = None,
             return Outcome("internal", "E0000 in code generation\n" + repr(tb))
         if out.python is None:
             return Outcome("crash", "a clean program generated no Python")
-        to_code(out, path)
+        code = to_code(out, path)
+        if execute:
+            bad = _execute(code, path, program, data, use_alarm)
+            if bad is not None:
+                return bad
         return Outcome("clean", seconds=time.perf_counter() - start)
     except _Timeout:
         return Outcome("hang", f"over {limit} s")
@@ -681,8 +697,31 @@ def run(data: bytes, path: str, search: list[str] | None = None,
             signal.signal(signal.SIGALRM, old)
 
 
-def run_case(case: Case) -> Outcome:
-    return run(case.data, str(case.origin), search=[])
+def _execute(code, path: str, program, data: bytes, use_alarm: bool) -> Outcome | None:
+    """The import-and-run stage, under its own time limit (running out is no failure)."""
+    import zlib
+
+    from execute import import_and_run
+    from shapescript.syntax import ast
+
+    modules = {d.module.split(".")[0] for m in program.modules.values()
+               for d in m.env.module.decls if isinstance(d, ast.ImportPython)}
+    modules |= {(sig.extern or "").split(".")[0] for m in program.modules.values()
+                for sig in m.env.fns.values() if sig.is_extern} - {"torch", "shapescript", ""}
+    if use_alarm:
+        signal.setitimer(signal.ITIMER_REAL, RUN_LIMIT)
+    try:
+        bad = import_and_run(code, path, modules, zlib.crc32(data))
+    except _Timeout:
+        return None
+    finally:
+        if use_alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    return None if bad is None else Outcome(bad[0], bad[1])
+
+
+def run_case(case: Case, execute: bool = False, limit: float = TIME_LIMIT) -> Outcome:
+    return run(case.data, str(case.origin), search=[], limit=limit, execute=execute)
 
 
 # -- minimising ------------------------------------------------------------------------
@@ -694,7 +733,8 @@ def minimize(data: bytes, path: str, signature: str, budget: float = 60.0) -> by
     deadline = time.monotonic() + budget
 
     def fails(candidate: bytes) -> bool:
-        return run(candidate, path, search=[]).signature() == signature
+        return run(candidate, path, search=[],
+                   execute=signature.startswith(("import:", "unsound:"))).signature() == signature
 
     for split, join in ((lambda d: d.split(b"\n"), b"\n".join), (tokens, b"".join),
                         (lambda d: [bytes([c]) for c in d], b"".join)):

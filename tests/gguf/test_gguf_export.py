@@ -181,7 +181,7 @@ def test_the_target_runs_the_export(tmp_path, capsys):
                                           r"in \S+ s\n", got.err), got.err
     assert TARGET.api is export_gguf
     assert {o.name for o in TARGET.options()} == {"gguf", "arch", "weights", "seed", "dtype",
-                                                  "tokenizer", "max_len"}
+                                                  "tokenizer", "max_len", "allow_nonfinite"}
 
 
 @pytest.mark.parametrize("name,first", [
@@ -298,3 +298,34 @@ def test_the_output_must_be_a_new_file_in_a_folder_that_exists(tmp_path):
     with pytest.raises(CommandError, match="is a folder"):
         export_gguf(str(src), str(tmp_path))
     assert os.listdir(tmp_path) == ["m.ss"]
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_a_nonfinite_weight_is_refused_by_name_unless_allowed(tmp_path, capsys, value):
+    cls = load_source(model_path("llama_halves.ss")).model_class()
+    m = cls.init(seed=7)
+    with torch.no_grad():
+        m.embed[3, 1] = value
+    shapescript.save(str(tmp_path / "ckpt.safetensors"), m)
+    out = tmp_path / "m.gguf"
+    options = {"gguf": str(out), "weights": str(tmp_path / "ckpt.safetensors")}
+    assert TARGET.run(model_path("llama_halves.ss"), None, dict(options)) == 2
+    err = capsys.readouterr().err
+    kind = "NaN" if value != value else "infinite"
+    assert err.startswith("error: --weights ") and f"weight `embed` has 1 {kind} value" in err
+    assert "--allow-nonfinite" in err and not out.exists()
+    assert TARGET.run(model_path("llama_halves.ss"), None,
+                      {**options, "allow_nonfinite": True}) == 0
+    assert out.exists()
+
+
+def test_a_weight_that_overflows_in_the_dtype_is_refused(tmp_path):
+    cls = load_source(model_path("llama_halves.ss")).model_class()
+    m = cls.init(seed=7)
+    with torch.no_grad():
+        m.embed[0, 0] = 1e6  # finite in f32, infinite in f16
+    shapescript.save(str(tmp_path / "ckpt.safetensors"), m)
+    with pytest.raises(CommandError, match="`embed` has 1 infinite value once cast to float16"):
+        export_gguf(model_path("llama_halves.ss"), str(tmp_path / "m.gguf"), dtype="float16",
+                    weights=str(tmp_path / "ckpt.safetensors"))
+    assert not (tmp_path / "m.gguf").exists()

@@ -149,3 +149,78 @@ def test_a_forward_an_export_cant_hold_is_e17xx(tmp_path, capsys):
     assert rc == 1 and "error[E1704]: `print` has no torch-only lowering" in cap.err
     assert "E1705" not in cap.err   # the model, taken first, is no parameter problem
     no_trace(out, tmp_path)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("-inf")])
+def test_a_nonfinite_weight_is_refused_by_name_unless_allowed(tmp_path, capsys, value):
+    from shapescript import api
+
+    from shapescript_export.model_export import load_model_source, make_weights
+
+    path = tmp_path / "classifier.ss"
+    path.write_text(CLASSIFIER, encoding="utf-8")
+    m = make_weights(load_model_source(str(path), "classify"), seed=0)
+    with torch.no_grad():
+        m.b[1] = value
+    ckpt = tmp_path / "c.safetensors"
+    api.save_checkpoint(str(ckpt), m)
+    out = tmp_path / "out"
+    rc, cap = run(str(path), out, capsys, fn="classify", weights=str(ckpt))
+    kind = "NaN" if value != value else "infinite"
+    assert rc == 2, cap.err
+    assert cap.err.startswith(f"error: --weights {ckpt}: weight `b` has 1 {kind} value (of 3)")
+    assert "--allow-nonfinite" in cap.err
+    no_trace(out, tmp_path)
+    rc, cap = run(str(path), out, capsys, fn="classify", weights=str(ckpt),
+                  allow_nonfinite=True, no_verify=True)
+    assert rc == 0, cap.err
+    assert (out / "model.safetensors").exists()
+
+
+COLLIDING = '''\
+dim nn = 4
+dim C = 3
+
+model Net:
+    param config: [nn C] = normal(std=0.5)
+    param device: [C] = normal(std=0.5)
+    param dtype: [C] = ones
+    param name_or_path: [C] = normal(std=0.5)
+    param embed_tokens: [C] = ones
+
+fn attn(x: [b nn], w: [nn C]) -> [b C] = x @ w
+
+fn ShapeScriptCall(h: [b C], kwargs: [C]) -> [b C] = h + kwargs
+
+fn forward(m: Net, x: [b nn], self: float = 1.5) -> [b C]:
+    attn_2 = attn(x, m.config) * m.dtype
+    return ShapeScriptCall(attn_2, m.device) * self + m.name_or_path * m.embed_tokens
+'''
+
+
+@pytest.mark.slow
+def test_names_the_modeling_file_holds_itself_are_renamed(tmp_path, capsys):
+    """A function `attn`, fields `config`, `device`, `dtype` (and others transformers
+    and the file's classes hold), a dim `nn`, a parameter `self`: the folder loads and
+    runs; such a field's attribute, and so its weight's key, gets a `_`."""
+    from safetensors import safe_open
+    from transformers import AutoModel
+
+    from shapescript import api
+
+    path = tmp_path / "colliding.ss"
+    path.write_text(COLLIDING, encoding="utf-8")
+    out = tmp_path / "out"
+    rc, cap = run(str(path), out, capsys)
+    assert rc == 0, cap.err
+    with safe_open(str(out / "model.safetensors"), "pt") as f:
+        keys = set(f.keys())
+    fields = ("config", "device", "dtype", "name_or_path", "embed_tokens")
+    assert keys == {f"model.{n}_" for n in fields}
+    model = AutoModel.from_pretrained(str(out), trust_remote_code=True)
+    mod = api.import_file(str(path))
+    net = mod.Net(**{n: getattr(model, n + "_").detach() for n in fields})
+    x = torch.randn(2, 4)
+    with torch.no_grad():
+        torch.testing.assert_close(model(x, self_=2.0), mod.forward(net, x, 2.0))
+    assert model.config.model_type == "shapescript"

@@ -284,3 +284,14 @@ def test_domain_error_is_still_the_boundarys(ss):
     m = ss("fn p(x: [n] Pos) -> [n] = log(x)\n", value_checks="always")
     with pytest.raises(DomainError):
         m.p(torch.tensor([-1.0]))
+
+
+def test_conv2d_with_a_kernel_larger_than_its_padded_input_is_a_shape_error(ss):
+    """The fuzzer's import-and-run stage: the declared result size is below 1 there, and
+    torch's RuntimeError was the program's only word on it."""
+    from shapescript import ShapeError
+
+    m = ss("fn f(x: [b c h w], k: [o c kh kw]) -> [b o h - kh + 1 w - kw + 1] = conv2d(x, k)\n")
+    with pytest.raises(ShapeError, match="conv2d: the kernel is 5×1 but the input"):
+        m.f(torch.ones(1, 1, 3, 3), torch.ones(1, 1, 5, 1))
+    assert m.f(torch.ones(1, 1, 5, 3), torch.ones(1, 1, 5, 1)).shape == (1, 1, 1, 3)

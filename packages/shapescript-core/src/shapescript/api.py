@@ -32,6 +32,8 @@ __all__ = [
     # code generation
     "compile_source", "compile_file", "python_name", "generate_traced", "TracedModule",
     "helper_source", "device_name", "domain_of",
+    # source text in generated Python: the one way there (codegen/pytext.py)
+    "py_literal", "py_comment", "py_docstring", "py_identifier", "py_attribute", "py_name_from",
     # shared helpers and facts
     "vocab", "atomic_write", "atomic_write_with", "atomic_dir", "same_file", "use_color",
     "WriteError", "write_error", "sweep_stale", "Stopped", "stop_on_signals", "stop_message",
@@ -124,6 +126,12 @@ _HOMES: dict[str, str] = {
     "compile_source": "shapescript.compiler",
     "compile_file": "shapescript.compiler",
     "python_name": "shapescript.codegen.names",
+    "py_literal": "shapescript.codegen.pytext",
+    "py_comment": "shapescript.codegen.pytext",
+    "py_docstring": "shapescript.codegen.pytext",
+    "py_identifier": "shapescript.codegen.pytext",
+    "py_attribute": "shapescript.codegen.pytext",
+    "py_name_from": "shapescript.codegen.pytext",
     "generate_traced": "shapescript.codegen.traced",
     "TracedModule": "shapescript.codegen.traced",
     "domain_of": "shapescript.codegen.traced",

@@ -157,6 +157,8 @@ _TABLE: tuple[tuple[str, ...], ...] = (
     ("E1705", "parameter of an export fn that isn't a tensor with a shape"),
     ("E1706", "return inside an if on a tensor in an exported function"),
     ("E1707", "`map` over a generic size in an exported function"),
+    ("E1708", "division by a number the checker knows is 0"),
+    ("E1709", "more than one `...` in a type"),
     # E19 suppressions
     ("E1901", "unused suppression", "warning"),
     # E33 serving engines

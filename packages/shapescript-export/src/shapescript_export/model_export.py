@@ -96,6 +96,9 @@ def serving_options() -> list[Any]:
         click.Option(["--max-len", "max_len"], type=click.IntRange(min=1), default=None,
                      help="The context length (default: P of the positions' Index[P], or "
                           "4096; GGUF gpt2: its position table's rows)."),
+        click.Option(["--allow-nonfinite", "allow_nonfinite"], is_flag=True, default=False,
+                     help="Write weights that are NaN or infinite (in the checkpoint, or "
+                          "once in --dtype) rather than refusing them."),
     ]
 
 
@@ -179,10 +182,42 @@ def _find_class(ns: dict[str, Any], name: str) -> Any:
     raise AssertionError(f"model class {name} is not in the compiled module")
 
 
-def make_weights(source: ModelSource, *, weights: Any = None, seed: int = 0) -> Any:
+def make_weights(source: ModelSource, *, weights: Any = None, seed: int = 0,
+                 allow_nonfinite: bool = False) -> Any:
     """The model to export: ``weights`` (a checkpoint path, whose first model of the
     forward function's type is used, or a model value of that type), else new weights
-    made from ``seed`` as ``M.init(seed=…)`` makes them."""
+    made from ``seed`` as ``M.init(seed=…)`` makes them. A field with a NaN or an
+    infinity is a ``ModelExportError`` naming it, unless ``allow_nonfinite``."""
+    model = _make_weights(source, weights, seed)
+    if not allow_nonfinite:
+        where = f"--weights {os.fspath(weights)}: " if isinstance(weights, (str, os.PathLike)) \
+            else ""
+        check_finite({name: p for name, p in model._ss_fields()}, where)
+    return model
+
+
+def check_finite(tensors: dict[str, Any], where: str = "", dtype: str | None = None) -> None:
+    """Raises ``ModelExportError`` naming the first tensor of ``tensors`` with a NaN or an
+    infinity (``dtype``: the dtype they were cast to, which made them so). Every exporter
+    of weights calls it before it writes anything (``--allow-nonfinite`` skips it)."""
+    import torch
+
+    for name, t in tensors.items():
+        if not t.is_floating_point():
+            continue
+        t = t.detach()
+        bad = ~torch.isfinite(t)
+        count = int(bad.sum())
+        if count:
+            nan = int(torch.isnan(t).sum())
+            kinds = " and ".join(k for k, n in (("NaN", nan), ("infinite", count - nan)) if n)
+            cast = f" once cast to {dtype}" if dtype is not None else ""
+            raise ModelExportError(
+                f"{where}weight `{name}` has {count} {kinds} value{'s' if count > 1 else ''}"
+                f"{cast} (of {t.numel()}); --allow-nonfinite writes them anyway")
+
+
+def _make_weights(source: ModelSource, weights: Any, seed: int) -> Any:
     from shapescript import api
 
     cls = source.model_class

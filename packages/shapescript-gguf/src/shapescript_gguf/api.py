@@ -47,13 +47,28 @@ def _check_output(path: str, output: str) -> None:
         raise CommandError(f"--gguf {output}: is the source file; choose another path")
 
 
-def _weights(source: Source, weights: str | None, seed: int) -> Any:
+def _weights(source: Source, weights: str | None, seed: int, allow_nonfinite: bool) -> Any:
     """The model whose weights are written: from the checkpoint, or new from the seed
-    (the model exporters' shared ``make_weights``)."""
+    (the model exporters' shared ``make_weights``, which refuses NaN and infinities
+    unless ``allow_nonfinite``)."""
     from shapescript_export.model_export import ModelExportError, make_weights
 
     try:
-        return make_weights(source.model, weights=weights, seed=seed)
+        return make_weights(source.model, weights=weights, seed=seed,
+                            allow_nonfinite=allow_nonfinite)
+    except ModelExportError as err:
+        raise CommandError(str(err)) from None
+
+
+def _finite_in(values: dict, dtype: str) -> None:
+    """The matrices as written in ``dtype`` (1-D tensors stay f32) must stay finite."""
+    from shapescript_export.model_export import ModelExportError, check_finite, torch_dtype
+
+    if dtype == "float32":
+        return
+    target = torch_dtype(dtype)
+    try:
+        check_finite({n: v.to(target) for n, v in values.items() if v.dim() >= 2}, dtype=dtype)
     except ModelExportError as err:
         raise CommandError(str(err)) from None
 
@@ -79,7 +94,8 @@ def _context(match: Match, source: Source, values: dict, max_len: int | None) ->
 
 def export_gguf(path: str, output: str, *, fn: str = "forward", arch: str | None = None,
                 weights: str | None = None, seed: int = 0, dtype: str = "float32",
-                tokenizer: str | None = None, max_len: int | None = None) -> str:
+                tokenizer: str | None = None, max_len: int | None = None,
+                allow_nonfinite: bool = False) -> str:
     """Write the language model of the ShapeScript file ``path`` as a GGUF file that
     llama.cpp runs, and return the architecture's name (``"llama"``, ``"qwen2"``, …).
 
@@ -95,7 +111,9 @@ def export_gguf(path: str, output: str, *, fn: str = "forward", arch: str | None
     ``dtype`` (``float32``, ``bfloat16``, ``float16``), 1-D tensors in f32.
     ``tokenizer`` is a folder with a Hugging Face byte-level BPE ``tokenizer.json``;
     without one the vocabulary is ``<|0|>`` … ``<|V-1|>``. ``max_len`` sets the context
-    length. The file is written atomically: when anything fails, no file is left.
+    length. The file is written atomically: when anything fails, no file is left. A
+    weight that is NaN or infinite (or becomes so in ``dtype``) is refused, naming it,
+    unless ``allow_nonfinite``.
 
     Raises ``ValueError`` saying why, for each architecture, when none computes what the
     function computes (and for bad options), ``ShapeScriptError`` when the file has
@@ -108,9 +126,11 @@ def export_gguf(path: str, output: str, *, fn: str = "forward", arch: str | None
 
     source = load_source(path, fn)
     match = search(source, arch)
-    model = _weights(source, weights, seed)
+    model = _weights(source, weights, seed, allow_nonfinite)
     values = {name: getattr(model, name).detach() for name in match.pairing.values()}
     context = _context(match, source, values, max_len)
+    if not allow_nonfinite:
+        _finite_in(values, dtype)
     vocab = (read_tokenizer(tokenizer, source.vocab) if tokenizer is not None
              else placeholder_vocabulary(source.vocab))
     name = os.path.splitext(os.path.basename(path))[0]

@@ -63,7 +63,8 @@ class GgufTarget:
                     file, output, fn=fn or "forward", arch=options.get("arch"),
                     weights=options.get("weights"), seed=options.get("seed") or 0,
                     dtype=options.get("dtype") or "float32", tokenizer=options.get("tokenizer"),
-                    max_len=options.get("max_len"))
+                    max_len=options.get("max_len"),
+                    allow_nonfinite=bool(options.get("allow_nonfinite")))
         except api.ShapeScriptError as err:
             _echo(str(err))
             return 1

@@ -14,11 +14,11 @@ import shutil
 from typing import Any
 
 from shapescript_export.model_export import (
-    ModelExportError, cast_fields, count_attentions, example_inputs, load_model_source,
-    make_weights, torch_dtype,
+    ModelExportError, cast_fields, check_finite, count_attentions, example_inputs,
+    load_model_source, make_weights, torch_dtype,
 )
 
-from shapescript_hf.modeling import modeling_source
+from shapescript_hf.modeling import field_names, modeling_source
 from shapescript_hf.plan import Plan, make_plan
 
 __all__ = ["HFExportError", "export_hf"]
@@ -36,7 +36,7 @@ class HFExportError(ValueError):
 def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = None, seed: int = 0,
               dtype: str = "float32", tokenizer: str | None = None, max_len: int | None = None,
               verify: bool = True, vllm: bool = False,
-              notes: list[str] | None = None) -> dict[str, Any]:
+              notes: list[str] | None = None, allow_nonfinite: bool = False) -> dict[str, Any]:
     """Writes the model of ``fn`` in the ShapeScript file ``path`` as a Hugging Face folder
     ``output`` and returns its ``config.json`` as a dict.
 
@@ -47,7 +47,8 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
     positions' ``Index[P]``, or 4096). ``verify``: load the folder with transformers and
     compare with the source. ``vllm``: the serving rules are errors, and nothing is
     written when one is broken. ``notes`` collects what the export says about it (why an
-    engine can't serve it).
+    engine can't serve it). ``allow_nonfinite``: write weights that are NaN or infinite
+    (in the checkpoint or in ``dtype``), which are otherwise a ``ModelExportError``.
 
     Raises ``ShapeScriptError`` for a program with errors (or a broken serving rule with
     ``vllm``), ``ModelExportError`` for bad options or weights, ``HFExportError`` when the
@@ -78,7 +79,7 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
     if plan.notes and notes is not None:
         notes.append(f"`{source.fn}` is exported for transformers only: an engine can't serve "
                      f"it ({plan.unservable_reason()})")
-    model = make_weights(source, weights=weights, seed=seed)
+    model = make_weights(source, weights=weights, seed=seed, allow_nonfinite=allow_nonfinite)
     args = example_inputs(source)
     try:
         want = source.run(model, *args)
@@ -89,7 +90,7 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
                             f"{type(err).__name__}: {err}") from err
     config = _config(plan, calls, dtype, max_len)
     config.update(_windows(plan, calls))
-    tensors = _tensors(plan, model, dtype)
+    tensors = _tensors(plan, model, dtype, allow_nonfinite)
     try:
         modeling = modeling_source(plan)
     except ValueError as err:  # what the modeling file can't hold yet
@@ -205,10 +206,13 @@ def _generation(config: dict[str, Any]) -> dict[str, Any]:
             "pad_token_id": None}
 
 
-def _tensors(plan: Plan, model: Any, dtype: str) -> dict[str, Any]:
+def _tensors(plan: Plan, model: Any, dtype: str, allow_nonfinite: bool) -> dict[str, Any]:
     fields = cast_fields(model, dtype)
+    if not allow_nonfinite and dtype != "float32":  # finite in f32 can overflow in f16
+        check_finite(fields, dtype=dtype)
     out = {}
     form = plan.form
+    names = field_names(plan)
     for name, t in fields.items():
         if plan.split and name == form.embed_field:
             out["model.embed_tokens.weight"] = t
@@ -220,7 +224,7 @@ def _tensors(plan: Plan, model: Any, dtype: str) -> dict[str, Any]:
             continue
         if plan.split and name == form.embed_field:
             continue
-        out[f"model.{name}"] = t
+        out[f"model.{names[name]}"] = t
     return out
 
 

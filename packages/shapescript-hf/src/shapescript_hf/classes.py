@@ -308,24 +308,28 @@ def _split_forward(plan: Plan, compiled: str) -> str:
 
 def _plain_forward(plan: Plan, inputs: list[str], compiled: str) -> str:
     """``ShapeScriptModel``'s forward otherwise: the function's other parameters, by
-    position or by name, and what it gives."""
-    params = ", ".join(_param_text(p) for p in plan.source.params)
+    position or by name (``inputs``: their Python names), and what it gives; a language
+    model's also takes transformers' ``attention_mask``."""
+    params = ", ".join(_param_text(name, p) for name, p in zip(inputs, plan.source.params))
     if plan.language_model:
         params += ", attention_mask=None"
     padding = "attention_mask" if plan.language_model else "None"
+    written = ", ".join(p.name for p in plan.source.params)
+    args = "".join(", " + name for name in inputs)
     return f'''
     def forward(self, {params + ", " if params else ""}**kwargs):
-        """`{plan.source.fn}(m, {", ".join(inputs)})`: what the function gives."""
-        attn = ShapeScriptCall(self, {padding}, None, {{}})
-        return {compiled}(attn, self, {", ".join(f"{p}={p}" for p in inputs)})
+        """`{plan.source.fn}(m, {written})`: what the function gives."""
+        return {compiled}(ShapeScriptCall(self, {padding}, None, {{}}), self{args})
 '''
 
 
-def _param_text(p: Any) -> str:
+def _param_text(name: str, p: Any) -> str:
     """A parameter with its default, which is a host number or bool (E1705)."""
+    from shapescript import api
+
     if p.default is None:
-        return p.name
-    return f"{p.name}={_literal(p.default)!r}"
+        return name
+    return f"{name}={api.py_literal(_literal(p.default))}"
 
 
 def _literal(e: Any) -> Any:

@@ -16,6 +16,7 @@ The function is compiled by the core's ``generate_functions`` with three hooks:
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -79,6 +80,76 @@ def _defined(text: str) -> set[str]:
     return out
 
 
+@functools.lru_cache(maxsize=1)
+def model_attributes() -> frozenset[str]:
+    """The names ``ShapeScriptModel`` holds itself: ``nn.Module``'s, ``PreTrainedModel``'s
+    and ``GenerationMixin``'s (``config``, ``device``, ``dtype`` …), the ones transformers
+    sets on each instance, and the classes' own."""
+    import torch
+    import transformers
+    from transformers import GenerationMixin, PretrainedConfig, PreTrainedModel
+
+    class _ProbeConfig(PretrainedConfig):
+        model_type = "shapescript_probe"
+
+    class _Probe(PreTrainedModel):
+        config_class = _ProbeConfig
+
+    names = set(dir(torch.nn.Module)) | set(dir(PreTrainedModel)) | set(dir(GenerationMixin))
+    verbosity = transformers.logging.get_verbosity()
+    transformers.logging.set_verbosity_error()
+    try:
+        names |= set(vars(_Probe(_ProbeConfig())))
+    finally:
+        transformers.logging.set_verbosity(verbosity)
+    return frozenset(names | {"embed_tokens", "attentions", "model", "lm_head"})
+
+
+def field_names(plan: Plan) -> dict[str, str]:
+    """Each field's attribute on ``ShapeScriptModel``, which is its weight's key in the
+    folder (``model.<name>``): its own name, but for one the model holds itself or Python
+    can't write after a dot, which gets a ``_`` (``config`` → ``config_``). transformers
+    finds a weight by its attribute, so the key follows; a checkpoint ``--weights``
+    reads keeps the source's names."""
+    from shapescript import api
+
+    fields = list(plan.source.fields)
+    taken = model_attributes() | set(fields)
+    out: dict[str, str] = {}
+    for name in fields:
+        attr = api.python_name(name)
+        if attr != name or name in model_attributes():
+            while attr in taken or attr in out.values():
+                attr += "_"
+        out[name] = attr
+    return out
+
+
+def _source_names(plan: Plan) -> set[str]:
+    """Every name the program's functions use (their locals, parameters, calls)."""
+    out: set[str] = set()
+    for module in plan.source.program.modules.values():
+        for decl in module.env.module.decls:
+            for node in walk(decl):
+                for attr in ("id", "name"):
+                    v = getattr(node, attr, None)
+                    if isinstance(v, str):
+                        out.add(v)
+    return out
+
+
+def context_name(plan: Plan) -> str:
+    """The name the compiled functions take their ``ShapeScriptCall`` by: ``attn``,
+    unless the source uses that name (then ``attn_2`` …)."""
+    from shapescript import api
+
+    used = {api.python_name(n) for n in _source_names(plan)}
+    name, k = "attn", 2
+    while name in used:
+        name, k = f"attn_{k}", k + 1
+    return name
+
+
 def compiled_functions(plan: Plan, reserved: set[str] | frozenset[str] = frozenset()) -> Any:
     """The forward function and what it reaches, compiled with the hooks above, none
     named as one of ``reserved`` (a ``FunctionsModule``: the source, and each function's
@@ -95,11 +166,16 @@ def compiled_functions(plan: Plan, reserved: set[str] | frozenset[str] = frozens
     masked = ({id(c) for c in form.key_attentions}
               if not servable and plan.language_model and form.padding_refusal is None
               else set())
+    ctx = context_name(plan)
+    names = field_names(plan)
+
+    def fields(obj: str, name: str) -> str:
+        return api.py_attribute(obj, names.get(name, name))
 
     def calls(site: Any) -> str | None:
         node = site.node
         if split and node is form.embed_call:
-            return f"attn.embed({site.arg(0)})"
+            return f"{ctx}.embed({site.arg(0)})"
         if split and node is form.output_call:
             return site.arg(0)
         if id(node) in repeats:
@@ -108,25 +184,29 @@ def compiled_functions(plan: Plan, reserved: set[str] | frozenset[str] = frozens
             scale = site.kwarg("scale") or "None"
             window = form.windows.get(id(node))
             more = f", {window}" if window is not None else ""
-            return f"attn.attention({site.arg(0)}, {site.arg(1)}, {site.arg(2)}, {scale}{more})"
+            return f"{ctx}.attention({site.arg(0)}, {site.arg(1)}, {site.arg(2)}, {scale}{more})"
         if id(node) in masked:
             scale = site.kwarg("scale") or "None"
             mask = site.kwarg("attn_mask") or (site.arg(3) if site.nargs > 3 else "None")
-            return (f"attn.masked_attention({site.arg(0)}, {site.arg(1)}, {site.arg(2)}, "
+            return (f"{ctx}.masked_attention({site.arg(0)}, {site.arg(1)}, {site.arg(2)}, "
                     f"{mask}, {scale})")
         return None
 
     def returns(sig: Any, code: str) -> str:
         if _defaulted_float_return(sig) and _computes_in_f32(sig):
-            return f"attn.in_model_dtype({code})"
+            return f"{ctx}.in_model_dtype({code})"
         return code
 
-    return api.generate_functions(plan.source.program, plan.source.fn, context="attn",
-                                  calls=calls, returns=returns, reserved=reserved)
+    return api.generate_functions(plan.source.program, plan.source.fn, context=ctx,
+                                  calls=calls, returns=returns, reserved=reserved,
+                                  fields=fields)
 
 
 def _field_lines(plan: Plan) -> list[str]:
+    from shapescript import api
+
     lines = []
+    names = field_names(plan)
     for name, (shape, dtype) in plan.source.fields.items():
         if name in plan.engine_fields:
             continue
@@ -134,30 +214,26 @@ def _field_lines(plan: Plan) -> list[str]:
         dims = ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "")
         dt = "" if dtype == "f32" else f", dtype=torch.{_TORCH.get(dtype, 'float32')}"
         grad = "" if dtype in FLOAT_DTYPES else ", requires_grad=False"
-        lines.append(f"self.{name} = nn.Parameter(torch.empty(({dims}){dt}){grad})  # {decl}")
+        lines.append(f"self.{names[name]} = nn.Parameter(torch.empty(({dims}){dt}){grad})"
+                     "  " + api.py_comment(decl))
     return lines
 
 
-def modeling_source(plan: Plan) -> str:
-    """The whole of ``modeling_shapescript.py``."""
-    src = plan.source
-    base = os.path.basename(src.path)
-    fields = _field_lines(plan)
-    first_float = next((n for n, (_, dt) in src.fields.items()
-                        if dt in FLOAT_DTYPES and n not in plan.engine_fields), None)
-    dtype_expr = (f"model.{first_float}.dtype" if first_float is not None
-                  else "model.embed_tokens.weight.dtype" if plan.split else "torch.float32")
-    lm = plan.language_model
-    inputs = [p.name for p in src.params]
-    head = f'''\
-# Generated by `shapescript export --hf` from {base} (function `{src.fn}`): edit that
-# file and export again rather than editing this one.
-"""`{src.fn}` of {base}, compiled, as a transformers model (trust_remote_code=True).
+def _input_names(plan: Plan, own: set[str]) -> list[str]:
+    """The Python names of the forward's inputs: as the function's, but for one the
+    forward's own code takes (``self``, ``kwargs``, the file's names)."""
+    from shapescript import api
 
-It needs torch, einops and transformers. The model's fields are the parameters of
-`ShapeScriptModel`, under their own names{", but for the engine's parts: the embedding table is `embed_tokens.weight` and the output layer `lm_head.weight` of `ShapeScriptForCausalLM`" if plan.split else ""}.
-"""
+    out: list[str] = []
+    for p in plan.source.params:
+        name = api.python_name(p.name)
+        while name in own or name in ("self", "kwargs") or name in out:
+            name += "_"
+        out.append(name)
+    return out
 
+
+_IMPORTS = """
 import torch
 from torch import nn
 from transformers import GenerationMixin, PretrainedConfig, PreTrainedModel
@@ -165,11 +241,41 @@ from transformers.cache_utils import DynamicCache
 from transformers.modeling_outputs import BaseModelOutputWithPast, CausalLMOutputWithPast
 from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
 
-'''
+"""
+
+
+def modeling_source(plan: Plan) -> str:
+    """The whole of ``modeling_shapescript.py``."""
+    from shapescript import api
+
+    src = plan.source
+    base = os.path.basename(src.path)
+    fields = _field_lines(plan)
+    first_float = next((n for n, (_, dt) in src.fields.items()
+                        if dt in FLOAT_DTYPES and n not in plan.engine_fields), None)
+    dtype_expr = (f"model.{field_names(plan)[first_float]}.dtype" if first_float is not None
+                  else "model.embed_tokens.weight.dtype" if plan.split else "torch.float32")
+    lm = plan.language_model
+    inputs = [api.python_name(p.name) for p in src.params]
+    split_doc = (", but for the engine's parts: the embedding table is `embed_tokens.weight` "
+                 "and the output layer `lm_head.weight` of `ShapeScriptForCausalLM`"
+                 if plan.split else "")
+    # The file's name is any text: it reaches the file only as a comment and a literal.
+    head = (api.py_comment(f"Generated by `shapescript export --hf` from {base} (function "
+                           f"`{src.fn}`):") + "\n"
+            + "# edit that file and export again rather than editing this one.\n"
+            + api.py_docstring(f"`{src.fn}` of {base}, compiled, as a transformers model "
+                             "(trust_remote_code=True).\n\nIt needs torch, einops and "
+                             "transformers. The model's fields are the parameters of\n"
+                             f"`ShapeScriptModel`, under their own names{split_doc}.\n")
+            + "\n" + _IMPORTS)
     # The source's functions take no name the file's own code has.
-    own = _defined(head + classes_source(plan, fields, dtype_expr, inputs, lm, src.fn))
+    own = _defined(head + classes_source(plan, fields, dtype_expr, inputs, lm,
+                                         api.python_name(src.fn)))
     compiled = compiled_functions(plan, own)
-    body = ("# " + "-" * 78 + f"\n# The source, compiled: `{src.fn}` and the functions it "
-            "calls.\n\n" + compiled.source)
-    classes = classes_source(plan, fields, dtype_expr, inputs, lm, compiled.names[src.fn])
+    body = ("# " + "-" * 78 + "\n" + api.py_comment(f"The source, compiled: `{src.fn}` and "
+                                                    "the functions it calls.")
+            + "\n\n" + compiled.source)
+    classes = classes_source(plan, fields, dtype_expr, _input_names(plan, own), lm,
+                             compiled.names[src.fn])
     return head + body + "\n\n" + classes

@@ -65,7 +65,8 @@ class HfTarget:
                           seed=options.get("seed") or 0,
                           dtype=options.get("dtype") or "float32",
                           tokenizer=options.get("tokenizer"), max_len=options.get("max_len"),
-                          verify=verify, vllm=bool(options.get("vllm")), notes=notes)
+                          verify=verify, vllm=bool(options.get("vllm")), notes=notes,
+                          allow_nonfinite=bool(options.get("allow_nonfinite")))
         except api.ShapeScriptError as err:
             _echo(api.render_diagnostics(err.diagnostics, err.sources,
                                          color=api.use_color(sys.stderr))

@@ -13,7 +13,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 # packing and training register their built-ins' type rules, which ``e_Call`` dispatches to.
-from shapescript.check import indexing, ops, packing, training  # noqa: F401
+from shapescript.check import division, indexing, ops, packing, training  # noqa: F401
 from shapescript.check.binding import relabel
 from shapescript.check.builtins import RULES
 from shapescript.check.call_exprs import call_expr
@@ -287,6 +287,8 @@ class ExprChecker:
             return PY
         if op == "@":
             return self.matmul(a, b, node)
+        if op in ("/", "//", "%") and isinstance(b, HostType):
+            division.check_divisor(self, op, a, b, node)
         if isinstance(a, HostType) and isinstance(b, HostType):
             return ops.host_arith(op, a, b)
         self.elementwise_operands(op, a, b)

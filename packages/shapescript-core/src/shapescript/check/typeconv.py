@@ -158,6 +158,13 @@ class TypeBuilder:
         out: list[Axis] = []
         for e in shape:
             if isinstance(e, ast.SizeEllipsis):
+                if any(a.variadic for a in out):
+                    # Which axes each `...` takes would be a guess (and the run-time
+                    # checks can't make one): one `...` a type.
+                    self.error("E1709", "more than one `...` in a type", e.span,
+                               "a second `...`", help="keep one `...`; name the other "
+                               "axes, or give them a shape alias")
+                    raise SizeError
                 out.append(Axis(VARIADIC, VARIADIC, variadic=True))
                 continue
             size, label = self.size(e)

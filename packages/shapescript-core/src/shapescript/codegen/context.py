@@ -58,6 +58,12 @@ class CodegenContext(Protocol):
     def extern_ref(self, sig: FnSig) -> str:
         """The Python function an extern names."""
 
+    def dim_ref(self, name: str) -> str:
+        """The Python name of the module's dim ``name``."""
+
+    def field_ref(self, obj: str, name: str) -> str:
+        """The Python of field ``name`` of the model ``obj`` (its code)."""
+
     def model_ref(self, info: ModelInfo) -> str:
         """A model's class."""
 

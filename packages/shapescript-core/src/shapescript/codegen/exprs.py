@@ -12,7 +12,7 @@ from typing import Any
 
 from shapescript.check.resolutions import (
     ArgVal, AxisName, BuiltinCall, ConstArg, ConstName, DefaultArg, DimName, ExprArg,
-    ExternCall, FnCall, FnName, GenericName, IntIndex, ModelInit, ModelName, ModelNew, PyModuleName, PythonCall,
+    ExternCall, FieldName, FnCall, FnName, GenericName, IntIndex, ModelInit, ModelName, ModelNew, PyModuleName, PythonCall,
     SliceIndex, SsModuleName, TupleIndex,
 )
 from shapescript.check.result import AssertRes, BroadcastRes, CheckedModule, ConvertRes
@@ -21,6 +21,7 @@ from shapescript.check.types import HostType, PyType, TensorType, TupleType
 from shapescript.codegen.context import CodegenContext
 from shapescript.codegen.keepdim import NO_KEEPDIMS, KeepDims
 from shapescript.codegen.names import T, dtype_expr, generic_var, pyname
+from shapescript.codegen.pytext import attribute, keyword_arg, literal
 from shapescript.syntax import ast
 
 __all__ = ["ExprGen", "T", "dtype_expr", "generic_var", "pyname"]
@@ -44,7 +45,7 @@ class ExprGen:
 
         def name_of(v: str) -> str:
             if v in self.cm.env.dims:
-                return v
+                return self.ctx.dim_ref(v)
             if v.startswith("?"):
                 raise ValueError(f"unknown size {v} has no value")
             self.ctx.need_generic(v)
@@ -88,10 +89,10 @@ class ExprGen:
         return getattr(self, "g_" + type(e).__name__)(e)
 
     def g_Num(self, e: ast.Num) -> str:
-        return repr(e.value)
+        return literal(e.value)
 
     def g_Str(self, e: ast.Str) -> str:
-        return repr(e.value)
+        return literal(e.value)
 
     def g_Bool(self, e: ast.Bool) -> str:
         return "True" if e.value else "False"
@@ -102,9 +103,9 @@ class ExprGen:
     def g_Name(self, e: ast.Name) -> str:
         match self.cm.res.get(id(e)):
             case DimName(value):
-                return pyname(e.id) if e.id in self.cm.env.dims else str(value)
+                return self.ctx.dim_ref(e.id) if e.id in self.cm.env.dims else str(value)
             case ConstName(value):  # its value, wherever the const was declared
-                return repr(value)
+                return literal(value)
             case GenericName(name):
                 self.ctx.need_generic(name)
                 return generic_var(name)
@@ -126,9 +127,11 @@ class ExprGen:
             case DimName(value):
                 return str(value)
             case ConstName(value):
-                return repr(value)
+                return literal(value)
+            case FieldName(name):
+                return self.ctx.field_ref(self.expr(e.value), name)
             case _:
-                return f"{self.expr(e.value)}.{e.attr}"
+                return attribute(self.expr(e.value), e.attr)
 
     def g_TupleExpr(self, e: ast.TupleExpr) -> str:
         items = [self.expr(x) for x in e.items]
@@ -245,7 +248,7 @@ class ExprGen:
                 seed_code = self.expr(seed) if seed is not None else "0"
                 return f"{self.ctx.model_ref(info)}.init(seed={seed_code}, device={self.ctx.device_expr()})"
             case ModelNew(info):
-                kw = ", ".join(f"{a.name}={self.expr(a.value)}" for a in e.args)
+                kw = ", ".join(keyword_arg(a.name, self.expr(a.value)) for a in e.args)
                 return f"{self.ctx.model_ref(info)}({kw})"
             case PythonCall() | None:
                 return self.python_call(e)
@@ -263,7 +266,7 @@ class ExprGen:
     def argval(self, av: ArgVal, module_ctx: Any = None) -> str:
         match av:
             case ConstArg(value):
-                return repr(value)
+                return literal(value)
             case DefaultArg(node):
                 return self.ctx.default_value(node)
             case ExprArg(node, wrap):
@@ -280,7 +283,7 @@ class ExprGen:
 
     def extern_call(self, res: ExternCall) -> str:
         parts = [self.argval(a) for a in res.args]
-        parts += [f"{k}={self.argval(a)}" for k, a in res.kwargs]
+        parts += [keyword_arg(k, self.argval(a)) for k, a in res.kwargs]
         return f"{self.ctx.extern_ref(res.sig)}({', '.join(parts)})"
 
 

@@ -39,6 +39,13 @@ generator:
     ``scaled_dot_product_attention`` into transformers' attention interface).
 ``returns(sig, code)``
     Called for every ``return`` value of a function; returns the Python to write.
+``fields(obj, name)``
+    Called for every read of a model's field ``name`` (``obj``: the model's Python);
+    returns the Python to write (a field named as one of the caller's attributes).
+
+Names the module's own code takes (``reserved``, the context, imports) are never a
+function's or a dim's: those are renamed (``config`` → ``config_2``); the source keeps
+its names.
 """
 
 from __future__ import annotations
@@ -60,6 +67,7 @@ from shapescript.codegen.inline_dims import InlineDimsStmtGen
 from shapescript.codegen.layout import Emitter, Line
 from shapescript.codegen.module import ModuleGen
 from shapescript.codegen.names import T, generic_var, pyname
+from shapescript.codegen.pytext import brace_text, comment, fstring, literal, name_from
 from shapescript.codegen.specs import SpecBuilder, axis_texts
 from shapescript.syntax import ast
 
@@ -253,19 +261,6 @@ def _merge(code: str, outs: list[tuple[str, ...]]) -> str:
     return code
 
 
-def _fstring(text: str) -> str:
-    """``text`` (with ``{python}`` holes, and ``{{``/``}}`` for braces) as a Python
-    literal: an f-string when it has holes."""
-    if re.search(r"(?<!\{)\{(?!\{)", text):
-        return "f" + repr(text)
-    return repr(text.replace("{{", "{").replace("}}", "}"))
-
-
-def _literal(text: str) -> str:
-    """Source text inside an f-string: its braces doubled."""
-    return text.replace("{", "{{").replace("}", "}}")
-
-
 class EntryChecks:
     """The checks of the exported function's tensor arguments, as a checked entry makes
     them and in its order (for each argument: rank, the sizes it binds, the sizes solved
@@ -290,13 +285,14 @@ class EntryChecks:
             axes = [a if a.variadic else _Axis(a.size.substitute(
                 {v: dims[v] for v in a.size.free_vars() if v in dims})) for a in t.axes]
             texts = axis_texts(t, p.shape)
-            where = f"{base}:{dp.span.line}:{dp.span.col}"
+            # Text in an f-string: a file named `{…}` must not make a hole.
+            where = brace_text(f"{base}:{dp.span.line}:{dp.span.col}")
             self.argument(pyname(p.name), where, p.written or str(t), axes, texts)
         for have, want, where, name, written, axes, texts in self.later:
             if all(v in self.bound for v in want.free_vars()):
                 expected = ", ".join(self.shown(a, tx) for a, tx in zip(axes, texts))
                 self.expect(f"{have} == {self.size(want)}",
-                            f"{where}: {name}: expected {_literal(written)} = ({expected}), "
+                            f"{where}: {name}: expected {brace_text(written)} = ({expected}), "
                             f"got shape {{tuple({name}.shape)}}")
 
     # -- sizes -----------------------------------------------------------------------
@@ -312,10 +308,10 @@ class EntryChecks:
             return str(s.const_value)
         if all(v in self.bound for v in s.free_vars()):
             return "{" + self.size(s) + "}"
-        return _literal(text)
+        return brace_text(text)
 
     def expect(self, test: str, message: str) -> None:
-        self.lines.append(f"_ss_rt.expect_size({test}, lambda: {_fstring(message)})")
+        self.lines.append(f"_ss_rt.expect_size({test}, lambda: {fstring(message)})")
 
     def argument(self, name: str, where: str, written: str, axes: list[Any],
                  texts: list[str]) -> None:
@@ -323,11 +319,11 @@ class EntryChecks:
         expected = ", ".join(self.shown(a, tx) for a, tx in zip(axes, texts))
         if len(axes) == 1:
             expected += ","
-        head = f"{where}: {name}: expected {_literal(written)} = ({expected})"
+        head = f"{where}: {name}: expected {brace_text(written)} = ({expected})"
         got = f"{head}, got shape {{tuple({name}.shape)}}"
         fixed = len(axes) - (1 if vi is not None else 0)
         more = ", or_more=True" if vi is not None else ""
-        self.lines.append(f"_ss_rt.expect_rank({name}, {fixed}, lambda: {_fstring(head)}{more})")
+        self.lines.append(f"_ss_rt.expect_rank({name}, {fixed}, lambda: {fstring(head)}{more})")
 
         def shape(j: int) -> str:
             pos = j if vi is None or j < vi else j - len(axes)
@@ -395,22 +391,31 @@ class FunctionsGen(ModuleGen):
     def __init__(self, program: Any, sig: FnSig, *, context: str | None,
                  calls: Callable[[CallSite], str | None] | None,
                  returns: Callable[[FnSig, str], str] | None,
-                 reserved: Collection[str] = ()) -> None:
+                 reserved: Collection[str] = (),
+                 fields: Callable[[str, str], str] | None = None) -> None:
         super().__init__(program.main, program, "never", "never", None, True)
         self.target = sig
         self.context = context
         self.calls = calls
         self.returns = returns
+        self.fields = fields
         self.inline_dims = False
         env = program.main.env
-        # Names the module's top level holds: the caller's, the dims, the main file's
-        # functions (which keep their names unless the caller's take them).
-        self.taken: set[str] = set(reserved) | set(env.dims)
+        # Names the module's top level holds: the caller's, the context, the dims, the
+        # main file's functions (which keep their names unless the caller's take them).
+        self.taken: set[str] = set(reserved) | ({context} if context else set())
+        self.dim_names = {name: self._fresh(pyname(name)) for name in env.dims}
         self.names: dict[int, str] = {}
         for s in reached_functions(sig, env.fn_data):
             if s.file == env.path:
-                self.names[id(s)] = self._fresh(s.name)
+                self.names[id(s)] = self._fresh(pyname(s.name))
         self.entry: EntryChecks | None = None
+
+    def dim_ref(self, name: str) -> str:
+        return self.dim_names.get(name) or pyname(name)
+
+    def field_ref(self, obj: str, name: str) -> str:
+        return self.fields(obj, name) if self.fields is not None else super().field_ref(obj, name)
 
     def _fresh(self, name: str) -> str:
         out, k = name, 2
@@ -425,7 +430,7 @@ class FunctionsGen(ModuleGen):
     def unchecked_ref(self, sig: FnSig) -> str:
         name = self.names.get(id(sig))
         if name is None:
-            stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(sig.file))[0])
+            stem = name_from(os.path.splitext(os.path.basename(sig.file))[0])
             name = self.names[id(sig)] = self._fresh(f"{stem}_{sig.name}")
         return name
 
@@ -444,7 +449,8 @@ class FunctionsGen(ModuleGen):
                 if not any(ln.startswith(f"{g} = ") for g in checks.bound.values())]
         if not checks.lines:
             return rest
-        return [f"# The arguments' shapes, as `{sig.name}` declares them."] + checks.lines + rest
+        return [comment(f"The arguments' shapes, as `{sig.name}` declares them.")] + \
+            checks.lines + rest
 
     def assert_check(self, code: str, e: ast.AssertType, res: AssertRes, g: ExprGen) -> str:
         t = res.target
@@ -460,15 +466,15 @@ class FunctionsGen(ModuleGen):
             elif unknown:
                 name = (s.var_name or f"?{i}").split("#")[0]
                 sizes.append(repr(name if s.var_name else f"?_{i}"))
-                shown.append(_literal(name))
+                shown.append(brace_text(name))
             else:
                 py = g.size(s)
                 sizes.append(py)
                 shown.append("{" + py + "}")
         tup = "(" + ", ".join(sizes) + ("," if len(sizes) == 1 else "") + ")"
         expected = "(" + ", ".join(shown) + ("," if len(shown) == 1 else "") + ")"
-        message = f"{res.where}: expected {_literal(res.written)} = {expected}"
-        return f"_ss_rt.expect_shape({code}, {tup}, lambda: {_fstring(message)})"
+        message = f"{brace_text(res.where)}: expected {brace_text(res.written)} = {expected}"
+        return f"_ss_rt.expect_shape({code}, {tup}, lambda: {fstring(message)})"
 
     def reached(self) -> list[FnSig]:
         return reached_functions(self.target, self.cm.env.fn_data)
@@ -485,7 +491,7 @@ class FunctionsGen(ModuleGen):
         if doc:
             header = next(i for i in range(start, len(body.lines))
                           if body.lines[i].text.startswith(f"def {self.def_name(sig)}("))
-            body.lines.insert(header + 1, Line(None, 1, repr(doc)))
+            body.lines.insert(header + 1, Line(None, 1, literal(doc)))
 
     def run(self) -> str:  # type: ignore[override]
         env = self.cm.env
@@ -510,8 +516,8 @@ class FunctionsGen(ModuleGen):
                 if first:
                     body.emit(None, 0, "")
                     body.emit(None, 0, "")
-                    body.emit(None, 0, f"# Of {os.path.basename(path)}, which "
-                                       f"{os.path.basename(env.path)} imports.")
+                    body.emit(None, 0, comment(f"Of {os.path.basename(path)}, which "
+                                               f"{os.path.basename(env.path)} imports."))
                     first = False
                 self._gen(sig, d, body)
             self.cm, self.specs, self.inline_dims = main, SpecBuilder(main, self), False
@@ -519,7 +525,8 @@ class FunctionsGen(ModuleGen):
             ln.ss_line = None  # one statement a line, not laid out on the .ss lines
         text = body.layout()
         used = set(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]*\b", text))
-        dims = [f"{name} = {value}" for name, value in env.dims.items() if name in used]
+        dims = [f"{self.dim_ref(name)} = {value}" for name, value in env.dims.items()
+                if self.dim_ref(name) in used]
         head = ["import torch as _ss_torch"]
         if "_ss_einops." in text:
             head.append("import einops as _ss_einops")
@@ -541,7 +548,8 @@ class FunctionsGen(ModuleGen):
 def generate_functions(program: Any, fn: str, *, context: str | None = None,
                        calls: Callable[[CallSite], str | None] | None = None,
                        returns: Callable[[FnSig, str], str] | None = None,
-                       reserved: Collection[str] = ()) -> FunctionsModule:
+                       reserved: Collection[str] = (),
+                       fields: Callable[[str, str], str] | None = None) -> FunctionsModule:
     """The Python source of ``fn`` of ``program.main`` and what it reaches (see the
     module's doc). ``program`` must have checked without errors.
 
@@ -551,7 +559,7 @@ def generate_functions(program: Any, fn: str, *, context: str | None = None,
     if sig is None or sig.is_extern:
         raise ValueError(f"no function `{fn}` in {program.main.env.path}")
     gen = FunctionsGen(program, sig, context=context, calls=calls, returns=returns,
-                       reserved=reserved)
+                       reserved=reserved, fields=fields)
     source = gen.run()
     main = program.main.env.path
     names = {(s.name if s.file == main else f"{os.path.basename(s.file)}:{s.name}"):

@@ -20,6 +20,7 @@ from typing import Any
 
 from shapescript.check.resolutions import FieldInit
 from shapescript.codegen.exprs import ExprGen, pyname
+from shapescript.codegen.pytext import literal
 from shapescript.syntax import ast
 
 
@@ -38,7 +39,7 @@ def _init_code(ctx: Any, init: ast.Expr | None) -> str:
         return f"float({g.expr(node)})" if node is not None else default
 
     if kind in ("zeros", "ones"):
-        return f"({kind!r},)"
+        return f"({literal(kind)},)"
     if kind == "normal":
         return f"('normal', {val('mean', '0.0')}, {val('std', '1.0')})"
     if kind == "uniform":
@@ -79,10 +80,10 @@ def model_class_lines(ctx: Any, decl: ast.ModelDecl) -> list[str]:
     tup = lambda xs: "(" + ", ".join(xs) + ("," if len(xs) == 1 else "") + ")"  # noqa: E731
     return [
         f"class {pyname(decl.name)}(_ss_rt.Model):",
-        f"    {_docstring(decl, written)!r}",
+        f"    {literal(_docstring(decl, written))}",
         f"    _ss_field_specs = {tup(specs)}",
         f"    _ss_field_inits = {tup(inits)}",
-        f"    _ss_field_docs = {docs!r}",
+        f"    _ss_field_docs = {literal(docs)}",
     ]
 
 

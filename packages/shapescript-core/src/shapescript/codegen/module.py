@@ -21,6 +21,7 @@ from shapescript.check.types import ModelType, PyType, TensorType, TupleType
 from shapescript.codegen.exprs import T, ExprGen, generic_var, pyname
 from shapescript.codegen.keepdim import keepdim_sites
 from shapescript.codegen.layout import Emitter
+from shapescript.codegen.pytext import attribute, keyword_arg, literal
 from shapescript.codegen.specs import SpecBuilder
 from shapescript.codegen.stmts import StmtGen
 from shapescript.syntax import ast
@@ -113,13 +114,19 @@ class ModuleGen:
             self.externs[key] = alias
         return self.externs[key]
 
+    def dim_ref(self, name: str) -> str:
+        return pyname(name)
+
+    def field_ref(self, obj: str, name: str) -> str:
+        return attribute(obj, name)
+
     def model_ref(self, info: ModelInfo) -> str:
         if info.file == self.cm.env.path:
             return pyname(info.name)
         for local, env in self.cm.env.ssmods.items():
             if env.path == info.file:
-                return f"{self.ssmod(local)}.{info.name}"
-        return f"{self.imported_module_alias(info.file)}.{info.name}"
+                return f"{self.ssmod(local)}.{pyname(info.name)}"
+        return f"{self.imported_module_alias(info.file)}.{pyname(info.name)}"
 
     def model_ref_type(self, t: "ModelType") -> str:
         env = self.cm.env
@@ -127,7 +134,7 @@ class ModuleGen:
             return pyname(t.name)
         for local, sub in env.ssmods.items():
             if sub.path == t.module:
-                return f"{self.ssmod(local)}.{t.name}"
+                return f"{self.ssmod(local)}.{pyname(t.name)}"
         info = env.model(t.name)
         return self.model_ref(info) if info is not None else t.name
 
@@ -217,10 +224,10 @@ class ModuleGen:
         self.em = body
         for d in env.module.decls:
             if isinstance(d, ast.DimDecl) and d.size is not None and d.name in env.dims:
-                body.emit(d.span.line, 0, f"{pyname(d.name)} = {env.dims[d.name]}")
+                body.emit(d.span.line, 0, f"{self.dim_ref(d.name)} = {env.dims[d.name]}")
             elif isinstance(d, ast.ConstDecl) and d.name in env.consts:
                 # A module attribute for Python; ShapeScript code reads the value inline.
-                body.emit(d.span.line, 0, f"{pyname(d.name)} = {env.consts[d.name]!r}")
+                body.emit(d.span.line, 0, f"{pyname(d.name)} = {literal(env.consts[d.name])}")
             elif isinstance(d, ast.ImportPython):
                 local = d.alias or d.module.split(".")[0]
                 if d.alias:
@@ -253,9 +260,10 @@ class ModuleGen:
             head.insert(0, "import shapescript as _ss; _ss.install()")
         tail = list(self.tail)
         if self.devices is not None:
-            tail.insert(0, f"_ss_rt.devices({self.devices!r})")
+            tail.insert(0, f"_ss_rt.devices({literal(self.devices)})")
         if env.device is not None:
-            tail.insert(0, f"_ss_rt.declare_module_device({self.basename!r}, {env.device!r})")
+            tail.insert(0, f"_ss_rt.declare_module_device({literal(self.basename)}, "
+                           f"{literal(env.device)})")
         # The imports go on line 1, unless a `def` sits there: no statement may precede a
         # compound one on its line, so they go after the bodies, which use them only when
         # called (a `class` there keeps line 1's imports and moves down one line instead).
@@ -361,7 +369,7 @@ class ModuleGen:
         lines.append(f"def {pyname(sig.name)}({params}):")
         doc = sig.decl.doc
         if doc:
-            lines.append(f"    {doc!r}")
+            lines.append(f"    {literal(doc)}")
         lines += self.wrap_host_args(sig, names)
         if check is not None:
             if self.checks == "debug" and self.value_checks in ("debug", "never"):
@@ -396,7 +404,7 @@ class ModuleGen:
         target = self.extern_ref(sig)
         parts = []
         for p, n in zip(sig.params, names):
-            parts.append(f"{p.name}={n}" if p.default is not None else n)
+            parts.append(keyword_arg(p.name, n) if p.default is not None else n)
         call = f"{target}({', '.join(parts)})"
         self.tail.append(f"_unchecked_{sig.name} = {target}")
         lines = self.entry_code(sig, params, names, call)

@@ -1,7 +1,11 @@
 """How ShapeScript names become Python names in generated code.
 
-Generated helpers and temporaries start with ``_ss_``; a user's name that is a Python
-keyword gets a trailing ``_``.
+Generated helpers and temporaries start with ``_ss_`` (``_SS_`` for constants,
+``_unchecked_`` for function bodies), which the checker keeps from users (E0203). A
+user's name that is a Python keyword, or one of the Python built-ins generated code and
+the runtime helpers it inlines call (``isinstance``, ``range``, ``len`` …), or the name
+of an error class an inlined module defines, gets a trailing ``_``. The source keeps its
+names: messages, checkpoints' keys and a model's fields (``m.next``) are as written.
 """
 
 from __future__ import annotations
@@ -16,17 +20,34 @@ __all__ = ["T", "dtype_expr", "generic_var", "pyname", "python_name"]
 T = "_ss_torch"
 
 
+# The built-ins generated code calls, in the bodies, the checked entries and the runtime
+# helpers a standalone module inlines (tests/codegen/test_hostile_sources.py keeps this
+# the set they use), the error classes an inlined module defines under their names, and
+# `__debug__`, which Python lets nothing bind.
+GENERATED_BUILTINS = frozenset((
+    "AttributeError", "BaseException", "Exception", "FileNotFoundError", "ImportError",
+    "KeyError", "NameError", "NotImplementedError", "OSError", "RecursionError",
+    "RuntimeError", "TypeError", "UnicodeDecodeError", "ValueError", "abs", "all", "any",
+    "bool", "bytes", "callable", "classmethod", "compile", "dict", "divmod", "enumerate",
+    "exec", "float", "format", "frozenset", "getattr", "hasattr", "hash", "id", "int",
+    "isinstance", "issubclass", "iter", "len", "list", "max", "min", "next", "object",
+    "open", "print", "property", "range", "repr", "reversed", "round", "set", "setattr",
+    "slice", "sorted", "staticmethod", "str", "sum", "super", "tuple", "type", "zip",
+    "ShapeError", "DeviceError", "DomainError", "__debug__",
+))
+
+
 def _python_word(stem: str) -> bool:
-    return keyword.iskeyword(stem) or stem in ("None", "True", "False")
+    return keyword.iskeyword(stem) or stem in GENERATED_BUILTINS
 
 
 def pyname(name: str) -> str:
-    """A user name as a Python identifier: a keyword gets a trailing ``_``, and so does
-    a keyword followed by underscores, so no two names meet (``class`` is ``class_``,
-    ``class_`` is ``class__``).
+    """A user name as a Python identifier: a keyword or a built-in generated code calls
+    gets a trailing ``_``, and so does one of them followed by underscores, so no two
+    names meet (``class`` is ``class_``, ``class_`` is ``class__``).
 
-    >>> pyname("lambda"), pyname("class_"), pyname("x_")
-    ('lambda_', 'class__', 'x_')
+    >>> pyname("lambda"), pyname("class_"), pyname("x_"), pyname("range")
+    ('lambda_', 'class__', 'x_', 'range_')
     """
     return name + "_" if _python_word(name.rstrip("_")) else name
 

@@ -48,6 +48,7 @@ from shapescript.codegen.inline_dims import InlineDimsStmtGen
 from shapescript.codegen.layout import Emitter
 from shapescript.codegen.module import ModuleGen, mode_expr
 from shapescript.codegen.names import pyname
+from shapescript.codegen.pytext import comment, name_from
 from shapescript.syntax import ast
 from shapescript.vocab import DOMAIN_BOUNDS, UNCHECKED_DOMAINS, device_name
 
@@ -264,7 +265,7 @@ class TracedModuleGen(ModuleGen):
             return "_unchecked_" + sig.name
         entry = self.foreign.get(id(sig))
         if entry is None:
-            stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(sig.file))[0])
+            stem = name_from(os.path.splitext(os.path.basename(sig.file))[0])
             entry = (sig, f"_unchecked_{stem}__{sig.name}")
             self.foreign[id(sig)] = entry
             self.foreign_todo.append(sig)
@@ -391,7 +392,8 @@ class TracedModuleGen(ModuleGen):
             for ln in sub.lines:
                 if ln.ss_line is not None:
                     ln.ss_line -= first - 1
-            chunks.append(f"# {os.path.basename(sig.file)}: {sig.name}\n" + sub.layout())
+            chunks.append(comment(f"{os.path.basename(sig.file)}: {sig.name}") + "\n"
+                          + sub.layout())
         return "\n".join(chunks)
 
     # -- the entry ----------------------------------------------------------------------

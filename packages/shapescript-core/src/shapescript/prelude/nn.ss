@@ -11,8 +11,9 @@ extern fn rms_norm(x: [...] Float, over: Axis[n], weight: [n] Float = none, eps:
 extern fn embedding(input: [...] Index[V], weight: [V E] Float) -> [... E] Float = "torch.nn.functional.embedding"
 ## Attention of `query` over `key` and `value`, with an optional mask of allowed pairs.
 extern fn scaled_dot_product_attention(query: [b H n Dh] Float, key: [b H m Dh] Float, value: [b H m Dv] Float, attn_mask: [n m] Mask = none, scale: float = none) -> [b H n Dv] Float = "torch.nn.functional.scaled_dot_product_attention"
-## A 2-D convolution; `weight` is `[out in kh kw]`.
-extern fn conv2d(input: [b c h w] Float, weight: [o c kh kw] Float, bias: [o] Float = none, stride: Size[St] = 1, padding: Size[Pd] = 0) -> [b o (h + 2*Pd - kh)/St + 1 (w + 2*Pd - kw)/St + 1] Float = "torch.nn.functional.conv2d"
+## A 2-D convolution; `weight` is `[out in kh kw]`. The padded input must be at least
+## the kernel (a `ShapeError` when it runs otherwise).
+extern fn conv2d(input: [b c h w] Float, weight: [o c kh kw] Float, bias: [o] Float = none, stride: Size[St] = 1, padding: Size[Pd] = 0) -> [b o (h + 2*Pd - kh)/St + 1 (w + 2*Pd - kw)/St + 1] Float = "shapescript.rt.conv2d"
 ## Zeroes each value with probability `p` and scales the rest by $1/(1-p)$, in training
 ## mode only (`with Train:`); elsewhere the identity.
 extern fn dropout(x: [...] Float, p: float = 0.5) -> [...] Float = "shapescript.rt.dropout"

@@ -22,7 +22,7 @@ from .device import (call_device, current_device, declare_module_device, device_
                      devices, from_host, host_transfers, parse_device, reset_devices)
 from .domains import domain_problem
 from .errors import DeviceError, DomainError, ShapeError, ShapeScriptError
-from .ops import (at_least, counted, cross_entropy, cumsum, divides, dropout, is_training,
+from .ops import (at_least, conv2d, counted, cross_entropy, cumsum, divides, dropout, is_training,
                   layer_norm, log_softmax, logsumexp, pack, picked, rms_norm, sliced, softmax,
                   stack_map, train, unpack)
 from .specs import FLOAT, INT, DomainSpec, HostSpec, ModelSpec, TensorSpec, dtype_name
@@ -36,7 +36,7 @@ __all__ = [
     "domain_problem",
     "DeviceError", "DomainError", "ShapeError", "ShapeScriptError",
     "at_least", "counted", "divides", "picked", "sliced", "pack", "unpack",
-    "cross_entropy", "cumsum", "dropout", "is_training", "layer_norm", "log_softmax",
+    "conv2d", "cross_entropy", "cumsum", "dropout", "is_training", "layer_norm", "log_softmax",
     "logsumexp", "rms_norm", "softmax", "stack_map", "train",
     "FLOAT", "INT", "DomainSpec", "HostSpec", "ModelSpec", "TensorSpec", "dtype_name",
 ]

@@ -103,6 +103,21 @@ def cross_entropy(logits, y, over):
     return F.cross_entropy(logits, y)
 
 
+def conv2d(input, weight, bias=None, stride=1, padding=0):
+    """``torch.nn.functional.conv2d``, with the one fact its declared result size needs
+    and a type can't say: the padded input is at least the kernel (else the size,
+    ``(h + 2*padding - kh)/stride + 1``, would be below 1), as a ``ShapeError``."""
+    h, w = input.shape[-2], input.shape[-1]
+    kh, kw = weight.shape[-2], weight.shape[-1]
+    # While tracing (export, torch.compile) a size test would be a guard on the sizes:
+    # the traced program keeps torch's own check instead.
+    tracing = torch.compiler.is_compiling() or torch.compiler.is_exporting()
+    if not tracing and (h + 2 * padding < kh or w + 2 * padding < kw):
+        raise ShapeError(f"conv2d: the kernel is {kh}×{kw} but the input, padded by {padding}, "
+                         f"is {h + 2 * padding}×{w + 2 * padding}: it must be at least the kernel")
+    return F.conv2d(input, weight, bias, stride, padding)
+
+
 def dropout(x, p=0.5):
     """Zeroes each element with probability ``p`` and scales the rest by ``1/(1-p)``, in
     training mode only; outside it, the identity."""
