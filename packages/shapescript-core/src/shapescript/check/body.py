@@ -17,6 +17,8 @@ from shapescript.check.env import AxisParam, FnSig, ModuleEnv, SizeParam
 from shapescript.check.exprs import ExprChecker
 from shapescript.check.fail import Fail
 from shapescript.check.resolutions import FieldInit
+from shapescript.check.roles import roles_of
+from shapescript.check.sizes import Size
 from shapescript.check.result import CheckedModule, ExportSites, FnResult
 from shapescript.check.scope import Scope, Var
 from shapescript.check.stmts import StmtChecker
@@ -54,6 +56,9 @@ class BodyChecker:
         # Numbers the fresh sizes this body makes (``?k#3``): per checker, so a body's
         # result never depends on what the process checked before it.
         self._ids = count(1)
+        self.roles = roles_of(env)
+        # The names patterns wrote for axes (local roles) → what each matched, as a label.
+        self.local_roles: dict[str, Size] = {}
         self.exprs = ExprChecker(self)
         self.stmts = StmtChecker(self)
 
@@ -66,6 +71,11 @@ class BodyChecker:
             return  # ``Fail.reported()``: reported already, one diagnostic per mistake
         span = f.span or node.span
         self.report(Diagnostic.error(f.code, f.message, span, f.label, help=f.help))
+
+    def clash(self, have: Size, want: Size) -> bool:
+        """Whether an axis labelled ``have`` may not stand where ``want`` is declared,
+        their sizes being equal (``check.roles``)."""
+        return self.roles.clash(have, want, self.local_roles)
 
     def next_id(self) -> int:
         return next(self._ids)

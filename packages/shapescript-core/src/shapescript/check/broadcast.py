@@ -20,13 +20,18 @@ Host numbers and ``[]`` tensors broadcast to anything with an identity plan.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from shapescript.check.fail import Fail
 from shapescript.check.sizes import Size
 from shapescript.check.types import Axis, TensorType
 
-__all__ = ["Broadcast", "Plan", "IDENTITY", "broadcast", "matmul", "check_fits"]
+__all__ = ["Broadcast", "Plan", "IDENTITY", "broadcast", "matmul", "check_fits", "role_fail",
+           "Clash"]
+
+# Whether an axis labelled by the first label may stand for one labelled by the second
+# when their sizes agree (``check.roles``); None: sizes alone decide.
+Clash = Callable[[Size, Size], bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +197,27 @@ def broadcast(a: TensorType | Any, b: TensorType | Any) -> Broadcast:
     return Broadcast(axes, _plan(a_pos), _plan(b_pos))
 
 
-def matmul(a: TensorType, b: TensorType) -> Broadcast:
+def role_fail(have: Axis, want: Axis, head: str | None = None) -> Fail:
+    """E0414: an axis of one role where another is declared, their sizes equal.
+    ``head`` says where (default: "`S` where `C` is declared")."""
+    head = head or f"`{have.label}` where `{want.label}` is declared"
+    return Fail(
+        "E0414",
+        f"{head}; they are equal only in value ({have.size})",
+        f"`{have.label}` here, `{want.label}` expected",
+        help=f"if `{have.label}` is meant as `{want.label}`, say so with `as`; if one is made "
+             "from the other, define it so" + _define_hint(have.label, want.label))
+
+
+def _define_hint(have: Size, want: Size) -> str:
+    """`` (`dim Dl = D/H`)``: the declaration that makes one role the other's name."""
+    for name, other in ((want.var_name, have), (have.var_name, want)):
+        if name is not None and "." not in name:
+            return f" (`dim {name} = {other}`)"
+    return ""
+
+
+def matmul(a: TensorType, b: TensorType, clash: Clash | None = None) -> Broadcast:
     """``a @ b``: contracts ``a``'s last axis with ``b``'s second-to-last (or only) one;
     leading axes broadcast by label; rank-1 operands act as in torch.
 
@@ -222,6 +247,9 @@ def matmul(a: TensorType, b: TensorType) -> Broadcast:
             f"`{ka.written}` against `{kb.written}`",
             help="`a @ b` contracts the last axis of `a` with the second-to-last of `b`; "
                  "use `einsum` to contract other axes, or `as` if they are equal at run time")
+    if clash is not None and ka.label != kb.label and clash(ka.label, kb.label):
+        raise role_fail(ka, kb, f"`@` contracts `{ka.label}` of the left operand with "
+                                f"`{kb.label}` of the right")
     if a.rank == 1 and b.rank == 1:
         return Broadcast(())
     if a.rank == 1:
@@ -245,14 +273,16 @@ def matmul(a: TensorType, b: TensorType) -> Broadcast:
     return Broadcast(axes + tail, pa, pb)
 
 
-def check_fits(value: TensorType, declared: TensorType, what: str = "the value") -> None:
+def check_fits(value: TensorType, declared: TensorType, what: str = "the value",
+               clash: Clash | None = None) -> None:
     """A positional check against a declared type (argument, return, ``as``, annotation):
     the same rank (E0402) and provably equal sizes, axis by axis (E0401). ``what`` names
     the value in messages ("the argument `x`", "the return value").
 
     When the value's labels are the declared ones in another order, the E0401 help
     suggests swapping the operands of the element-wise operation that made it, or a
-    ``rearrange`` (``s * x`` is ``[D b n]``, not ``[b n D]``).
+    ``rearrange`` (``s * x`` is ``[D b n]``, not ``[b n D]``). With ``clash``, an axis of
+    the right size but another role is E0414.
     """
     va, da = value.axes, declared.axes
     if len(va) != len(da):
@@ -272,6 +302,9 @@ def check_fits(value: TensorType, declared: TensorType, what: str = "the value")
                        help="a `[...]` value allows only element-wise operations, patterns "
                             "with `...` and reductions over named axes")
         if v.size == d.size:
+            if clash is not None and v.label != d.label and clash(v.label, d.label):
+                raise role_fail(v, d, f"axis {i} is `{v.label}` where {what} declares "
+                                      f"`{d.label}`")
             continue
         help = "if they are equal at run time, assert it with `as`"
         vl, dl = [x.label for x in va], [x.label for x in da]

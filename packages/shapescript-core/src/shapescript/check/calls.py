@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from shapescript.check import ops
 from shapescript.check.binding import Binding, relabel, subst_domain, subst_type
+from shapescript.check.broadcast import Clash, role_fail
 from shapescript.check.env import PRELUDE_FILES, AxisParam, FnSig, ParamSig, SizeParam
 from shapescript.check.exports import HOST_EXTERNS, extern_in_torch
 from shapescript.check.fail import Fail
@@ -85,7 +86,7 @@ def expand(param: TensorType, arg: TensorType) -> list[tuple[Axis, Axis]] | None
 
 
 def bind_tensor_params(items: list[tuple[str, TensorType, TensorType, ast.Arg]], b: Binding,
-                       generics: frozenset[str]) -> None:
+                       generics: frozenset[str], clash: Clash | None = None) -> None:
     """Unify tensor parameters with tensor arguments (three passes, see module doc)."""
     paired: list[tuple[str, list[tuple[Axis, Axis]], ast.Arg, TensorType, TensorType]] = []
     for name, pt, at, arg in items:
@@ -149,6 +150,13 @@ def bind_tensor_params(items: list[tuple[str, TensorType, TensorType, ast.Arg]],
                            f"this is `{at}`, the parameter is `{pt}`", span=arg.span,
                            help=_same_name_help(want, ax.size)
                            or "if the sizes are equal at run time, assert it with `as`")
+            if clash is not None and ax.label != p_.label and not p_.label.free_vars() & generics \
+                    and clash(ax.label, p_.label):
+                # Generics match by size; a dim of the signature is a role.
+                f = role_fail(ax, p_, f"axis {i} of the argument `{name}` is `{ax.label}` "
+                                      f"where the parameter declares `{p_.label}`")
+                f.span = arg.span
+                raise f
 
 
 def _solve_label(v: str, param_label: Size, label: Size, fallback: Size) -> Size:
@@ -355,7 +363,7 @@ class CallChecker:
             self.record_call(sig, e, matched, argvals)
             return ERROR if sig.ret is None or not isinstance(sig.ret, TensorType) else self.fallback_ret(sig, b)
         try:
-            bind_tensor_params(tensors, b, sig.generics | _existentials(sig))
+            bind_tensor_params(tensors, b, sig.generics | _existentials(sig), self.ck.body.clash)
         except ZeroDivisionError:
             raise self.zero_divisor(sig, e) from None
         for name, pt, at, a in tensors:

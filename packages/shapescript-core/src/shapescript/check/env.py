@@ -195,6 +195,8 @@ class ModuleEnv:
     poisoned: set = field(default_factory=set)
     # ``labels_from`` results, by ``id`` of the other module.
     label_maps: dict = field(default_factory=dict, repr=False)
+    # The file's dims as roles (``check.roles.roles_of``), made on first use.
+    roles: object = field(default=None, repr=False)
     _all_dims: dict | None = field(default=None, repr=False)
 
     def all_dims(self) -> dict[str, int]:

@@ -307,7 +307,7 @@ class ExprChecker:
     def matmul(self, a: Type, b: Type, node: ast.Expr) -> Type:
         if not isinstance(a, TensorType) or not isinstance(b, TensorType):
             raise Fail("E0410", "`@` needs two tensors", f"`{a}` @ `{b}`")
-        t, plan = ops.matmul(a, b)
+        t, plan = ops.matmul(a, b, self.body.clash)
         self.res[id(node)] = plan
         return t
 
@@ -545,7 +545,7 @@ class ExprChecker:
                 return
             if not isinstance(t, TensorType):
                 raise Fail("E0410", f"{what} is a tensor, not `{t}`", f"this is `{t}`", span=node.span)
-            ops.check_fits(t, want, what, node)
+            ops.check_fits(t, want, what, node, self.body.clash)
             return
         if isinstance(want, HostType):
             if isinstance(t, TensorType):

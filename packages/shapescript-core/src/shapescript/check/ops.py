@@ -98,8 +98,9 @@ def _narrow(facts: frozenset[str]) -> str:
     return "Real"
 
 
-def matmul(a: TensorType, b: TensorType) -> tuple[TensorType, BroadcastRes]:
-    res = bc.matmul(a, b)
+def matmul(a: TensorType, b: TensorType, clash: bc.Clash | None = None
+           ) -> tuple[TensorType, BroadcastRes]:
+    res = bc.matmul(a, b, clash)
     dtype = dt.result_dtype("@", a, b)
     dom = dm.binop_domain("@", a.domain, b.domain, dtype)
     return TensorType(res.axes, dtype, dom), BroadcastRes(res.a_plan, res.b_plan)
@@ -186,14 +187,15 @@ def _widen_help(have: Domain, want: Domain) -> str:
     return f"assert it with `as … {want}`, checked at run time"
 
 
-def check_fits(t: TensorType, want: TensorType, what: str, node: Any) -> None:
+def check_fits(t: TensorType, want: TensorType, what: str, node: Any,
+               clash: bc.Clash | None = None) -> None:
     if len(t.axes) == len(want.axes) and any(a.size.var_name and a.size.var_name.startswith("?")
                                              for a in want.axes):
         # A `?` size in a declared type accepts any size.
         want = TensorType(tuple(Axis(v.size, v.label) if (a.size.var_name or "").startswith("?") else a
                                 for a, v in zip(want.axes, t.axes)), want.dtype, want.domain)
     try:
-        bc.check_fits(t, want, what)
+        bc.check_fits(t, want, what, clash)
     except Fail as f:
         f.span = f.span or node.span
         raise

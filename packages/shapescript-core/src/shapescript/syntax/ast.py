@@ -481,7 +481,8 @@ class FromImport:
 
 @dataclass(frozen=True, slots=True)
 class DimDecl:
-    """``dim D = 32`` (``size`` set) or ``dim Images = [b 1 S S]`` (``shape`` set)."""
+    """``dim D = 32`` (``size`` set) or ``dim Images = [b 1 S S]`` (``shape`` set);
+    ``dim Dout ~ D`` (``new_role``): ``D``'s size, a role of its own."""
 
     name: str
     span: Span
@@ -489,6 +490,7 @@ class DimDecl:
     size: SizeExpr | None = None
     shape: TensorTypeExpr | None = None
     doc: str | None = None
+    new_role: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,8 @@ finished by ``Builder.decl_done``, which reports what is only known once it is w
 
 from __future__ import annotations
 
+import dataclasses
+
 from shapescript.syntax import ast
 from shapescript.syntax.build_types import make_type
 
@@ -87,6 +89,12 @@ def r_dim_size(b, c):
     return b.decl_done(ast.DimDecl(c[1].value, b.sp(c[0], size.span),
                                    b.sp(c[1], c[1]), size=size,
                                    doc=b.doc_at(c[0])))
+
+
+def r_dim_role(b, c):
+    """``dim Dout ~ D``: ``D``'s size, a role of its own."""
+    decl = r_dim_size(b, c)
+    return dataclasses.replace(decl, new_role=True) if isinstance(decl, ast.DimDecl) else decl
 
 
 def r_dim_alias(b, c):
