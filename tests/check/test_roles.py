@@ -74,3 +74,44 @@ def test_a_dim_imported_under_another_name_keeps_its_role(tmp_path):
     main.write_text(src, encoding="utf-8")
     got = [d.code for d in check_source(src, str(main))]
     assert got == ["E0414"]
+
+
+ATTENTION = """
+fn attend(x: [b n D]) -> [b n D]:
+    s = einsum(x, x: b n d, b t d -> b n t)
+    p = softmax(s, over=t)
+    return einsum(p, x: b n t, b t d -> b n d)
+"""
+
+
+def test_self_attention_names_its_key_axis_as_written():
+    # `t` is the key axis: its own label, though it matched `n`'s size.
+    assert codes(ATTENTION) == []
+    assert codes(ATTENTION.replace("over=t", "over=n")) == []
+    mean = ATTENTION.replace("p = softmax(s, over=t)", "p = mean(s, over=t)")
+    assert codes(mean.replace("einsum(p, x: b n t, b t d -> b n d)", "p")) == ["E0402"]
+
+
+def test_a_local_role_names_masks_and_annotations():
+    src = """
+fn attend(x: [b n D]) -> [b n n]:
+    s = einsum(x, x: b n d, b t d -> b n t)
+    m: [b n t] = where(causal[n t], s, -1e9)
+    return softmax(m, over=t)
+"""
+    assert codes(src) == []
+
+
+def test_a_transposed_mask_is_aligned_by_its_labels():
+    from shapescript.compiler import compile_source
+
+    src = """
+fn scores(x: [b n D]) -> [b n n]:
+    s = einsum(x, x: b n d, b t d -> b n t)
+    return where(causal[t n], s, 0.0)
+"""
+    assert codes(src) == []
+    out = compile_source(HEAD + src, "t.ss")
+    # The mask `[t n]` meets `[b n t]` by label: transposed to fit, not used as written.
+    assert "permute(1, 0)" in out.python
+

@@ -19,7 +19,7 @@ fn passed(x: [b S]) -> [b C] = keep(x)   #~ E0414
 
 fn square(x: [b D], w: [D Dout]) -> [b D] = x @ w   #~ E0414
 
-fn heads(x: [b n D]) -> [b H n Dl] = rearrange(x, b n (h d) -> b h n d, h=H)   #~ E0414
+fn heads(x: [b n D]) -> [b H n Dl] = rearrange(x, b n (h e) -> b h n e, h=H)   #~ E0414
 
 fn annotated(x: [b C S]):
     y: [b S] = sum(x, over=S)   #~ E0414
@@ -30,9 +30,9 @@ fn pooled_ok(x: [b C S]) -> [b C] = mean(x, over=S)
 
 fn square_ok(x: [b D], w: [D Dout]) -> [b Dout] = x @ w
 
-fn heads_ok(x: [b n D]) -> [b H n Dh] = rearrange(x, b n (h d) -> b h n d, h=H)
+fn heads_ok(x: [b n D]) -> [b H n Dh] = rearrange(x, b n (h e) -> b h n e, h=H)
 
-fn merged(x: [b H n Dh]) -> [b n D] = rearrange(x, b h n d -> b n (h d))
+fn merged(x: [b H n Dh]) -> [b n D] = rearrange(x, b h n e -> b n (h e))
 
 fn said(x: [b C S]) -> [b C] = mean(x, over=C) as [b C]
 

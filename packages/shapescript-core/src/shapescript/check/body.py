@@ -22,7 +22,7 @@ from shapescript.check.sizes import Size
 from shapescript.check.result import CheckedModule, ExportSites, FnResult
 from shapescript.check.scope import Scope, Var
 from shapescript.check.stmts import StmtChecker
-from shapescript.check.types import ERROR, HostType, ModelType, PyType, TensorType, TupleType, Type
+from shapescript.check.types import ERROR, Axis, HostType, ModelType, PyType, TensorType, TupleType, Type
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
@@ -59,6 +59,7 @@ class BodyChecker:
         self.roles = roles_of(env)
         # The names patterns wrote for axes (local roles) → what each matched, as a label.
         self.local_roles: dict[str, Size] = {}
+        self.local_sizes: dict[str, Size] = {}
         self.exprs = ExprChecker(self)
         self.stmts = StmtChecker(self)
 
@@ -76,6 +77,36 @@ class BodyChecker:
         """Whether an axis labelled ``have`` may not stand where ``want`` is declared,
         their sizes being equal (``check.roles``)."""
         return self.roles.clash(have, want, self.local_roles)
+
+    def role_of(self, label: Size) -> tuple[Size, bool]:
+        """``label``'s role, and whether it holds a local role (for broadcasting)."""
+        local = self.local_roles
+        if not local:
+            return label, False
+        return self.roles.role(label, local), bool(label.free_vars() & local.keys())
+
+    def name_local_roles(self, t: TensorType, local: dict[str, tuple[Size, Size]]
+                         ) -> TensorType:
+        """``t`` (a pattern's output) with its local roles kept for the rest of the body:
+        a name keeps the first thing it matched here; a name written again for
+        something else labels that axis by what it matched, as a pattern's name did
+        before it was a role (its written name still finds it in ``over=``)."""
+        if not local:
+            return t
+        axes = list(t.axes)
+        for i, ax in enumerate(axes):
+            name = ax.alias
+            if name is None or name not in local or ax.label != Size.var(name):
+                continue
+            size, matched = local[name]
+            matched = self.roles.role(matched, self.local_roles)
+            known = self.local_sizes.get(name)
+            if known is None:
+                self.local_sizes[name] = size
+                self.local_roles[name] = matched
+            elif known != size or self.local_roles[name] != matched:
+                axes[i] = Axis(ax.size, local[name][1], False, name)
+        return TensorType(tuple(axes), t.dtype, t.domain)
 
     def next_id(self) -> int:
         return next(self._ids)

@@ -27,11 +27,14 @@ from shapescript.check.sizes import Size
 from shapescript.check.types import Axis, TensorType
 
 __all__ = ["Broadcast", "Plan", "IDENTITY", "broadcast", "matmul", "check_fits", "role_fail",
-           "Clash"]
+           "Clash", "RoleOf"]
 
 # Whether an axis labelled by the first label may stand for one labelled by the second
 # when their sizes agree (``check.roles``); None: sizes alone decide.
 Clash = Callable[[Size, Size], bool]
+# A label's role, and whether it holds a name a pattern wrote (a local role), which
+# broadcasting matches, failing its own label, by what it stands for (``check.roles``).
+RoleOf = Callable[[Size], tuple[Size, bool]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,12 +125,36 @@ def _is_host_or_scalar(x: object) -> bool:
     return not isinstance(x, TensorType) or x.rank == 0
 
 
-def _align(a_axes: Sequence[Axis], b_axes: Sequence[Axis], what: str = "operand"
+def _by_role(mine: list[Size], other: list[Size], role_of: RoleOf) -> list[Size]:
+    """``mine`` with each label holding a local role that ``other`` lacks replaced by the
+    label of ``other`` of its role, if ``mine`` lacks that one: ``k`` (matched on ``D/2``)
+    meets an axis ``D/2``."""
+    out = list(mine)
+    spare: dict[Size, Size] | None = None
+    for i, lab in enumerate(mine):
+        if lab in other:
+            continue
+        role, local = role_of(lab)
+        if not local:
+            continue
+        if spare is None:
+            spare = {role_of(x)[0]: x for x in other if x not in mine}
+        hit = spare.get(role)
+        if hit is not None:
+            out[i] = hit
+    return out
+
+
+def _align(a_axes: Sequence[Axis], b_axes: Sequence[Axis], what: str = "operand",
+           role_of: RoleOf | None = None,
            ) -> tuple[tuple[Axis, ...], list[int | None], list[int | None]]:
     """The label broadcast of two axis lists: result axes and, per result position, the
     index of the axis of ``a`` / ``b`` that lands there."""
     la = [x.label for x in a_axes]
     lb = [x.label for x in b_axes]
+    if role_of is not None and la != lb:
+        la = _by_role(la, lb, role_of)
+        lb = _by_role(lb, la, role_of)
     for lab in la + lb:
         ca, cb = _count(la, lab), _count(lb, lab)
         if ca and cb and ca != cb:
@@ -162,10 +189,12 @@ def _align(a_axes: Sequence[Axis], b_axes: Sequence[Axis], what: str = "operand"
     return axes, a_pos, b_pos
 
 
-def broadcast(a: TensorType | Any, b: TensorType | Any) -> Broadcast:
+def broadcast(a: TensorType | Any, b: TensorType | Any, role_of: RoleOf | None = None
+              ) -> Broadcast:
     """The element-wise broadcast of ``a ⊕ b`` by label.
 
     A host number (any non-``TensorType``) or a ``[]`` tensor broadcasts to anything.
+    With ``role_of``, a label holding a local role matches by its role (``_by_role``).
     Values with ``...`` axes: identical axes on both sides, or ``b``'s (non-``...``)
     axes equal to ``a``'s last ones, broadcast with identity plans; anything else
     is E0409.
@@ -193,7 +222,7 @@ def broadcast(a: TensorType | Any, b: TensorType | Any) -> Broadcast:
                    "`...` has an unknown rank",
                    help="give both operands the same axes, or write the axes out "
                         "instead of `...`")
-    axes, a_pos, b_pos = _align(a.axes, b.axes)
+    axes, a_pos, b_pos = _align(a.axes, b.axes, role_of=role_of)
     return Broadcast(axes, _plan(a_pos), _plan(b_pos))
 
 

@@ -446,7 +446,7 @@ class CallChecker:
         positions = []
         for n in names:
             text = label_of(n)
-            hits = label_hits(t.axes, text)
+            hits = label_hits(t.axes, text, self.ck.body.role_of)
             if not hits:
                 raise Fail("E1001", f"`{t}` has no axis labelled `{text}`", "no such axis",
                            span=n.span, help="axes: " + " ".join(str(ax) for ax in t.axes))
