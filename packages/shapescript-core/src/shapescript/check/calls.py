@@ -23,7 +23,7 @@ from shapescript.check.resolutions import (
 from shapescript.check.size_solve import exact_div, solve_linear
 from shapescript.check.sizes import Size
 from shapescript.check.types import (
-    ERROR, INT, NOTHING, Axis, ErrorType, HostType, ModelType, PyType, TensorType, Type, is_float,
+    ERROR, INT, NONE, NOTHING, Axis, ErrorType, HostType, ModelType, PyType, TensorType, Type, is_float,
     is_int, label_hits,
 )
 from shapescript.syntax import ast
@@ -305,7 +305,7 @@ class CallChecker:
                 d = literal_int(p.default)
                 if d is not None:
                     b.sizes[p.type.name] = (Size.const(d), Size.const(d))
-        prelude_rules(sig, matched, e)
+        prelude_rules(sig, matched, e, types)
         first_tensor = next((p for p in sig.params if isinstance(p.type, TensorType)), None)
         axis_positions: dict[str, Any] = {}  # an `Axis[n]` parameter → the position(s) given
         for p in sig.params:
@@ -479,14 +479,28 @@ class CallChecker:
         return positions if p.many else positions[0]
 
 
-def prelude_rules(sig: FnSig, matched: dict[str, ast.Arg], e: ast.Call) -> None:
+# Optional parameters of which a call must give at least one that isn't `none`.
+AT_LEAST_ONE = {"clamp": ("min", "max")}
+
+
+def prelude_rules(sig: FnSig, matched: dict[str, ast.Arg], e: ast.Call,
+                  types: dict[str, Type] | None = None) -> None:
     """What the prelude's signatures can't say, checked where a call would fail in torch:
-    ``clamp`` needs a bound; ``dropout``'s probability, when literal, is within [0, 1]."""
+    ``clamp`` needs a bound (E0501 for none given, E0415 for every one given `none`);
+    ``dropout``'s probability, when literal, is within [0, 1]."""
     if sig.file not in PRELUDE_FILES:
         return
-    if sig.name == "clamp" and "min" not in matched and "max" not in matched:
+    one_of = AT_LEAST_ONE.get(sig.name)
+    if one_of is not None and not any(n in matched for n in one_of):
         raise Fail("E0501", "`clamp` needs `min=`, `max=` or both", "no bound given", span=e.span,
                    help="give a bound, e.g. `clamp(x, min=0.0)`")
+    if one_of is not None and all(types is not None and types.get(n) == NONE
+                                  for n in one_of if n in matched):
+        names = " or ".join(f"`{n}`" for n in one_of)
+        raise Fail("E0415", f"`{sig.name}` needs {names} to be given, and each given is "
+                   "`none`", "no bound", span=e.span,
+                   help=f"give a bound, e.g. `{sig.name}(x, {one_of[0]}=0.0)`; with no bound "
+                        "there is nothing to call")
     if sig.name == "dropout" and "p" in matched:
         v = literal_number(matched["p"].value)
         if v is not None and not 0 <= v <= 1:
