@@ -1,4 +1,4 @@
-"""The planted semantic bugs of ``roles/cases.py`` (equal-sized dims confused, masks,
+"""The planted semantic bugs of ``roles/role_cases.py`` (equal-sized dims confused, masks,
 caches, split and merge order, …), each silent in hand-written torch: every corrected
 version checks clean and computes what torch's does (no false positive), and at least 70%
 of the bugs are caught statically or prevented by construction."""
@@ -13,8 +13,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "roles"))
 
-from cases import CASES  # noqa: E402
-from runner import run_case  # noqa: E402
+from role_cases import CASES  # noqa: E402
+from role_runner import run_case  # noqa: E402
 
 # What the checker makes of each bug today; a change is a change in what it catches.
 MISSED = {

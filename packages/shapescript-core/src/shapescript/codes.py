@@ -114,6 +114,7 @@ _TABLE: tuple[tuple[str, ...], ...] = (
     ("E0413", "the shape of a Python value is unknown"),
     ("E0414", "an axis of another role, equal only in value"),
     ("E0415", "every one of the arguments a call needs one of is `none`"),
+    ("E0416", "`with` naming a parameter that isn't optional"),
     ("E0417", "a pattern's name differing from a dim only by case", "warning"),
     # E05 calls and signatures
     ("E0501", "wrong number of arguments"),

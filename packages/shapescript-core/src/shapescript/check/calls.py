@@ -305,7 +305,9 @@ class CallChecker:
                 d = literal_int(p.default)
                 if d is not None:
                     b.sizes[p.type.name] = (Size.const(d), Size.const(d))
-        prelude_rules(sig, matched, e, types)
+        if sig.one_of:
+            one_of_rule(sig, matched, e, types)
+        prelude_rules(sig, matched, e)
         first_tensor = next((p for p in sig.params if isinstance(p.type, TensorType)), None)
         axis_positions: dict[str, Any] = {}  # an `Axis[n]` parameter → the position(s) given
         for p in sig.params:
@@ -479,28 +481,26 @@ class CallChecker:
         return positions if p.many else positions[0]
 
 
-# Optional parameters of which a call must give at least one that isn't `none`.
-AT_LEAST_ONE = {"clamp": ("min", "max")}
+def one_of_rule(sig: FnSig, matched: dict[str, ast.Arg], e: ast.Call,
+                types: dict[str, Type]) -> None:
+    """``extern fn … with a or b``: a call gives at least one of them (E0501), and not
+    every one it gives is `none` (E0415), which torch would refuse when it runs."""
+    one_of = sig.one_of
+    names = " or ".join(f"`{n}=`" for n in one_of)
+    if not any(n in matched for n in one_of):
+        raise Fail("E0501", f"`{sig.name}` needs {names}", "none given", span=e.span,
+                   help=f"give one, e.g. `{sig.name}(…, {one_of[0]}=…)`")
+    if all(types.get(n) == NONE for n in one_of if n in matched):
+        raise Fail("E0415", f"`{sig.name}` needs {names} to be given, and each given is "
+                   "`none`", "each is `none`", span=e.span,
+                   help=f"give at least one a value, e.g. `{sig.name}(…, {one_of[0]}=…)`")
 
 
-def prelude_rules(sig: FnSig, matched: dict[str, ast.Arg], e: ast.Call,
-                  types: dict[str, Type] | None = None) -> None:
+def prelude_rules(sig: FnSig, matched: dict[str, ast.Arg], e: ast.Call) -> None:
     """What the prelude's signatures can't say, checked where a call would fail in torch:
-    ``clamp`` needs a bound (E0501 for none given, E0415 for every one given `none`);
     ``dropout``'s probability, when literal, is within [0, 1]."""
     if sig.file not in PRELUDE_FILES:
         return
-    one_of = AT_LEAST_ONE.get(sig.name)
-    if one_of is not None and not any(n in matched for n in one_of):
-        raise Fail("E0501", "`clamp` needs `min=`, `max=` or both", "no bound given", span=e.span,
-                   help="give a bound, e.g. `clamp(x, min=0.0)`")
-    if one_of is not None and all(types is not None and types.get(n) == NONE
-                                  for n in one_of if n in matched):
-        names = " or ".join(f"`{n}`" for n in one_of)
-        raise Fail("E0415", f"`{sig.name}` needs {names} to be given, and each given is "
-                   "`none`", "no bound", span=e.span,
-                   help=f"give a bound, e.g. `{sig.name}(x, {one_of[0]}=0.0)`; with no bound "
-                        "there is nothing to call")
     if sig.name == "dropout" and "p" in matched:
         v = literal_number(matched["p"].value)
         if v is not None and not 0 <= v <= 1:

@@ -136,6 +136,8 @@ class FnSig:
     export: bool = False
     module: "ModuleEnv | None" = None
     ret_written: Written = Written()  # the return type as written
+    # `extern fn … with a or b`: optional parameters a call gives at least one of.
+    one_of: tuple[str, ...] = ()
 
     @property
     def is_extern(self) -> bool:

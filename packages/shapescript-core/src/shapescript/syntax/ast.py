@@ -528,7 +528,8 @@ class FnDecl:
 
 @dataclass(frozen=True, slots=True)
 class ExternDecl:
-    """``extern fn name(params) -> T = "module.func"``."""
+    """``extern fn name(params) -> T = "module.func"``, optionally ``with a or b``: a call
+    gives at least one of the optional parameters ``one_of``, not ``none``."""
 
     name: str
     params: tuple[Param, ...]
@@ -537,6 +538,7 @@ class ExternDecl:
     span: Span
     name_span: Span
     doc: str | None = None
+    one_of: tuple[tuple[str, Span], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

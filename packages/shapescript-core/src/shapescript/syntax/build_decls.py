@@ -169,6 +169,27 @@ def r_extern_ret(b, c):
                                       doc=b.doc_at(c[0])))
 
 
+def r_extern_with(b, c):
+    decl = r_extern(b, c)
+    return dataclasses.replace(decl, one_of=tuple(c[6]), span=b.sp(c[0], c[6][-1][1]))
+
+
+def r_extern_ret_with(b, c):
+    decl = r_extern_ret(b, c)
+    return dataclasses.replace(decl, one_of=tuple(c[8]), span=b.sp(c[0], c[8][-1][1]))
+
+
+def r_one_of_one(b, c):
+    return [(c[0].value, b.sp(c[0], c[0]))]
+
+
+def r_one_of_more(b, c):
+    if c[1].value != "or":
+        b.error("E0101", f"unexpected `{c[1].value}` in `with`", b.sp(c[1], c[1]),
+                "expected `or`", help="name the parameters a call needs one of: `with a or b`")
+    return c[0] + [(c[2].value, b.sp(c[2], c[2]))]
+
+
 def r_sig_empty(b, c):
     return (c[0], (), c[2])
 

@@ -1,7 +1,7 @@
 """Planted semantic bugs: each a ShapeScript function ``f`` with its bug, the corrected
 version, and the same two written by hand in torch. The sizes make every bug silent in
 torch (equal sizes where the bug confuses two axes), so torch runs the buggy version and
-returns a wrong value without complaint. ``runner.py`` sorts each bug into caught
+returns a wrong value without complaint. ``role_runner.py`` sorts each bug into caught
 statically, prevented by construction, caught at run time, or missed.
 
 ``args`` are the inputs' shapes (a string ``"i:V"`` is a tensor of indices below ``V``);

@@ -1,6 +1,6 @@
-"""Runs the planted semantic bugs of ``cases.py`` and sorts each one.
+"""Runs the planted semantic bugs of ``role_cases.py`` and sorts each one.
 
-    uv run python tests/soundness/roles/runner.py [-v]
+    uv run python tests/soundness/roles/role_runner.py [-v]
 
 For each case: the hand-written torch bug must run and differ from the torch fix (the
 bug is silent in torch); the corrected ShapeScript must check clean and equal the torch
@@ -21,7 +21,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from cases import CASES, HEADER, SIZES, Case  # noqa: E402
+from role_cases import CASES, HEADER, SIZES, Case  # noqa: E402
 
 OUTCOMES = ("caught statically", "prevented by construction", "caught at run time", "missed")
 
