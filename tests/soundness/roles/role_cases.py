@@ -253,6 +253,15 @@ CASES: list[Case] = [
          "fn f(cache: [b n D], k: [b 1 D]) -> [b n+1 D] = concat((cache, k), over=n)\n",
          ("b n D", "b 1 D"), lambda c, k: torch.cat((k, c), 1), lambda c, k: torch.cat((c, k), 1)),
     Case("heads_merged_in_the_other_order", "split/merge",
+         "fn f(x: [b n D]) -> [b n D]:\n"
+         "    y = rearrange(x, b n (h e) -> b h n e, h=H)\n"
+         "    return rearrange(y * 2.0, b h n e -> b n (e h))\n",
+         "fn f(x: [b n D]) -> [b n D]:\n"
+         "    y = rearrange(x, b n (h e) -> b h n e, h=H)\n"
+         "    return rearrange(y * 2.0, b h n e -> b n (h e))\n",
+         ("b n D",), lambda x: (x.reshape(3, 8, 2, 4) * 2).permute(0, 1, 3, 2).reshape(3, 8, 8),
+         lambda x: x * 2),
+    Case("heads_merged_in_the_other_order_elsewhere", "split/merge",
          "fn f(x: [b H n Dh]) -> [b n D] = rearrange(x, b h n e -> b n (e h))\n",
          "fn f(x: [b H n Dh]) -> [b n D] = rearrange(x, b h n e -> b n (h e))\n",
          ("b H n Dh",), lambda x: x.permute(0, 2, 3, 1).reshape(3, 8, 8),

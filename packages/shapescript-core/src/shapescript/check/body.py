@@ -60,6 +60,8 @@ class BodyChecker:
         # The names patterns wrote for axes (local roles) → what each matched, as a label.
         self.local_roles: dict[str, Size] = {}
         self.local_sizes: dict[str, Size] = {}
+        # Each group a pattern split, by its members' roles: their order.
+        self.split_orders: dict[frozenset, tuple[Size, ...]] = {}
         self.exprs = ExprChecker(self)
         self.stmts = StmtChecker(self)
 
@@ -84,6 +86,25 @@ class BodyChecker:
         if not local:
             return label, False
         return self.roles.role(label, local), bool(label.free_vars() & local.keys())
+
+    def group_order(self, splits: tuple[tuple[Size, ...], ...],
+                    merges: tuple[tuple[Size, ...], ...], node: Any) -> None:
+        """E0418 for a group merged in another order than this body split it: ``(h d)``
+        and ``(d h)`` have one size and one role, but not one layout."""
+        for members in merges:
+            roles = tuple(self.roles.role(m, self.local_roles) for m in members)
+            key = frozenset(roles)
+            split = self.split_orders.get(key)
+            if split is not None and split != roles and len(key) == len(roles):
+                shown = lambda rs: "(" + " ".join(str(r) for r in rs) + ")"  # noqa: E731
+                raise Fail("E0418", f"the group is merged as `{shown(roles)}` but was split as "
+                           f"`{shown(split)}` in this function", "another order",
+                           span=node.span,
+                           help=f"merge them as `{shown(split)}`, the order they were split "
+                                "in; a layout that swaps them belongs in a function of its own")
+        for members in splits:
+            roles = tuple(self.roles.role(m, self.local_roles) for m in members)
+            self.split_orders.setdefault(frozenset(roles), roles)
 
     def name_local_roles(self, t: TensorType, local: dict[str, tuple[Size, Size]]
                          ) -> TensorType:

@@ -392,6 +392,7 @@ def b_pattern(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     for msg, help_ in r.warnings:
         ck.body.report(Diagnostic.warning("E0417", msg, e.pattern.span,
                                           "a new axis name", help=help_))
+    ck.body.group_order(r.splits, r.merges, e.pattern)
     out = ck.body.name_local_roles(r.out, r.locals)
     data["stacked"] = stacked
     ck.res[id(e)] = BuiltinCall(name, data=data)

@@ -83,6 +83,8 @@ class PatternResult:
     ``reduced``: labels of the input axes a ``reduce`` or ``einsum`` sums away.
     ``locals``: the output's local roles, name → (size, the label of what it matched).
     ``warnings``: ``(message, help)`` of names that differ from a dim only by case.
+    ``splits``/``merges``: the labels of the members of each group the input splits or
+    the output merges, in order.
     """
 
     out: TensorType
@@ -92,6 +94,8 @@ class PatternResult:
     reduced: tuple[Size, ...] = ()
     locals: dict[str, tuple[Size, Size]] = field(default_factory=dict)
     warnings: tuple[tuple[str, str], ...] = ()
+    splits: tuple[tuple[Size, ...], ...] = ()
+    merges: tuple[tuple[Size, ...], ...] = ()
 
 
 # ---------------------------------------------------------------------------
@@ -117,6 +121,10 @@ class _Checker:
         self.input_axes_names: list[list[tuple[Axis, list[str]]]] = []
         # Output names that label their axes (local roles): name -> (size, matched label)
         self.locals: dict[str, tuple[Size, Size]] = {}
+        # The labels of each group's members, in order: split on the input side, merged
+        # on the output side (``(h d)`` merged back as ``(d h)`` is another layout).
+        self.splits: list[tuple[Size, ...]] = []
+        self.merges: list[tuple[Size, ...]] = []
 
     def seed(self, all_terms: list[Term]) -> None:
         # In order of appearance (a dict, not a set): the keywords einops is given follow
@@ -294,6 +302,10 @@ class _Checker:
         if ell_axes is not None:
             names_per_axis.extend((a, ["..."]) for a in ell_axes)
         self.input_axes_names.append(names_per_axis)
+        for _, term, _ in pairs:
+            members = [m.name for m in term.items if m.kind == "name"]
+            if term.kind == "group" and len(members) > 1:
+                self.splits.append(tuple(self.bound[n][1] for n in members))
 
     def out_axis(self, term: Term, input_names: set[str], has_ell: bool) -> list[Axis]:
         if term.kind == "one":
@@ -316,6 +328,9 @@ class _Checker:
             return [Axis(size, label)]
         size, label = ONE, ONE
         unknown = False
+        members = [m.name for m in term.items if m.kind == "name"]
+        if len(members) > 1 and all(n in input_names for n in members):
+            self.merges.append(tuple(self.bound[n][1] for n in members))
         for m in term.items:
             if m.kind == "ell":
                 if not has_ell:
@@ -530,7 +545,8 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
         text = " ".join(t.text() for t in in_sides[0])
     text += " -> " + " ".join(t.text() for t in out_side)
     return PatternResult(TensorType(axes, dtype, domain), text, kwargs, tuple(c.checks),
-                         reduced, c.locals, _case_pitfalls(c, dims))
+                         reduced, c.locals, _case_pitfalls(c, dims), tuple(c.splits),
+                         tuple(c.merges))
 
 
 def _case_pitfalls(c: _Checker, dims: dict[str, int]) -> tuple[tuple[str, str], ...]:
