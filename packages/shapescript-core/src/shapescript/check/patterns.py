@@ -557,13 +557,15 @@ def _case_pitfalls(c: _Checker, dims: dict[str, int]) -> tuple[tuple[str, str], 
     usual idiom; so is any name in a pattern that names no dim (``c`` in ``b c h w``)."""
     if not dims or not any(origin == "dim" for _, _, origin in c.known.values()):
         return ()
-    by_case: dict[str, str] = {}
-    for d in dims:
-        by_case.setdefault(d.casefold(), d)
     out = []
     for n, (size, _) in c.bound.items():
-        d = by_case.get(n.casefold())
-        if d is None or d == n or n in c.known or n in c.in_group_names or size == dims[d]:
+        if n in c.known or n in c.in_group_names:
+            continue
+        # The spellings a dim differing only by case takes in practice (`K`, `Dh`, `DH`):
+        # a lookup each, where a map of every dim by case would cost each pattern.
+        d = next((v for v in (n.upper(), n.capitalize(), n.swapcase(), n.lower())
+                  if v != n and v in dims), None)
+        if d is None or size == dims[d]:
             continue
         out.append((f"`{n}` is a new axis, not the dim `{d}`: it matched an axis of size "
                     f"`{size}`, and `{d}` is {dims[d]}",
