@@ -21,6 +21,8 @@ fn square(x: [b D], w: [D Dout]) -> [b D] = x @ w   #~ E0414
 
 fn heads(x: [b n D]) -> [b H n Dl] = rearrange(x, b n (h e) -> b h n e, h=H)   #~ E0414
 
+fn looked_up(ids: [b n] Index[E], table: [D E]) -> [b n E] = table[ids]   #~ E0414
+
 fn annotated(x: [b C S]):
     y: [b S] = sum(x, over=S)   #~ E0414
 

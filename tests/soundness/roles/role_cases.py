@@ -149,6 +149,11 @@ CASES: list[Case] = [
          "fn f(h: [b n D], emb: [V D]) -> [b n V] = h @ emb\n",
          "fn f(h: [b n D], emb: [V D]) -> [b n V] = einsum(h, emb: b n D, V D -> b n V)\n",
          ("b n D", "V D"), lambda h, e: h @ e, lambda h, e: h @ e.T),
+    Case("embedding_looked_up_on_the_wrong_axis", "contraction",
+         "fn f(ids: [b n] Index[V], emb: [D V]) -> [b n V] = emb[ids]\n",
+         "fn f(ids: [b n] Index[V], emb: [D V]) -> [b n D] = "
+         "rearrange(emb, d v -> v d)[ids]\n",
+         ("i:V b n", "D V"), lambda i, e: e[i], lambda i, e: e.T[i]),
     Case("mlp_weights_in_the_wrong_order", "contraction",
          "fn f(x: [b D], w1: [D F], w2: [F D]) -> [b D] = relu(x @ w2) @ w1\n",
          "fn f(x: [b D], w1: [D F], w2: [F D]) -> [b D] = relu(x @ w1) @ w2\n",
