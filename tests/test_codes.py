@@ -16,7 +16,7 @@ def _span(prefix: str, lo: int, hi: int) -> list[str]:
 
 EXPECTED = (
     ["E0000"] + _span("01", 1, 8) + _span("02", 1, 5) + _span("03", 1, 7)
-    + _span("04", 1, 11) + ["E0413"] + _span("05", 1, 4) + _span("06", 1, 6)
+    + _span("04", 1, 11) + ["E0413", "E0414", "E0415", "E0416", "E0417", "E0418"] + _span("05", 1, 4) + _span("06", 1, 6)
     + _span("07", 1, 6) + _span("08", 1, 5) + _span("09", 1, 3) + _span("10", 1, 4)
     + _span("11", 1, 2) + _span("17", 1, 9) + _span("19", 1, 1) + _span("33", 1, 8)
 )
@@ -65,7 +65,7 @@ def test_registry_holds_exactly_the_initial_codes():
     for code, entry in CODES.items():
         assert entry.code == code
         assert entry.title and entry.title == entry.title.strip()
-        assert entry.severity == ("warning" if code in ("E0105", "E1901") else "error")
+        assert entry.severity == ("warning" if code in ("E0105", "E0417", "E1901") else "error")
 
 
 @pytest.mark.parametrize("code", EXPECTED)

@@ -12,7 +12,10 @@ transpose, merge and split (a split of a generic axis is checked at run time, an
 oracle says when that check must fail), slices with literal offsets, gathers with
 ``Index`` tensors, mask indexing to a ``?`` size reduced by a pattern, ``as``,
 ``map``, ``softmax`` (a ``Prob`` domain), calls of generic functions whose generics are
-renamed, locals, and models holding static parameters.
+renamed, locals, models holding static parameters, ``clamp``, ``concat`` (then sliced
+back to the requested size), ``conv2d`` (a 3×3 kernel padded to keep the size, so the
+output's size expressions normalise to the input's) and ``scaled_dot_product_attention``
+(with or without a ``causal`` mask).
 
 Choices come from a ``Choices``: ``HypothesisChoices`` (a ``draw`` of a
 ``st.composite``, so hypothesis shrinks failures) or ``RandomChoices`` (a seeded
@@ -89,7 +92,7 @@ def offset(label: str) -> int:
 def size_of(label: str, env: dict[str, int]) -> int:
     s = 1
     for f in factors(label):
-        s *= env[f]
+        s *= int(f) if f.isdigit() else env[f]
     return s + offset(label)
 
 
@@ -108,7 +111,9 @@ class Val:
 class Param:
     name: str
     axes: tuple[str, ...]
-    kind: str = "f32"            # f32 | index (with bound) | mask | model
+    # f32 | index (with bound) | mask | model | kernel (a conv2d weight, `[o c 3 3]`: a
+    # parameter, never built by other operations, whose literal axes they can't take)
+    kind: str = "f32"
     bound: str | None = None
 
     def type_text(self) -> str:
@@ -237,6 +242,12 @@ class Gen:
             ops += ["halves"]
         if axes and is_atom(axes[0]):
             ops += ["slice"]
+        if axes:
+            ops += ["clamp"]
+        if axes and is_atom(axes[0]):
+            ops += ["concat"]
+        if len(axes) in (3, 4) and atoms:
+            ops += ["sdpa", "conv"]
         if depth >= 2:
             ops += ["call"]
         op = ch.pick(ops)
@@ -407,6 +418,66 @@ class Gen:
         return Val(f"{a.src}[{c}..{hi}]", axes,
                    lambda inp: a.ev(inp)[c:c + size_of(first, inp["__env__"])])
 
+    def op_clamp(self, axes, depth):
+        a = self.expr(axes, depth)
+        lo, hi = self.ch.pick(((-0.5, None), (None, 0.5), (-0.5, 0.5)))
+        args = (f", min={lo}" if lo is not None else "") + (f", max={hi}" if hi is not None else "")
+        return Val(f"clamp({a.src}{args})", axes, lambda inp: torch.clamp(a.ev(inp), lo, hi))
+
+    def op_concat(self, axes, depth):
+        """Two values joined along the first axis, then sliced back to its size from row
+        1, so the result mixes both."""
+        first = axes[0]
+        a, b = self.expr(axes, depth), self.expr(axes, depth)
+        return Val(f"concat(({a.src}, {b.src}), over={first})[1..{first} + 1]", axes,
+                   lambda inp: torch.cat((a.ev(inp), b.ev(inp)))[1:1 + size_of(first, inp["__env__"])])
+
+    def _rank4(self, op, axes, depth):
+        """A rank-3 request made from a rank-4 operation summed over a new second axis."""
+        r = self.new_label(axes)
+        if r is None:
+            return None
+        inner = (axes[0], r) + tuple(axes[1:])
+        v = op(inner, depth)
+        if v is None:
+            return None
+        return Val(f"sum({v.src}, over={r})", axes, lambda inp: v.ev(inp).sum(1))
+
+    def op_sdpa(self, axes, depth):
+        if len(axes) == 3:
+            return self._rank4(self.op_sdpa, axes, depth)
+        j = self.new_label(axes)
+        m = self.new_label(axes + ((j,) if j else ()))
+        if j is None or m is None:
+            return None
+        b, h, n, dv = axes
+        q, k = self.expr((b, h, n, j), depth), self.expr((b, h, m, j), depth)
+        v = self.expr((b, h, m, dv), depth)
+        masked = self.ch.coin()
+        mask = f", attn_mask=causal[{n} {m}]" if masked else ""
+
+        def ev(inp):
+            env = inp["__env__"]
+            mk = (torch.ones(size_of(n, env), size_of(m, env), dtype=torch.bool).tril()
+                  if masked else None)
+            return torch.nn.functional.scaled_dot_product_attention(
+                q.ev(inp), k.ev(inp), v.ev(inp), attn_mask=mk)
+
+        return Val(f"scaled_dot_product_attention({q.src}, {k.src}, {v.src}{mask})", axes, ev)
+
+    def op_conv(self, axes, depth):
+        if len(axes) == 3:
+            return self._rank4(self.op_conv, axes, depth)
+        c = self.new_label(axes)
+        if c is None:
+            return None
+        b, o, h, w = axes
+        x = self.expr((b, c, h, w), depth)
+        wt = Param(self.fresh("cw"), (o, c, "3", "3"), "kernel")
+        self.cur["params"].append(wt)
+        return Val(f"conv2d({x.src}, {wt.name}, padding=1)", axes,
+                   lambda inp: torch.nn.functional.conv2d(x.ev(inp), inp[wt.name], padding=1))
+
     def op_gather(self, axes, depth):
         k = self.ch.int(1, len(axes))
         idx_axes, rest = axes[:k], axes[k:]
@@ -472,8 +543,8 @@ class Gen:
                 q = Param(self.fresh("ix"), rename(p.axes, back), "index", p.bound)
                 self.cur["params"].append(q)
                 args.append(Val(q.name, q.axes, lambda inp, _n=q.name: inp[_n]))
-            elif p.kind == "mask":
-                q = Param(self.fresh("mk"), rename(p.axes, back), "mask")
+            elif p.kind in ("mask", "kernel"):
+                q = Param(self.fresh("mk"), rename(p.axes, back), p.kind)
                 self.cur["params"].append(q)
                 args.append(Val(q.name, q.axes, lambda inp, _n=q.name: inp[_n]))
             else:

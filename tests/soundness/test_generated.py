@@ -67,3 +67,11 @@ def test_an_unsound_compiler_is_caught(monkeypatch, tmp_path):
         if "runtime_crash" in seen:
             break
     assert "runtime_crash" in seen
+
+
+def test_the_generator_makes_clamp_concat_convolutions_and_attention():
+    from gen import RandomChoices
+
+    made = "".join(program(RandomChoices(seed)).source() for seed in range(300))
+    for op in ("clamp(", "concat(", "conv2d(", "scaled_dot_product_attention(", "causal["):
+        assert op in made, op

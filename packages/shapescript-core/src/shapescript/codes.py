@@ -112,6 +112,11 @@ _TABLE: tuple[tuple[str, ...], ...] = (
     ("E0410", "a tensor where a host value is needed, or the reverse"),
     ("E0411", "an operation that needs a float dtype"),
     ("E0413", "the shape of a Python value is unknown"),
+    ("E0414", "an axis of another role, equal only in value"),
+    ("E0415", "every one of the arguments a call needs one of is `none`"),
+    ("E0416", "`with` naming a parameter that isn't optional"),
+    ("E0417", "a pattern's name differing from a dim only by case", "warning"),
+    ("E0418", "a group merged in another order than it was split in"),
     # E05 calls and signatures
     ("E0501", "wrong number of arguments"),
     ("E0502", "unknown or repeated keyword argument"),

@@ -17,10 +17,12 @@ from shapescript.check.env import AxisParam, FnSig, ModuleEnv, SizeParam
 from shapescript.check.exprs import ExprChecker
 from shapescript.check.fail import Fail
 from shapescript.check.resolutions import FieldInit
+from shapescript.check.roles import roles_of
+from shapescript.check.sizes import Size
 from shapescript.check.result import CheckedModule, ExportSites, FnResult
 from shapescript.check.scope import Scope, Var
 from shapescript.check.stmts import StmtChecker
-from shapescript.check.types import ERROR, HostType, ModelType, PyType, TensorType, TupleType, Type
+from shapescript.check.types import ERROR, Axis, HostType, ModelType, PyType, TensorType, TupleType, Type
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
@@ -54,6 +56,12 @@ class BodyChecker:
         # Numbers the fresh sizes this body makes (``?k#3``): per checker, so a body's
         # result never depends on what the process checked before it.
         self._ids = count(1)
+        self.roles = roles_of(env)
+        # The names patterns wrote for axes (local roles) → what each matched, as a label.
+        self.local_roles: dict[str, Size] = {}
+        self.local_sizes: dict[str, Size] = {}
+        # Each group a pattern split, by its members' roles: their order.
+        self.split_orders: dict[frozenset, tuple[Size, ...]] = {}
         self.exprs = ExprChecker(self)
         self.stmts = StmtChecker(self)
 
@@ -66,6 +74,60 @@ class BodyChecker:
             return  # ``Fail.reported()``: reported already, one diagnostic per mistake
         span = f.span or node.span
         self.report(Diagnostic.error(f.code, f.message, span, f.label, help=f.help))
+
+    def clash(self, have: Size, want: Size) -> bool:
+        """Whether an axis labelled ``have`` may not stand where ``want`` is declared,
+        their sizes being equal (``check.roles``)."""
+        return self.roles.clash(have, want, self.local_roles)
+
+    def role_of(self, label: Size) -> tuple[Size, bool]:
+        """``label``'s role, and whether it holds a local role (for broadcasting)."""
+        local = self.local_roles
+        if not local:
+            return label, False
+        return self.roles.role(label, local), bool(label.free_vars() & local.keys())
+
+    def group_order(self, splits: tuple[tuple[Size, ...], ...],
+                    merges: tuple[tuple[Size, ...], ...], node: Any) -> None:
+        """E0418 for a group merged in another order than this body split it: ``(h d)``
+        and ``(d h)`` have one size and one role, but not one layout."""
+        for members in merges:
+            roles = tuple(self.roles.role(m, self.local_roles) for m in members)
+            key = frozenset(roles)
+            split = self.split_orders.get(key)
+            if split is not None and split != roles and len(key) == len(roles):
+                shown = lambda rs: "(" + " ".join(str(r) for r in rs) + ")"  # noqa: E731
+                raise Fail("E0418", f"the group is merged as `{shown(roles)}` but was split as "
+                           f"`{shown(split)}` in this function", "another order",
+                           span=node.span,
+                           help=f"merge them as `{shown(split)}`, the order they were split "
+                                "in; a layout that swaps them belongs in a function of its own")
+        for members in splits:
+            roles = tuple(self.roles.role(m, self.local_roles) for m in members)
+            self.split_orders.setdefault(frozenset(roles), roles)
+
+    def name_local_roles(self, t: TensorType, local: dict[str, tuple[Size, Size]]
+                         ) -> TensorType:
+        """``t`` (a pattern's output) with its local roles kept for the rest of the body:
+        a name keeps the first thing it matched here; a name written again for
+        something else labels that axis by what it matched, as a pattern's name did
+        before it was a role (its written name still finds it in ``over=``)."""
+        if not local:
+            return t
+        axes = list(t.axes)
+        for i, ax in enumerate(axes):
+            name = ax.alias
+            if name is None or name not in local or ax.label != Size.var(name):
+                continue
+            size, matched = local[name]
+            matched = self.roles.role(matched, self.local_roles)
+            known = self.local_sizes.get(name)
+            if known is None:
+                self.local_sizes[name] = size
+                self.local_roles[name] = matched
+            elif known != size or self.local_roles[name] != matched:
+                axes[i] = Axis(ax.size, local[name][1], False, name)
+        return TensorType(tuple(axes), t.dtype, t.domain)
 
     def next_id(self) -> int:
         return next(self._ids)

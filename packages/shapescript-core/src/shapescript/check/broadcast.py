@@ -20,13 +20,21 @@ Host numbers and ``[]`` tensors broadcast to anything with an identity plan.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from shapescript.check.fail import Fail
 from shapescript.check.sizes import Size
 from shapescript.check.types import Axis, TensorType
 
-__all__ = ["Broadcast", "Plan", "IDENTITY", "broadcast", "matmul", "check_fits"]
+__all__ = ["Broadcast", "Plan", "IDENTITY", "broadcast", "matmul", "check_fits", "role_fail",
+           "Clash", "RoleOf"]
+
+# Whether an axis labelled by the first label may stand for one labelled by the second
+# when their sizes agree (``check.roles``); None: sizes alone decide.
+Clash = Callable[[Size, Size], bool]
+# A label's role, and whether it holds a name a pattern wrote (a local role), which
+# broadcasting matches, failing its own label, by what it stands for (``check.roles``).
+RoleOf = Callable[[Size], tuple[Size, bool]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,12 +125,36 @@ def _is_host_or_scalar(x: object) -> bool:
     return not isinstance(x, TensorType) or x.rank == 0
 
 
-def _align(a_axes: Sequence[Axis], b_axes: Sequence[Axis], what: str = "operand"
+def _by_role(mine: list[Size], other: list[Size], role_of: RoleOf) -> list[Size]:
+    """``mine`` with each label holding a local role that ``other`` lacks replaced by the
+    label of ``other`` of its role, if ``mine`` lacks that one: ``k`` (matched on ``D/2``)
+    meets an axis ``D/2``."""
+    out = list(mine)
+    spare: dict[Size, Size] | None = None
+    for i, lab in enumerate(mine):
+        if lab in other:
+            continue
+        role, local = role_of(lab)
+        if not local:
+            continue
+        if spare is None:
+            spare = {role_of(x)[0]: x for x in other if x not in mine}
+        hit = spare.get(role)
+        if hit is not None:
+            out[i] = hit
+    return out
+
+
+def _align(a_axes: Sequence[Axis], b_axes: Sequence[Axis], what: str = "operand",
+           role_of: RoleOf | None = None,
            ) -> tuple[tuple[Axis, ...], list[int | None], list[int | None]]:
     """The label broadcast of two axis lists: result axes and, per result position, the
     index of the axis of ``a`` / ``b`` that lands there."""
     la = [x.label for x in a_axes]
     lb = [x.label for x in b_axes]
+    if role_of is not None and la != lb:
+        la = _by_role(la, lb, role_of)
+        lb = _by_role(lb, la, role_of)
     for lab in la + lb:
         ca, cb = _count(la, lab), _count(lb, lab)
         if ca and cb and ca != cb:
@@ -157,10 +189,12 @@ def _align(a_axes: Sequence[Axis], b_axes: Sequence[Axis], what: str = "operand"
     return axes, a_pos, b_pos
 
 
-def broadcast(a: TensorType | Any, b: TensorType | Any) -> Broadcast:
+def broadcast(a: TensorType | Any, b: TensorType | Any, role_of: RoleOf | None = None
+              ) -> Broadcast:
     """The element-wise broadcast of ``a ⊕ b`` by label.
 
     A host number (any non-``TensorType``) or a ``[]`` tensor broadcasts to anything.
+    With ``role_of``, a label holding a local role matches by its role (``_by_role``).
     Values with ``...`` axes: identical axes on both sides, or ``b``'s (non-``...``)
     axes equal to ``a``'s last ones, broadcast with identity plans; anything else
     is E0409.
@@ -188,11 +222,31 @@ def broadcast(a: TensorType | Any, b: TensorType | Any) -> Broadcast:
                    "`...` has an unknown rank",
                    help="give both operands the same axes, or write the axes out "
                         "instead of `...`")
-    axes, a_pos, b_pos = _align(a.axes, b.axes)
+    axes, a_pos, b_pos = _align(a.axes, b.axes, role_of=role_of)
     return Broadcast(axes, _plan(a_pos), _plan(b_pos))
 
 
-def matmul(a: TensorType, b: TensorType) -> Broadcast:
+def role_fail(have: Axis, want: Axis, head: str | None = None) -> Fail:
+    """E0414: an axis of one role where another is declared, their sizes equal.
+    ``head`` says where (default: "`S` where `C` is declared")."""
+    head = head or f"`{have.label}` where `{want.label}` is declared"
+    return Fail(
+        "E0414",
+        f"{head}; they are equal only in value ({have.size})",
+        f"`{have.label}` here, `{want.label}` expected",
+        help=f"if `{have.label}` is meant as `{want.label}`, say so with `as`; if one is made "
+             "from the other, define it so" + _define_hint(have.label, want.label))
+
+
+def _define_hint(have: Size, want: Size) -> str:
+    """`` (`dim Dl = D/H`)``: the declaration that makes one role the other's name."""
+    for name, other in ((want.var_name, have), (have.var_name, want)):
+        if name is not None and "." not in name:
+            return f" (`dim {name} = {other}`)"
+    return ""
+
+
+def matmul(a: TensorType, b: TensorType, clash: Clash | None = None) -> Broadcast:
     """``a @ b``: contracts ``a``'s last axis with ``b``'s second-to-last (or only) one;
     leading axes broadcast by label; rank-1 operands act as in torch.
 
@@ -222,6 +276,9 @@ def matmul(a: TensorType, b: TensorType) -> Broadcast:
             f"`{ka.written}` against `{kb.written}`",
             help="`a @ b` contracts the last axis of `a` with the second-to-last of `b`; "
                  "use `einsum` to contract other axes, or `as` if they are equal at run time")
+    if clash is not None and ka.label != kb.label and clash(ka.label, kb.label):
+        raise role_fail(ka, kb, f"`@` contracts `{ka.label}` of the left operand with "
+                                f"`{kb.label}` of the right")
     if a.rank == 1 and b.rank == 1:
         return Broadcast(())
     if a.rank == 1:
@@ -245,14 +302,16 @@ def matmul(a: TensorType, b: TensorType) -> Broadcast:
     return Broadcast(axes + tail, pa, pb)
 
 
-def check_fits(value: TensorType, declared: TensorType, what: str = "the value") -> None:
+def check_fits(value: TensorType, declared: TensorType, what: str = "the value",
+               clash: Clash | None = None) -> None:
     """A positional check against a declared type (argument, return, ``as``, annotation):
     the same rank (E0402) and provably equal sizes, axis by axis (E0401). ``what`` names
     the value in messages ("the argument `x`", "the return value").
 
     When the value's labels are the declared ones in another order, the E0401 help
     suggests swapping the operands of the element-wise operation that made it, or a
-    ``rearrange`` (``s * x`` is ``[D b n]``, not ``[b n D]``).
+    ``rearrange`` (``s * x`` is ``[D b n]``, not ``[b n D]``). With ``clash``, an axis of
+    the right size but another role is E0414.
     """
     va, da = value.axes, declared.axes
     if len(va) != len(da):
@@ -272,6 +331,9 @@ def check_fits(value: TensorType, declared: TensorType, what: str = "the value")
                        help="a `[...]` value allows only element-wise operations, patterns "
                             "with `...` and reductions over named axes")
         if v.size == d.size:
+            if clash is not None and v.label != d.label and clash(v.label, d.label):
+                raise role_fail(v, d, f"axis {i} is `{v.label}` where {what} declares "
+                                      f"`{d.label}`")
             continue
         help = "if they are equal at run time, assert it with `as`"
         vl, dl = [x.label for x in va], [x.label for x in da]

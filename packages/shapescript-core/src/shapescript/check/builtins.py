@@ -26,6 +26,7 @@ from shapescript.check.resolutions import BuiltinCall
 from shapescript.check.scope import Var, check_local_name
 from shapescript.check.sizes import Size, size_op
 from shapescript.check.typeconv import SizeError
+from shapescript.diagnostics import Diagnostic
 from shapescript.check.types import (
     ERROR,
     INT,
@@ -133,8 +134,8 @@ def _dotted(v: ast.Expr) -> bool:
     return isinstance(v, ast.Attr) and isinstance(v.value, ast.Name)
 
 
-def find_axis(t: TensorType, label: str, node: ast.Expr) -> int:
-    hits = label_hits(t.axes, label)
+def find_axis(t: TensorType, label: str, node: ast.Expr, role_of: Any = None) -> int:
+    hits = label_hits(t.axes, label, role_of)
     if not hits:
         if t.has_variadic:
             raise Fail("E0409", f"`{label}` isn't an axis outside `...` of `{t}`", "needs the rank of `...`",
@@ -192,7 +193,7 @@ def b_elementwise(ck: ExprChecker, name: str, e: ast.Call) -> Type:
                            span=arg.value.span, help="assert its shape with `as [ … ]`")
         if not isinstance(a, TensorType) and not isinstance(b, TensorType):
             raise Fail("E0410", f"`{name}` needs a tensor", "two host values", span=e.span)
-        t, plan = ops.elementwise(op, a, b)
+        t, plan = ops.elementwise(op, a, b, ck.body.role_of)
     else:
         t = ck.binop(op, a, b, e)
         plan = ck.res.get(id(e))
@@ -223,7 +224,7 @@ def b_where(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         return ERROR
     if isinstance(m, TensorType) and m.dtype != "bool":
         raise Fail("E0804", f"`where` needs a mask, not `{m}`", f"this is `{m}`", span=pos[0].span)
-    t, data = ops.where(m, a, b)
+    t, data = ops.where(m, a, b, ck.body.role_of)
     ck.res[id(e)] = BuiltinCall("where", data=data)
     return t
 
@@ -239,7 +240,7 @@ def b_reduction(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     labels = over_labels(kw["over"]) if "over" in kw else None
     positions: list[int] | None = None
     if labels is not None:
-        positions = [find_axis(t, lab, node) for lab, node in labels]
+        positions = [find_axis(t, lab, node, ck.body.role_of) for lab, node in labels]
         for lab, node in labels:
             ck.types[id(node)] = INT
         if name in ("argmax", "argmin") and len(positions) != 1:
@@ -263,7 +264,7 @@ def b_cross_entropy(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         raise Fail("E0403", "`cross_entropy` takes one class axis", "", span=kw["over"].span)
     lab, node = labels[0]
     ck.types[id(node)] = INT
-    c = find_axis(logits, lab, node)
+    c = find_axis(logits, lab, node, ck.body.role_of)
     data = ops.cross_entropy(logits, y, c, pos[1])
     ck.res[id(e)] = BuiltinCall("cross_entropy", data=data)
     return TensorType((), logits.dtype, Domain("NonNeg"))
@@ -279,7 +280,7 @@ def b_topk(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         return ERROR
     lab, node = labels[0]
     ck.types[id(node)] = INT
-    i = find_axis(t, lab, node)
+    i = find_axis(t, lab, node, ck.body.role_of)
     ax = t.axes[i]
     kk = Size.const(k)
     if k < 0 or (kk - ax.size).provably_pos():
@@ -311,7 +312,7 @@ def b_scan(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         raise Fail("E0403", f"`{name}` takes one axis", "", span=kw["over"].span)
     lab, node = labels[0]
     ck.types[id(node)] = INT
-    dim = find_axis(t, lab, node)
+    dim = find_axis(t, lab, node, ck.body.role_of)
     out = ops.scan(name, t, dim)
     ck.res[id(e)] = BuiltinCall(name, data={"dim": dim})
     return out
@@ -385,9 +386,14 @@ def b_pattern(ck: ExprChecker, name: str, e: ast.Call) -> Type:
                        span=a.value.span, help="use literals, dims and the signature's generics")
         label = label_of_size_expr(ck, a.value, s)
         kw_sizes[k] = (s, label)
-    out, data = ops.pattern(name, e.pattern, inputs, kw_sizes, ck.env,
-                            ck.sig.generics if ck.sig else frozenset(), reduce_op,
-                            ck.body.next_id)
+    r, data = ops.pattern(name, e.pattern, inputs, kw_sizes, ck.env,
+                          ck.sig.generics if ck.sig else frozenset(), reduce_op,
+                          ck.body.next_id, ck.body.clash)
+    for msg, help_ in r.warnings:
+        ck.body.report(Diagnostic.warning("E0417", msg, e.pattern.span,
+                                          "a new axis name", help=help_))
+    ck.body.group_order(r.splits, r.merges, e.pattern)
+    out = ck.body.name_local_roles(r.out, r.locals)
     data["stacked"] = stacked
     ck.res[id(e)] = BuiltinCall(name, data=data)
     return out
@@ -436,7 +442,7 @@ def b_concat(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         raise Fail("E0408", "`concat` takes a tuple of tensors", f"this is `{t}`", span=pos[0].span)
     lab, node = over_labels(kw["over"])[0]
     ck.types[id(node)] = INT
-    out, dim = ops.concat(t, lab, node, pos[0])
+    out, dim = ops.concat(t, lab, node, pos[0], ck.body.role_of)
     ck.res[id(e)] = BuiltinCall("concat", data={"dim": dim})
     return out
 
@@ -449,7 +455,7 @@ def b_split(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         return ERROR
     lab, node = over_labels(kw["over"])[0]
     ck.types[id(node)] = INT
-    i = find_axis(t, lab, node)
+    i = find_axis(t, lab, node, ck.body.role_of)
     sv = kw["sizes"].value
     items = sv.items if isinstance(sv, ast.TupleExpr) else (sv,)
     sizes: list[tuple[Size, Size]] = []

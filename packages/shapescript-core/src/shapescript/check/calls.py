@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from shapescript.check import ops
 from shapescript.check.binding import Binding, relabel, subst_domain, subst_type
+from shapescript.check.broadcast import Clash, role_fail
 from shapescript.check.env import PRELUDE_FILES, AxisParam, FnSig, ParamSig, SizeParam
 from shapescript.check.exports import HOST_EXTERNS, extern_in_torch
 from shapescript.check.fail import Fail
@@ -22,7 +23,7 @@ from shapescript.check.resolutions import (
 from shapescript.check.size_solve import exact_div, solve_linear
 from shapescript.check.sizes import Size
 from shapescript.check.types import (
-    ERROR, INT, NOTHING, Axis, ErrorType, HostType, ModelType, PyType, TensorType, Type, is_float,
+    ERROR, INT, NONE, NOTHING, Axis, ErrorType, HostType, ModelType, PyType, TensorType, Type, is_float,
     is_int, label_hits,
 )
 from shapescript.syntax import ast
@@ -85,7 +86,7 @@ def expand(param: TensorType, arg: TensorType) -> list[tuple[Axis, Axis]] | None
 
 
 def bind_tensor_params(items: list[tuple[str, TensorType, TensorType, ast.Arg]], b: Binding,
-                       generics: frozenset[str]) -> None:
+                       generics: frozenset[str], clash: Clash | None = None) -> None:
     """Unify tensor parameters with tensor arguments (three passes, see module doc)."""
     paired: list[tuple[str, list[tuple[Axis, Axis]], ast.Arg, TensorType, TensorType]] = []
     for name, pt, at, arg in items:
@@ -149,6 +150,13 @@ def bind_tensor_params(items: list[tuple[str, TensorType, TensorType, ast.Arg]],
                            f"this is `{at}`, the parameter is `{pt}`", span=arg.span,
                            help=_same_name_help(want, ax.size)
                            or "if the sizes are equal at run time, assert it with `as`")
+            if clash is not None and ax.label != p_.label and not p_.label.free_vars() & generics \
+                    and clash(ax.label, p_.label):
+                # Generics match by size; a dim of the signature is a role.
+                f = role_fail(ax, p_, f"axis {i} of the argument `{name}` is `{ax.label}` "
+                                      f"where the parameter declares `{p_.label}`")
+                f.span = arg.span
+                raise f
 
 
 def _solve_label(v: str, param_label: Size, label: Size, fallback: Size) -> Size:
@@ -297,6 +305,8 @@ class CallChecker:
                 d = literal_int(p.default)
                 if d is not None:
                     b.sizes[p.type.name] = (Size.const(d), Size.const(d))
+        if sig.one_of:
+            one_of_rule(sig, matched, e, types)
         prelude_rules(sig, matched, e)
         first_tensor = next((p for p in sig.params if isinstance(p.type, TensorType)), None)
         axis_positions: dict[str, Any] = {}  # an `Axis[n]` parameter → the position(s) given
@@ -355,7 +365,7 @@ class CallChecker:
             self.record_call(sig, e, matched, argvals)
             return ERROR if sig.ret is None or not isinstance(sig.ret, TensorType) else self.fallback_ret(sig, b)
         try:
-            bind_tensor_params(tensors, b, sig.generics | _existentials(sig))
+            bind_tensor_params(tensors, b, sig.generics | _existentials(sig), self.ck.body.clash)
         except ZeroDivisionError:
             raise self.zero_divisor(sig, e) from None
         for name, pt, at, a in tensors:
@@ -438,7 +448,7 @@ class CallChecker:
         positions = []
         for n in names:
             text = label_of(n)
-            hits = label_hits(t.axes, text)
+            hits = label_hits(t.axes, text, self.ck.body.role_of)
             if not hits:
                 raise Fail("E1001", f"`{t}` has no axis labelled `{text}`", "no such axis",
                            span=n.span, help="axes: " + " ".join(str(ax) for ax in t.axes))
@@ -471,14 +481,26 @@ class CallChecker:
         return positions if p.many else positions[0]
 
 
+def one_of_rule(sig: FnSig, matched: dict[str, ast.Arg], e: ast.Call,
+                types: dict[str, Type]) -> None:
+    """``extern fn … with a or b``: a call gives at least one of them (E0501), and not
+    every one it gives is `none` (E0415), which torch would refuse when it runs."""
+    one_of = sig.one_of
+    names = " or ".join(f"`{n}=`" for n in one_of)
+    if not any(n in matched for n in one_of):
+        raise Fail("E0501", f"`{sig.name}` needs {names}", "none given", span=e.span,
+                   help=f"give one, e.g. `{sig.name}(…, {one_of[0]}=…)`")
+    if all(types.get(n) == NONE for n in one_of if n in matched):
+        raise Fail("E0415", f"`{sig.name}` needs {names} to be given, and each given is "
+                   "`none`", "each is `none`", span=e.span,
+                   help=f"give at least one a value, e.g. `{sig.name}(…, {one_of[0]}=…)`")
+
+
 def prelude_rules(sig: FnSig, matched: dict[str, ast.Arg], e: ast.Call) -> None:
     """What the prelude's signatures can't say, checked where a call would fail in torch:
-    ``clamp`` needs a bound; ``dropout``'s probability, when literal, is within [0, 1]."""
+    ``dropout``'s probability, when literal, is within [0, 1]."""
     if sig.file not in PRELUDE_FILES:
         return
-    if sig.name == "clamp" and "min" not in matched and "max" not in matched:
-        raise Fail("E0501", "`clamp` needs `min=`, `max=` or both", "no bound given", span=e.span,
-                   help="give a bound, e.g. `clamp(x, min=0.0)`")
     if sig.name == "dropout" and "p" in matched:
         v = literal_number(matched["p"].value)
         if v is not None and not 0 <= v <= 1:

@@ -266,6 +266,20 @@ class Declarer:
         raise SizeError
 
     # ------------------------------------------------------------------
+    def one_of(self, d: ast.ExternDecl, params: list[ParamSig]) -> tuple[str, ...]:
+        """The names of ``with a or b``, each an optional parameter (E0416 otherwise)."""
+        optional = {p.name for p in params if isinstance(p.default, ast.NoneLit)}
+        out = []
+        for name, span in d.one_of:
+            if name not in optional:
+                self.err("E0416", f"`with` names `{name}`, which is not a parameter whose "
+                         "default is `none`", span, "not an optional parameter",
+                         help="`with a or b` names the optional parameters a call must give "
+                              "at least one of: give each the default `none`")
+            elif name not in out:
+                out.append(name)
+        return tuple(out) if len(out) == len(d.one_of) else ()
+
     def signature(self, d: ast.FnDecl | ast.ExternDecl) -> FnSig:
         generics: set[str] = set()
         tb = TypeBuilder(self.env, self.report, generics=generics)
@@ -328,6 +342,8 @@ class Declarer:
                     extern=d.target if isinstance(d, ast.ExternDecl) else None,
                     export=isinstance(d, ast.FnDecl) and d.export, module=self.env,
                     ret_written=written_type(d.ret, self.env, self.source))
+        if isinstance(d, ast.ExternDecl) and d.one_of:
+            sig.one_of = self.one_of(d, params)
         for p in d.params:
             if p.name in generics or self.env.dim_size(p.name) is not None:
                 self.err("E0203", f"parameter `{p.name}` shadows a {'dim' if p.name not in generics else 'generic axis'}",

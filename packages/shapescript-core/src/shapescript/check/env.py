@@ -136,6 +136,8 @@ class FnSig:
     export: bool = False
     module: "ModuleEnv | None" = None
     ret_written: Written = Written()  # the return type as written
+    # `extern fn … with a or b`: optional parameters a call gives at least one of.
+    one_of: tuple[str, ...] = ()
 
     @property
     def is_extern(self) -> bool:
@@ -195,6 +197,8 @@ class ModuleEnv:
     poisoned: set = field(default_factory=set)
     # ``labels_from`` results, by ``id`` of the other module.
     label_maps: dict = field(default_factory=dict, repr=False)
+    # The file's dims as roles (``check.roles.roles_of``), made on first use.
+    roles: object = field(default=None, repr=False)
     _all_dims: dict | None = field(default=None, repr=False)
 
     def all_dims(self) -> dict[str, int]:

@@ -292,7 +292,7 @@ class ExprChecker:
         if isinstance(a, HostType) and isinstance(b, HostType):
             return ops.host_arith(op, a, b)
         self.elementwise_operands(op, a, b)
-        t, plan = ops.elementwise(op, a, b)
+        t, plan = ops.elementwise(op, a, b, self.body.role_of)
         if plan is not None:
             self.res[id(node)] = plan
         return t
@@ -309,7 +309,7 @@ class ExprChecker:
     def matmul(self, a: Type, b: Type, node: ast.Expr) -> Type:
         if not isinstance(a, TensorType) or not isinstance(b, TensorType):
             raise Fail("E0410", "`@` needs two tensors", f"`{a}` @ `{b}`")
-        t, plan = ops.matmul(a, b)
+        t, plan = ops.matmul(a, b, self.body.clash)
         self.res[id(node)] = plan
         return t
 
@@ -323,7 +323,7 @@ class ExprChecker:
         if isinstance(a, HostType) and isinstance(b, HostType):
             return BOOL
         self.elementwise_operands(e.op, a, b)
-        t, plan = ops.elementwise(e.op, a, b)
+        t, plan = ops.elementwise(e.op, a, b, self.body.role_of)
         if plan is not None:
             self.res[id(e)] = plan
         return t
@@ -346,7 +346,7 @@ class ExprChecker:
             if not isinstance(t, TensorType) and not (isinstance(t, HostType)
                                                       and t.name == "bool"):
                 raise Fail("E0804", f"`{e.op}` needs masks or bools, not `{t}`", "")
-        t, plan = ops.elementwise(e.op, a, b)
+        t, plan = ops.elementwise(e.op, a, b, self.body.role_of)
         if plan is not None:
             self.res[id(e)] = plan
         return t
@@ -409,7 +409,7 @@ class ExprChecker:
         a = self.expr(e.value)
         fresh = f"#{self.body.next_id()}"
         tb = TypeBuilder(self.env, self.body.report, generics=set(self.sig.generics if self.sig else ()),
-                         new_generics=False, fresh=fresh)
+                         new_generics=False, fresh=fresh, renames=self.local_renames())
         target = tb.type(e.type)
         if tb.failed or isinstance(target, ErrorType):
             return ERROR
@@ -444,7 +444,12 @@ class ExprChecker:
     def type_builder(self, context: str = "annotation") -> TypeBuilder:
         return TypeBuilder(self.env, self.body.report,
                            generics=set(self.sig.generics if self.sig else ()), new_generics=False,
-                           context=context)
+                           context=context, renames=self.local_renames())
+
+    def local_renames(self) -> dict[str, tuple[Size, Size]] | None:
+        """The body's local roles as sizes a written type may name (`causal[n t]`)."""
+        sizes = self.body.local_sizes
+        return {n: (s, Size.var(n)) for n, s in sizes.items()} if sizes else None
 
     # -- indexing ------------------------------------------------------------------
     def e_Index(self, e: ast.Index) -> Type:
@@ -547,7 +552,7 @@ class ExprChecker:
                 return
             if not isinstance(t, TensorType):
                 raise Fail("E0410", f"{what} is a tensor, not `{t}`", f"this is `{t}`", span=node.span)
-            ops.check_fits(t, want, what, node)
+            ops.check_fits(t, want, what, node, self.body.clash)
             return
         if isinstance(want, HostType):
             if isinstance(t, TensorType):

@@ -9,6 +9,7 @@ from shapescript.check import domains as dm
 from shapescript.check.builtins import label_of_size_expr
 from shapescript.check.fail import Fail
 from shapescript.check.ops import axis_words, fresh_unknown, prove_le
+from shapescript.check.broadcast import role_fail
 from shapescript.check.resolutions import GatherIndex, IntIndex, MaskIndex, SliceIndex
 from shapescript.check.sizes import Size
 from shapescript.check.types import (
@@ -167,6 +168,12 @@ def index(ck: ExprChecker, base: TensorType, e: ast.Index) -> Type:
             raise Fail("E0701", f"the indices {have}, but the table has `{axis_words(base.axes[0])}` rows",
                        f"this is `{t}`", span=idx[0].span,
                        help=f"assert the bound with `as {target}`, checked at run time")
+        bound, rows = t.domain.index_label, base.axes[0]
+        if bound is not None and t.domain.index == v and bound != rows.label \
+                and ck.body.clash(bound, rows.label):
+            # Indices of one role into rows of another, equal only in value.
+            raise role_fail(Axis(v, bound), rows, f"the indices are `Index[{bound}]` where the "
+                            f"table's rows are `{rows.label}`")
         ck.res[id(e)] = GatherIndex()
         return TensorType(t.axes + base.axes[1:], base.dtype, base.domain)
     raise Fail("E0410", f"can't index with `{t}`", f"this is `{t}`", span=idx[0].span)

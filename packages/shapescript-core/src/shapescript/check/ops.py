@@ -56,9 +56,10 @@ def _operand_domain(x: TensorType | HostType) -> Any:
     return x if isinstance(x, HostType) else x.domain
 
 
-def elementwise(op: str, a: Type, b: Type) -> tuple[Type, BroadcastRes | None]:
+def elementwise(op: str, a: Type, b: Type, role_of: bc.RoleOf | None = None
+                ) -> tuple[Type, BroadcastRes | None]:
     assert isinstance(a, (TensorType, HostType)) and isinstance(b, (TensorType, HostType))
-    res = bc.broadcast(a, b)
+    res = bc.broadcast(a, b, role_of)
     if op in ("maximum", "minimum"):
         dtype = dt.result_dtype("+", a, b)
         da, db = _operand_domain(a), _operand_domain(b)
@@ -98,8 +99,9 @@ def _narrow(facts: frozenset[str]) -> str:
     return "Real"
 
 
-def matmul(a: TensorType, b: TensorType) -> tuple[TensorType, BroadcastRes]:
-    res = bc.matmul(a, b)
+def matmul(a: TensorType, b: TensorType, clash: bc.Clash | None = None
+           ) -> tuple[TensorType, BroadcastRes]:
+    res = bc.matmul(a, b, clash)
     dtype = dt.result_dtype("@", a, b)
     dom = dm.binop_domain("@", a.domain, b.domain, dtype)
     return TensorType(res.axes, dtype, dom), BroadcastRes(res.a_plan, res.b_plan)
@@ -110,7 +112,8 @@ def negate(a: TensorType) -> TensorType:
     return TensorType(a.axes, dtype, dm.binop_domain("-", a.domain, None, dtype))
 
 
-def where(m: Type, a: Type, b: Type) -> tuple[Type, dict[str, Any]]:
+def where(m: Type, a: Type, b: Type, role_of: bc.RoleOf | None = None
+          ) -> tuple[Type, dict[str, Any]]:
     for x in (m, a, b):
         if isinstance(x, PyType):
             raise Fail("E0413", "the shape of this Python value is unknown", "in `where`",
@@ -118,12 +121,12 @@ def where(m: Type, a: Type, b: Type) -> tuple[Type, dict[str, Any]]:
     if not isinstance(a, (TensorType, HostType)) or not isinstance(b, (TensorType, HostType)):
         raise Fail("E0410", "`where` takes a mask and two values", "")
     # x's axes first, then the mask's, then y's.
-    first = bc.broadcast(a, m)
+    first = bc.broadcast(a, m, role_of)
     mid = TensorType(first.axes, "bool", MASK)
-    second = bc.broadcast(mid, b)
+    second = bc.broadcast(mid, b, role_of)
     axes = second.axes
     out_t = TensorType(axes, "bool", MASK)
-    plans = [bc.broadcast(out_t, x) for x in (m, a, b)]
+    plans = [bc.broadcast(out_t, x, role_of) for x in (m, a, b)]
     if isinstance(a, HostType) and isinstance(b, HostType):
         # Two host numbers: the dtype a tensor of them would have.
         dtype = dt.promote_dtypes(TensorType((), _HOST_DTYPE[a.name], REAL),
@@ -186,14 +189,15 @@ def _widen_help(have: Domain, want: Domain) -> str:
     return f"assert it with `as … {want}`, checked at run time"
 
 
-def check_fits(t: TensorType, want: TensorType, what: str, node: Any) -> None:
+def check_fits(t: TensorType, want: TensorType, what: str, node: Any,
+               clash: bc.Clash | None = None) -> None:
     if len(t.axes) == len(want.axes) and any(a.size.var_name and a.size.var_name.startswith("?")
                                              for a in want.axes):
         # A `?` size in a declared type accepts any size.
         want = TensorType(tuple(Axis(v.size, v.label) if (a.size.var_name or "").startswith("?") else a
                                 for a, v in zip(want.axes, t.axes)), want.dtype, want.domain)
     try:
-        bc.check_fits(t, want, what)
+        bc.check_fits(t, want, what, clash)
     except Fail as f:
         f.span = f.span or node.span
         raise
@@ -416,13 +420,14 @@ def stack_tuple(t: TupleType, arg: Any) -> TensorType:
     return TensorType((Axis(n, n),) + first.axes, first.dtype, first.domain)
 
 
-def concat(t: TupleType, lab: str, node: Any, arg: Any) -> tuple[TensorType, int]:
+def concat(t: TupleType, lab: str, node: Any, arg: Any, role_of: bc.RoleOf | None = None
+           ) -> tuple[TensorType, int]:
     items = t.items
     if not all(isinstance(x, TensorType) for x in items):
         raise Fail("E0408", "`concat` takes a tuple of tensors", f"this is `{t}`", span=arg.span)
     first = items[0]
     assert isinstance(first, TensorType)
-    hits = label_hits(first.axes, lab)
+    hits = label_hits(first.axes, lab, role_of)
     if len(hits) != 1:
         if not hits:
             raise Fail("E0403", f"`{first}` has no axis labelled `{lab}`", "unknown axis label",
@@ -457,13 +462,15 @@ def concat(t: TupleType, lab: str, node: Any, arg: Any) -> tuple[TensorType, int
 def pattern(name: str, pat: ast.Pattern, inputs: list[TensorType],
             kw_sizes: dict[str, tuple[Size, Size]], env: Any, generics: frozenset[str],
             reduce_op: str | None,
-            unknowns: Callable[[], int] | None = None) -> tuple[TensorType, dict[str, Any]]:
+            unknowns: Callable[[], int] | None = None, clash: bc.Clash | None = None,
+            ) -> tuple[Any, dict[str, Any]]:
+    """The checked pattern (``check.patterns.PatternResult``) and what codegen needs."""
     from shapescript.check import patterns as pt
 
     r = pt.check_pattern(name, pat, inputs, kw_sizes, env.all_dims(), generics, reduce_op,
-                         unknowns)
-    return r.out, {"pattern": r.einops_pattern, "kwargs": r.einops_kwargs,
-                   "checks": r.runtime_checks, "op": reduce_op}
+                         unknowns, clash)
+    return r, {"pattern": r.einops_pattern, "kwargs": r.einops_kwargs,
+               "checks": r.runtime_checks, "op": reduce_op}
 
 
 __all__ = ["SizeError", "host_arith", "elementwise", "matmul", "negate", "where", "join_domain",

@@ -36,6 +36,7 @@ from itertools import count
 
 from shapescript.check.domains import interval_view, reduction_domain
 from shapescript.check.dtypes import reduction_dtype
+from shapescript.check.broadcast import Clash, role_fail
 from shapescript.check.fail import Fail
 from shapescript.check.pattern_terms import (
     Renamer, Term, check_unique, convert_side, fmt_axes, side_text, syntax_error, user_names,
@@ -80,6 +81,10 @@ class PatternResult:
     output side of ``repeat``); empty for ``einsum``, which takes none.
     ``runtime_checks``: undecidable divisibilities codegen checks before the call.
     ``reduced``: labels of the input axes a ``reduce`` or ``einsum`` sums away.
+    ``locals``: the output's local roles, name → (size, the label of what it matched).
+    ``warnings``: ``(message, help)`` of names that differ from a dim only by case.
+    ``splits``/``merges``: the labels of the members of each group the input splits or
+    the output merges, in order.
     """
 
     out: TensorType
@@ -87,6 +92,10 @@ class PatternResult:
     einops_kwargs: dict[str, Size] = field(default_factory=dict)
     runtime_checks: tuple[RuntimeCheck, ...] = ()
     reduced: tuple[Size, ...] = ()
+    locals: dict[str, tuple[Size, Size]] = field(default_factory=dict)
+    warnings: tuple[tuple[str, str], ...] = ()
+    splits: tuple[tuple[Size, ...], ...] = ()
+    merges: tuple[tuple[Size, ...], ...] = ()
 
 
 # ---------------------------------------------------------------------------
@@ -95,8 +104,9 @@ class PatternResult:
 class _Checker:
     def __init__(self, kind: str, inputs: list[TensorType], kw: dict[str, tuple[Size, Size]],
                  dims: dict[str, int], generics: frozenset[str],
-                 unknowns: Callable[[], int]) -> None:
+                 unknowns: Callable[[], int], clash: Clash | None = None) -> None:
         self.kind = kind
+        self.clash = clash
         self.unknowns = unknowns
         self.inputs = inputs
         self.kw = kw
@@ -109,6 +119,12 @@ class _Checker:
         self.checks: list[RuntimeCheck] = []
         self.ell: tuple[Axis, ...] | None = None
         self.input_axes_names: list[list[tuple[Axis, list[str]]]] = []
+        # Output names that label their axes (local roles): name -> (size, matched label)
+        self.locals: dict[str, tuple[Size, Size]] = {}
+        # The labels of each group's members, in order: split on the input side, merged
+        # on the output side (``(h d)`` merged back as ``(d h)`` is another layout).
+        self.splits: list[tuple[Size, ...]] = []
+        self.merges: list[tuple[Size, ...]] = []
 
     def seed(self, all_terms: list[Term]) -> None:
         # In order of appearance (a dict, not a set): the keywords einops is given follow
@@ -155,7 +171,11 @@ class _Checker:
             size = self.known[name][0]
             if size != axis.size:
                 raise self._misfit(name, size, axis)
-            self.bound.setdefault(name, (size, self.known[name][1]))
+            label = self.known[name][1]
+            if self.known[name][2] == "dim" and self._clashes(axis.label, label):
+                raise role_fail(axis, Axis(size, label),
+                                f"the pattern's `{name}` is on an axis `{axis.label}`")
+            self.bound.setdefault(name, (size, label))
             return
         if name in self.bound:
             size, label = self.bound[name]
@@ -164,8 +184,15 @@ class _Checker:
                            f"`{size_text(size, label)}` in one place but `{axis.written}` "
                            "in another", f"`{name}` is `{axis.written}` here",
                            help="use different names for different axes, or `as`")
+            if self._clashes(axis.label, label):
+                raise role_fail(axis, Axis(size, label),
+                                f"`{name}` is `{label}` in one place but `{axis.label}` in "
+                                "another")
             return
         self.bound[name] = (axis.size, axis.label)
+
+    def _clashes(self, have: Size, want: Size) -> bool:
+        return self.clash is not None and have != want and self.clash(have, want)
 
     def bind_group(self, i: int, pos: int, g: Term, axis: Axis) -> None:
         k_size, k_label = ONE, ONE
@@ -275,6 +302,10 @@ class _Checker:
         if ell_axes is not None:
             names_per_axis.extend((a, ["..."]) for a in ell_axes)
         self.input_axes_names.append(names_per_axis)
+        for _, term, _ in pairs:
+            members = [m.name for m in term.items if m.kind == "name"]
+            if term.kind == "group" and len(members) > 1:
+                self.splits.append(tuple(self.bound[n][1] for n in members))
 
     def out_axis(self, term: Term, input_names: set[str], has_ell: bool) -> list[Axis]:
         if term.kind == "one":
@@ -287,11 +318,19 @@ class _Checker:
             return list(self.ell)
         if term.kind == "name":
             size, label = self.out_name(term, input_names)
-            alias = (term.written or term.name) if term.literal is None \
-                and Size.var(term.name) != label else None
-            return [Axis(size, label, False, alias)]
+            written = term.written or term.name
+            if term.literal is None and term.name not in self.known \
+                    and Size.var(written) != label:
+                # A name as written is the axis's label: a local role, standing for what
+                # it matched (``t`` in ``b n d, b t d -> b n t`` is its own axis).
+                self.locals[written] = (size, label)
+                return [Axis(size, Size.var(written), False, written)]
+            return [Axis(size, label)]
         size, label = ONE, ONE
         unknown = False
+        members = [m.name for m in term.items if m.kind == "name"]
+        if len(members) > 1 and all(n in input_names for n in members):
+            self.merges.append(tuple(self.bound[n][1] for n in members))
         for m in term.items:
             if m.kind == "ell":
                 if not has_ell:
@@ -351,10 +390,16 @@ def _provably_inexact(num: Size, den: Size) -> bool:
     return False
 
 
-def _fix_class(d: Domain, axes: tuple[Axis, ...]) -> Domain:
-    """A class domain survives only with exactly one axis labelled by its class axis."""
+def _fix_class(d: Domain, axes: tuple[Axis, ...],
+               local: dict[str, tuple[Size, Size]] | None = None) -> Domain:
+    """A class domain survives only with exactly one axis labelled by its class axis
+    (under the name the output wrote for it, if it wrote one)."""
     if d.kind not in ("Logit", "LogProb", "Prob"):
         return d
+    for name, (_, matched) in (local or {}).items():
+        if matched == d.over and sum(1 for a in axes if not a.variadic and a.label == d.over) == 0:
+            d = Domain(d.kind, over=Size.var(name))
+            break
     if sum(1 for a in axes if not a.variadic and a.label == d.over) == 1:
         return d
     return Domain("Unit") if d.kind == "Prob" else REAL
@@ -365,7 +410,8 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
                   dims: dict[str, int] | None = None,
                   generics: frozenset[str] = frozenset(),
                   reduce_op: str | None = None,
-                  unknowns: Callable[[], int] | None = None) -> PatternResult:
+                  unknowns: Callable[[], int] | None = None,
+                  clash: Clash | None = None) -> PatternResult:
     """Check ``kind`` (``rearrange reduce repeat einsum``) with ``pattern`` on ``inputs``.
 
     ``kw_sizes``: keyword sizes, name → ``(size, label)`` (already converted by the
@@ -373,6 +419,8 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
     signature's generic names. ``reduce_op``: ``reduce``'s operation. ``unknowns``: numbers
     the unknown size of a group over axes of unknown rank (the body checker's numbering, so
     that two bodies, or two checks of one, give the same names; a count of its own if none).
+    ``clash``: whether an axis's label may not stand for another's of the same size
+    (``check.roles``): a dim, or a name written twice, on axes of two roles is E0414.
 
     Errors: E0601 syntax (a name twice on one side, nested groups, two ``...``, numbers or
     groups in ``einsum``), E0602 a name on one side only or an unknown ``reduce``
@@ -427,7 +475,7 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
     check_unique(out_side, "right")
 
     c = _Checker(kind, inputs, kw_sizes, dims, generics,
-                 unknowns if unknowns is not None else count(1).__next__)
+                 unknowns if unknowns is not None else count(1).__next__, clash)
     c.seed([t for s in in_sides for t in s] + list(out_side))
     for i, (side, t) in enumerate(zip(in_sides, inputs)):
         c.bind_input(i, side, t)
@@ -481,7 +529,7 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
                 domain = Domain("NonNeg")
             else:
                 domain = REAL
-    domain = _fix_class(domain, axes)
+    domain = _fix_class(domain, axes, c.locals)
 
     # What einops needs as keywords.
     kwargs: dict[str, Size] = {}
@@ -497,5 +545,30 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
         text = " ".join(t.text() for t in in_sides[0])
     text += " -> " + " ".join(t.text() for t in out_side)
     return PatternResult(TensorType(axes, dtype, domain), text, kwargs, tuple(c.checks),
-                         reduced)
+                         reduced, c.locals, _case_pitfalls(c, dims), tuple(c.splits),
+                         tuple(c.merges))
 
+
+def _case_pitfalls(c: _Checker, dims: dict[str, int]) -> tuple[tuple[str, str], ...]:
+    """In a pattern that names dims, a name that differs from one only by case (``k``
+    beside ``dim K``) matched bare on an axis of another size: it reads as the dim but is
+    a new axis, which takes any size, where the dim would have been checked. A name
+    solved in a group (``d`` in ``(h d)``), or one on an axis of the dim's size, is the
+    usual idiom; so is any name in a pattern that names no dim (``c`` in ``b c h w``)."""
+    if not dims or not any(origin == "dim" for _, _, origin in c.known.values()):
+        return ()
+    out = []
+    for n, (size, _) in c.bound.items():
+        if n in c.known or n in c.in_group_names:
+            continue
+        # The spellings a dim differing only by case takes in practice (`K`, `Dh`, `DH`):
+        # a lookup each, where a map of every dim by case would cost each pattern.
+        d = next((v for v in (n.upper(), n.capitalize(), n.swapcase(), n.lower())
+                  if v != n and v in dims), None)
+        if d is None or size == dims[d]:
+            continue
+        out.append((f"`{n}` is a new axis, not the dim `{d}`: it matched an axis of size "
+                    f"`{size}`, and `{d}` is {dims[d]}",
+                    f"write `{d}` to constrain the axis to the dim, or a name that isn't "
+                    f"`{d}` in another case for a new axis"))
+    return tuple(out)

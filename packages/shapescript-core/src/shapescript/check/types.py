@@ -7,6 +7,7 @@ symbols in labels, so ``P*P`` and ``16`` are equal sizes but different labels.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from shapescript.check.sizes import Size
@@ -85,13 +86,17 @@ class Axis:
         return "..." if self.variadic else size_text(self.size, self.label)
 
 
-def label_hits(axes: tuple[Axis, ...], text: str) -> list[int]:
-    """The positions of the axes an axis name written in ``over=`` (or the like) finds.
+def label_hits(axes: tuple[Axis, ...], text: str,
+               role_of: Callable[[Size], tuple[Size, bool]] | None = None) -> list[int]:
+    """The positions of the axes an axis name written in ``over=`` (or the like) finds:
+    the one lookup of every rule that finds an axis by name.
 
     A name finds the axes labelled by it; failing those, the axes whose size is the
     unknown ``?text`` of an annotation or a signature, so that ``over=s`` names the
     growing axis of ``out: [b ?s]``; failing those, the axes a pattern's output named
-    so (``v`` after ``rearrange(x, b n v -> n b v)``).
+    so where the name labels something else in the body; failing those (with
+    ``role_of``), the axes a pattern's name labels that stand for it (``over=V`` after
+    ``rearrange(x, b n v -> n b v)`` on an axis ``V``).
     """
     lab = Size.var(text)
     hits = [i for i, ax in enumerate(axes) if not ax.variadic and ax.label == lab]
@@ -105,7 +110,16 @@ def label_hits(axes: tuple[Axis, ...], text: str) -> list[int]:
     if hits:
         return hits
     # The name a pattern wrote for an axis labelled otherwise (`v` for an axis `V`).
-    return [i for i, ax in enumerate(axes) if ax.alias == text]
+    hits = [i for i, ax in enumerate(axes) if ax.alias == text]
+    if hits or role_of is None:
+        return hits
+    want = role_of(lab)[0]
+    for i, ax in enumerate(axes):
+        if not ax.variadic:
+            role, local = role_of(ax.label)
+            if local and role == want:
+                hits.append(i)
+    return hits
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ extern fn silu(input: [...] Float) -> [...] Float = "torch.nn.functional.silu"
 ## The Gaussian error linear unit; `approximate="tanh"` for the tanh form.
 extern fn gelu(input: [...] Float, approximate: str = "none") -> [...] Float = "torch.nn.functional.gelu"
 ## Limits each value to `[min, max]`.
-extern fn clamp(input: [...] Float, min: float = none, max: float = none) -> [...] Float = "torch.clamp"
+extern fn clamp(input: [...] Float, min: float = none, max: float = none) -> [...] Float = "torch.clamp" with min or max
 ## The softmax over the class axis `over`.
 extern fn softmax(x: [...] Float Logit over n, over: Axis[n]) -> [...] Float Prob over n = "shapescript.rt.softmax"
 ## The log-softmax over the class axis `over`.

@@ -483,7 +483,8 @@ class FromImport:
 
 @dataclass(frozen=True, slots=True)
 class DimDecl:
-    """``dim D = 32`` (``size`` set) or ``dim Images = [b 1 S S]`` (``shape`` set)."""
+    """``dim D = 32`` (``size`` set) or ``dim Images = [b 1 S S]`` (``shape`` set);
+    ``dim Dout ~ D`` (``new_role``): ``D``'s size, a role of its own."""
 
     name: str
     span: Span
@@ -491,6 +492,7 @@ class DimDecl:
     size: SizeExpr | None = None
     shape: TensorTypeExpr | None = None
     doc: str | None = None
+    new_role: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -528,7 +530,8 @@ class FnDecl:
 
 @dataclass(frozen=True, slots=True)
 class ExternDecl:
-    """``extern fn name(params) -> T = "module.func"``."""
+    """``extern fn name(params) -> T = "module.func"``, optionally ``with a or b``: a call
+    gives at least one of the optional parameters ``one_of``, not ``none``."""
 
     name: str
     params: tuple[Param, ...]
@@ -537,6 +540,7 @@ class ExternDecl:
     span: Span
     name_span: Span
     doc: str | None = None
+    one_of: tuple[tuple[str, Span], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

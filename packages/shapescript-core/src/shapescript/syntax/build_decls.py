@@ -12,6 +12,8 @@ finished by ``Builder.decl_done``, which reports what is only known once it is w
 
 from __future__ import annotations
 
+import dataclasses
+
 from shapescript.syntax import ast
 from shapescript.syntax.build_types import make_type
 
@@ -89,6 +91,12 @@ def r_dim_size(b, c):
                                    doc=b.doc_at(c[0])))
 
 
+def r_dim_role(b, c):
+    """``dim Dout ~ D``: ``D``'s size, a role of its own."""
+    decl = r_dim_size(b, c)
+    return dataclasses.replace(decl, new_role=True) if isinstance(decl, ast.DimDecl) else decl
+
+
 def r_dim_alias(b, c):
     shp = c[3]
     t = ast.TensorTypeExpr(shp.axes, b.sp(shp.open, shp.close))
@@ -159,6 +167,27 @@ def r_extern_ret(b, c):
     return b.decl_done(ast.ExternDecl(name.value, params, c[4], c[6].value,
                                       b.sp(c[0], c[6]), b.sp(name, name),
                                       doc=b.doc_at(c[0])))
+
+
+def r_extern_with(b, c):
+    decl = r_extern(b, c)
+    return dataclasses.replace(decl, one_of=tuple(c[6]), span=b.sp(c[0], c[6][-1][1]))
+
+
+def r_extern_ret_with(b, c):
+    decl = r_extern_ret(b, c)
+    return dataclasses.replace(decl, one_of=tuple(c[8]), span=b.sp(c[0], c[8][-1][1]))
+
+
+def r_one_of_one(b, c):
+    return [(c[0].value, b.sp(c[0], c[0]))]
+
+
+def r_one_of_more(b, c):
+    if c[1].value != "or":
+        b.error("E0101", f"unexpected `{c[1].value}` in `with`", b.sp(c[1], c[1]),
+                "expected `or`", help="name the parameters a call needs one of: `with a or b`")
+    return c[0] + [(c[2].value, b.sp(c[2], c[2]))]
 
 
 def r_sig_empty(b, c):

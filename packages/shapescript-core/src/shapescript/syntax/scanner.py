@@ -41,13 +41,14 @@ KEYWORDS = {
 PUNCT = {
     "(": "LPAR", ")": "RPAR", "[": "LSQB", "]": "RSQB", ",": "COMMA", ":": "COLON",
     "=": "EQUAL", ".": "DOT", "...": "ELLIPSIS", "->": "ARROW", "?": "QMARK", "-": "MINUS",
+    "~": "TILDE",
 }
 
 # Whitespace and a comment are skipped in front of every token (one match per token).
 _TOKEN_RE = re.compile(r"""
 [ \t\f\v]*(?:\#[^\r\n]*)?
 (?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)
-|(?P<op>\.\.\.|\.\.|->|=>|\|>|//|\*\*|==|!=|<=|>=|[-+*/%@<>()\[\],:=.?])
+|(?P<op>\.\.\.|\.\.|->|=>|\|>|//|\*\*|==|!=|<=|>=|[-+*/%@<>()\[\],:=.?~])
 |(?P<nl>\r\n|\n|\r)
 |(?P<float>[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)
 |(?P<numname>[0-9]+[A-Za-z_][A-Za-z0-9_]*)
@@ -55,7 +56,7 @@ _TOKEN_RE = re.compile(r"""
 |(?P<str>"(?:[^"\\\r\n]|\\[^\r\n])*")
 |(?P<ustr>"(?:[^"\\\r\n]|\\[^\r\n])*\\?)
 |(?P<eof>\Z)
-|(?P<bad>[^A-Za-z0-9_\ \t\f\v\r\n\#".+*/%@<>=!|()\[\],:?-]+|.)
+|(?P<bad>[^A-Za-z0-9_\ \t\f\v\r\n\#".+*/%@<>=!|()\[\],:?~-]+|.)
 )""", re.VERBOSE | re.DOTALL)
 
 # A file with more unknown characters than this (a binary file, UTF-16) has them

@@ -13,7 +13,7 @@ _EXPR_START = {"NAME", "INT", "FLOAT", "LPAR", "MINUS", "NOT", "STRING"}
 _NAMES = {
     "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "COMMA": "`,`",
     "COLON": "`:`", "EQUAL": "`=`", "DOT": "`.`", "ELLIPSIS": "`...`", "ARROW": "`->`",
-    "QMARK": "`?`", "UNDERSCORE": "`_`", "MINUS": "`-`", "OP": "an operator",
+    "QMARK": "`?`", "TILDE": "`~`", "UNDERSCORE": "`_`", "MINUS": "`-`", "OP": "an operator",
     "NEWLINE": "the end of the line", "INDENT": "an indented block",
     "DEDENT": "the end of the block", "NAME": "a name", "INT": "an integer",
     "FLOAT": "a number", "NUMNAME": "a number-name", "STRING": "a string",
