@@ -216,6 +216,7 @@ def test_a_stopped_export_leaves_the_previous_output_and_no_temporary(tmp_path, 
     aim at); the previous output is left whole. After SIGKILL a temporary stays until
     the next command that writes into the folder."""
     out = tmp_path / ("llama_hf" if target == "hf" else "llama.gguf")
+    source = LLAMA
     if target == "hf":
         out.mkdir()
         (out / "config.json").write_text("{}")
@@ -223,7 +224,13 @@ def test_a_stopped_export_leaves_the_previous_output_and_no_temporary(tmp_path, 
     else:
         out.write_bytes(b"the previous export")
         args = ["--gguf", out.name]
-    proc = subprocess.Popen([*SHAPESCRIPT, "export", LLAMA, *args], cwd=tmp_path,
+        # The llama example's search ends in a fraction of a second; a model no
+        # architecture computes (its attention output scaled by a gain, not offset by a
+        # bias) keeps the search running for seconds, so the signal lands in it.
+        slow = (ROOT / "tests" / "gguf" / "models" / "llama_extra_tensor.ss").read_text()
+        source = str(tmp_path / "searching.ss")
+        Path(source).write_text(slow.replace("m.wo[l], m.wo_bias[l])", "m.wo[l]) * m.wo_bias[l]"))
+    proc = subprocess.Popen([*SHAPESCRIPT, "export", source, *args], cwd=tmp_path,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:

@@ -26,7 +26,8 @@ T = "_ss_torch"
 # `__debug__`, which Python lets nothing bind.
 GENERATED_BUILTINS = frozenset((
     "AttributeError", "BaseException", "Exception", "FileNotFoundError", "ImportError",
-    "KeyError", "NameError", "NotImplementedError", "OSError", "RecursionError",
+    "IndexError", "KeyError", "NameError", "NotImplementedError", "OSError",
+    "ProcessLookupError", "RecursionError",
     "RuntimeError", "TypeError", "UnicodeDecodeError", "ValueError", "abs", "all", "any",
     "bool", "bytes", "callable", "classmethod", "compile", "dict", "divmod", "enumerate",
     "exec", "float", "format", "frozenset", "getattr", "hasattr", "hash", "id", "int",
