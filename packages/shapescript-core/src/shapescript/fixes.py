@@ -51,7 +51,7 @@ class Fix:
 
 
 def quick_fix(d: Diagnostic, text: str) -> Fix | None:
-    """The fix ``d``'s help names, or None; ``text`` is the text of ``d``'s file.
+    r"""The fix ``d``'s help names, or None; ``text`` is the text of ``d``'s file.
 
     >>> from shapescript.diagnostics import Diagnostic
     >>> d = Diagnostic("E0104", "error", "m", "a.ss", 1, 9, 1, 11, help="write `2 * n`")

@@ -112,7 +112,7 @@ class Known:
 # The options every exporter that loads weights takes (``--weights``, ``--seed``), and
 # those of the serving exporters (``--hf``, ``--gguf``).
 _WEIGHT_OPTIONS = ("--weights", "--seed")
-_SERVING_OPTIONS = (*_WEIGHT_OPTIONS, "--dtype", "--tokenizer", "--max-len")
+_SERVING_OPTIONS = (*_WEIGHT_OPTIONS, "--dtype", "--tokenizer", "--max-len", "--allow-nonfinite")
 
 KNOWN_TARGETS: dict[str, Known] = {
     "pt2": Known("pt2", None, "export", "export",

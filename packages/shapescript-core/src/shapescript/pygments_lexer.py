@@ -143,7 +143,8 @@ class ShapeScriptLexer(RegexLexer):
             (words(CONSTANTS, prefix=r"\b", suffix=r"\b"), Keyword.Constant),
         ],
         "operators": [
-            (r"\|>|->|=>|\.\.|==|!=|<=|>=|<|>|\*\*|//|[-+*/%@]|=", Operator),
+            # `~` declares a role: `dim Dout ~ D`.
+            (r"\|>|->|=>|\.\.|==|!=|<=|>=|<|>|\*\*|//|[-+*/%@~]|=", Operator),
         ],
         "space": [
             (r"[ \t\f\v]+", Whitespace),
