@@ -185,7 +185,7 @@ def test_the_target_runs_the_export(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("name,first", [
-    ("gpt2_exact_gelu.ss", "  gpt2: the model computes GELU exactly (with erf)"),
+    ("gpt2_exact_gelu.ss", "  gpt2: {path}:36: the model computes GELU exactly (with erf)"),
     ("llama_layernorm.ss", "  llama: a different norm: the model normalizes with layer_norm"),
     ("llama_layernorm.ss", "  gpt2: a different number of tensors"),
 ])
@@ -197,6 +197,7 @@ def test_the_target_refuses_with_exit_1_and_reasons(tmp_path, capsys, name, firs
     lines = err.splitlines()
     assert lines[0] == (f"error: {model_path(name)} can't be written as a GGUF file: no "
                         "architecture llama.cpp runs computes what it computes")
+    first = first.format(path=model_path(name))
     assert any(line.startswith(first) for line in lines[1:]), err
     assert "Traceback" not in err
     assert not out.exists()

@@ -17,6 +17,11 @@ LLAMA_FIELDS = {"token_embd": "embed", "attn_norm": "attn_norm", "attn_q": "wq",
                 "output_norm": "norm"}
 
 
+def line_of(text: str, part: str) -> int:
+    """The line (from 1) of ``text`` that holds ``part``."""
+    return next(i for i, line in enumerate(text.splitlines(), 1) if part in line)
+
+
 def test_llama_example_is_llama_in_read_order_with_one_computation():
     m = match_architecture(model_path("examples/llama.ss"))
     assert m.arch == "llama"
@@ -69,11 +74,13 @@ def test_exact_gelu_is_refused_with_the_closest_pairings_difference():
     reasons = e.value.reasons
     assert reasons["llama"] == ("a different norm: the model normalizes with layer_norm, "
                                 "where llama.cpp's llama uses rms_norm")
+    path = model_path("gpt2_exact_gelu.ss")
+    # the line of the source's first GELU
+    line = line_of(model_source("gpt2_exact_gelu.ss"), "gelu(")
     assert reasons["gpt2"].startswith(
-        "the model computes GELU exactly (with erf), where llama.cpp's gpt2 uses the tanh "
+        f"{path}:{line}: the model computes GELU exactly (with erf), where llama.cpp's gpt2 uses the tanh "
         "approximation: the closest pairing (the fields in the order the forward function "
         "reads them, the output layer tied to the embedding) gives logits that differ by ")
-    path = model_path("gpt2_exact_gelu.ss")
     lines = str(e.value).splitlines()
     assert lines[0] == (f"{path} can't be written as a GGUF file: no architecture llama.cpp "
                         "runs computes what it computes")
@@ -196,6 +203,7 @@ def test_a_gelu_gate_is_refused_and_explained(tmp_path):
     with pytest.raises(NoMatch) as e:
         match_architecture(str(tmp_path / "m.ss"), arch="llama")
     assert e.value.reasons["llama"].startswith(
+        f"{tmp_path / 'm.ss'}:{line_of(src, 'gelu(')}: "
         "the feed-forward layer's gate uses GELU where llama.cpp's llama uses SiLU (SwiGLU): "
         "the closest pairing (the fields in the order the forward function reads them; "
         "rotary base 500000, query and key rows reordered for rotary on halves) gives "
@@ -268,40 +276,48 @@ def test_the_watch_records_norms_however_called_and_runs_in_f64():
 # that names the change (the reason given for that architecture).
 NEAR_MISSES = [
     ("examples/architectures/qwen2.ss", "x + linear(silu(", "x + linear(gelu(", "qwen2",
-     "the feed-forward layer's gate uses GELU where llama.cpp's qwen2 uses SiLU (SwiGLU): "),
+     "the feed-forward layer's gate uses GELU where llama.cpp's qwen2 uses SiLU (SwiGLU): ",
+     "gelu("),
     ("examples/llama.ss", "x = embedding(ids, m.embed)", "x = embedding(ids, m.embed) * (D ** 0.5)",
-     "llama", "the embedding is multiplied by sqrt(D); gemma does that, llama doesn't: "),
+     "llama", "the embedding is multiplied by sqrt(D); gemma does that, llama doesn't: ",
+     "embedding(ids"),
     ("examples/architectures/gemma.ss", "x = embedding(ids, m.embed) * (D ** 0.5)",
      "x = embedding(ids, m.embed)", "gemma",
-     "the embedding isn't multiplied by sqrt(D); gemma does that: "),
+     "the embedding isn't multiplied by sqrt(D); gemma does that: ", "embedding(ids"),
     ("examples/architectures/qwen3.ss", "x + linear(silu(", "x + linear(gelu(", "qwen3",
-     "the feed-forward layer's gate uses GELU where llama.cpp's qwen3 uses SiLU (SwiGLU): "),
+     "the feed-forward layer's gate uses GELU where llama.cpp's qwen3 uses SiLU (SwiGLU): ",
+     "gelu("),
     ("examples/architectures/phi3.ss", "silu(gate) * up", "gelu(gate) * up", "phi3",
-     "the feed-forward layer's gate uses GELU where llama.cpp's phi3 uses SiLU (SwiGLU): "),
+     "the feed-forward layer's gate uses GELU where llama.cpp's phi3 uses SiLU (SwiGLU): ",
+     "gelu("),
     ("examples/architectures/neox.ss", 'approximate="tanh")', ")", "gptneox",
      "the model computes GELU exactly (with erf), where llama.cpp's gptneox uses the tanh "
-     "approximation: "),
+     "approximation: ", "gelu("),
     ("examples/architectures/starcoder2.ss",
      "        x = x + attention(m, x, pos, l)\n        x = x + feed_forward(m, x, l)",
      "        x = x + attention(m, x, pos, l) + feed_forward(m, x, l)", "starcoder2",
      "attention and the feed-forward layer read the same input (a parallel residual); "
-     "gptneox does that, starcoder2 runs them in sequence: "),
+     "gptneox does that, starcoder2 runs them in sequence: ", None),
     ("examples/gpt2.ss", "x = embedding(ids, m.embed) + embedding(pos, m.pos_embed)",
      "x = embedding(ids, m.embed) * (D ** 0.5) + embedding(pos, m.pos_embed)", "gpt2",
-     "the embedding is multiplied by sqrt(D); gemma does that, gpt2 doesn't: "),
+     "the embedding is multiplied by sqrt(D); gemma does that, gpt2 doesn't: ",
+     "embedding(ids"),
 ]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name,old,new,arch,why", NEAR_MISSES,
-                         ids=[arch for _, _, _, arch, _ in NEAR_MISSES])
-def test_a_near_miss_is_refused_naming_the_computation(tmp_path, name, old, new, arch, why):
+@pytest.mark.parametrize("name,old,new,arch,why,at", NEAR_MISSES,
+                         ids=[arch for _, _, _, arch, _, _ in NEAR_MISSES])
+def test_a_near_miss_is_refused_naming_the_computation(tmp_path, name, old, new, arch, why,
+                                                       at):
     src = model_source(name)
     assert old in src
-    (tmp_path / "m.ss").write_text(src.replace(old, new))
+    changed = src.replace(old, new)
+    (tmp_path / "m.ss").write_text(changed)
     with pytest.raises(NoMatch) as e:
         match_architecture(str(tmp_path / "m.ss"))
-    assert e.value.reasons[arch].startswith(why), e.value.reasons[arch]
+    where = f"{tmp_path / 'm.ss'}:{line_of(changed, at)}: " if at else ""
+    assert e.value.reasons[arch].startswith(where + why), e.value.reasons[arch]
     # the pairing reported is the read order, not a scramble of the fields
     assert "the closest pairing (the fields in the order the forward function reads them" \
         in e.value.reasons[arch]
@@ -312,4 +328,4 @@ def test_every_architecture_has_an_example_and_a_near_miss():
 
     examples = {arch for _, arch, _ in ARCHITECTURE_EXAMPLES} | {"llama", "gpt2"}
     assert examples == set(ARCHITECTURES)
-    assert {arch for *_, arch, _ in NEAR_MISSES} == set(ARCHITECTURES)
+    assert {arch for _, _, _, arch, _, _ in NEAR_MISSES} == set(ARCHITECTURES)

@@ -413,30 +413,31 @@ def _unfitted(slot: Slot, bound: dict[str, int], known: dict[str, int]) -> str:
     return f"a different shape: no field left fits {name}, {want}{stacked}"
 
 
-def _flips(arch: Architecture) -> list[tuple[Computation, str]]:
+def _flips(arch: Architecture) -> list[tuple[Computation, str, str | None]]:
     """Computations one difference away from the architecture's, each with what that
-    difference is, in the source's terms: a refusal whose closest pairing agrees with one
-    of them names it."""
+    difference is, in the source's terms, and where the source computes it (a kind of
+    ``Observation.sites``): a refusal whose read-order pairing agrees with one or two of
+    them names them, at that line."""
     c = arch.computation
     name = arch.name
-    out: list[tuple[Computation, str]] = []
+    out: list[tuple[Computation, str, str | None]] = []
     scaled = [t.name for t in ARCHITECTURES.values() if t.computation.embed_scale]
     if c.embed_scale:
         out.append((replace(c, embed_scale=False),
-                    f"the embedding isn't multiplied by sqrt(D); {name} does that"))
+                    f"the embedding isn't multiplied by sqrt(D); {name} does that", "embedding"))
     else:
         out.append((replace(c, embed_scale=True),
                     f"the embedding is multiplied by sqrt(D); {', '.join(scaled)} does that, "
-                    f"{name} doesn't"))
+                    f"{name} doesn't", "embedding"))
     if not c.parallel:
         parallel = [t.name for t in ARCHITECTURES.values() if t.computation.parallel]
         out.append((replace(c, parallel=True),
                     "attention and the feed-forward layer read the same input (a parallel "
                     f"residual); {', '.join(parallel)} does that, {name} runs them in "
-                    "sequence"))
+                    "sequence", None))
     for act in ("silu", "gelu_tanh", "gelu"):
         if act != c.act:
-            out.append((replace(c, act=act), _activation_words(name, c, act)))
+            out.append((replace(c, act=act), _activation_words(name, c, act), "activation"))
     return out
 
 
@@ -460,7 +461,7 @@ def _diagnose(arch: Architecture, attempt: _Attempt, values: dict[str, torch.Ten
     candidates = [[f] for f in flips] + [list(p) for p in itertools.combinations(flips, 2)]
     for chosen in candidates:
         near = arch.computation
-        for c, _ in chosen:
+        for c, _, _ in chosen:
             near = _merge(near, c, arch.computation)
         for group in variant_groups(replace(arch, computation=near), hp, slots):
             for v in group:
@@ -474,8 +475,9 @@ def _diagnose(arch: Architecture, attempt: _Attempt, values: dict[str, torch.Ten
                                    ids, pos, eps)
                     closest = _closest(arch, pairing, tied, obs.reads, v,
                                        _difference(obs.logits, ref))
-                    meaning = "; and ".join(m for _, m in chosen)
-                    attempt.reason = f"{meaning}: {closest}"
+                    meaning = "; and ".join(m for _, m, _ in chosen)
+                    where = next((obs.sites[k] for _, _, k in chosen if k in obs.sites), None)
+                    attempt.reason = f"{where + ': ' if where else ''}{meaning}: {closest}"
                     return True
                 if _difference(obs.logits[:1], ref[:1]) > TOLERANCE:
                     break

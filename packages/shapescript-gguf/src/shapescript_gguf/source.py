@@ -14,6 +14,7 @@ program asks for into f64 while it runs.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,6 +89,9 @@ class Observation:
     reads: list[str]                             # fields, in the order first read
     attentions: list[tuple[int, int, int, int]]  # (heads, key heads, n, head width) each
     norms: list[tuple[str, float | None]] = field(default_factory=list)  # (kind, eps)
+    # Where in the source the first embedding and the first activation were computed:
+    # "embedding" / "activation" -> "path:line", for refusals to point at.
+    sites: dict[str, str] = field(default_factory=dict)
 
 
 def random_fields(fields: dict[str, tuple[int, ...]], seed: int = 0) -> dict[str, torch.Tensor]:
@@ -133,19 +137,36 @@ def _f64(value: Any) -> Any:
 _TO_F64 = {torch.Tensor.float, torch.Tensor.half, torch.Tensor.bfloat16}
 
 
-class _Watch(TorchFunctionMode):
-    """Every floating dtype asked for becomes f64; attentions and norms are recorded."""
+_SITES = {F.embedding: "embedding", F.gelu: "activation", F.silu: "activation"}
 
-    def __init__(self) -> None:
+
+class _Watch(TorchFunctionMode):
+    """Every floating dtype asked for becomes f64; attentions and norms are recorded, and
+    with the source's ``path``, the lines of its first embedding and activation (the
+    compiled functions keep the ``.ss`` file's name and line numbers)."""
+
+    def __init__(self, path: str | None = None) -> None:
         super().__init__()
         self.attentions: list[tuple[int, int, int, int]] = []
         self.norms: list[tuple[str, float | None]] = []
+        self.path = path
+        self.sites: dict[str, str] = {}
+
+    def _site(self, kind: str) -> None:
+        frame = sys._getframe(2)
+        while frame is not None and frame.f_code.co_filename != self.path:
+            frame = frame.f_back
+        if frame is not None:
+            self.sites[kind] = f"{self.path}:{frame.f_lineno}"
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = {k: _f64(v) for k, v in (kwargs or {}).items()}
         args = tuple(_f64(a) for a in args)
         if func in _TO_F64:
             func = torch.Tensor.double
+        kind = _SITES.get(func)
+        if kind is not None and self.path is not None and kind not in self.sites:
+            self._site(kind)
         if func is F.scaled_dot_product_attention:
             q, k = args[0], args[1] if len(args) > 1 else kwargs["key"]
             if q.dim() == 4 and k.dim() == 4:
@@ -168,7 +189,7 @@ def observe(source: Source, values: dict[str, torch.Tensor], ids: torch.Tensor,
     model = _Fields(values)
     args = [model, ids[None]] + ([pos[None]] if source.has_pos else [])
     old = torch.get_default_dtype()
-    watch = _Watch()
+    watch = _Watch(source.path)
     torch.set_default_dtype(torch.float64)
     try:
         with torch.no_grad(), watch:
@@ -181,4 +202,5 @@ def observe(source: Source, values: dict[str, torch.Tensor], ids: torch.Tensor,
     if not isinstance(logits, torch.Tensor) or logits.dim() != 3:
         raise ValueError(f"{source.path}: `{source.fn}` must return logits [b n V]")
     reads = list(object.__getattribute__(model, "_ss_reads"))
-    return Observation(logits[0].to(torch.float64), reads, watch.attentions, watch.norms)
+    return Observation(logits[0].to(torch.float64), reads, watch.attentions, watch.norms,
+                       watch.sites)
