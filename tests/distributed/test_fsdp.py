@@ -67,6 +67,9 @@ SCRIPT = textwrap.dedent('''
 ''')
 
 
+_TORCH_ABORT = "terminate called without an active exception"
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """The script on one process and on two with ``--fsdp``, each in its own folder."""
@@ -76,6 +79,11 @@ def runs(tmp_path_factory):
         (folder / "lin.ss").write_text(LIN)
         (folder / "script.py").write_text(SCRIPT)
         r = run_shapescript("run", *args, "script.py", cwd=folder)
+        if r.returncode != 0 and _TORCH_ABORT in r.stderr:
+            # torch's gloo/FSDP start-up sometimes aborts both ranks from C++ before the
+            # script runs (measured: 3 of 16 runs of this fixture, on this code and on
+            # the code before it alike, on a 2-core machine); once more, then it counts.
+            r = run_shapescript("run", *args, "script.py", cwd=folder)
         assert r.returncode == 0, r.stderr
         out[name] = folder
     return out
