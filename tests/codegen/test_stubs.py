@@ -73,12 +73,17 @@ def test_the_spotter_in_pyrefly_style():
     # a shape alias: a type alias over the generic batch, said to have no value
     assert ast.unparse(decls["Images"]) == "Images: TypeAlias = Tensor[[_b, 1, 16, 16]]"
     assert "no value of this name" in decls["Images.__doc__"]
-    # generics are type-level integer variables; dims their values
+    # generics are type-level integer variables; a dim a parameter's bare axis names is
+    # one bounded by its value (so a wrong size is reported against the dim); results,
+    # and axes that are expressions of dims (`P * P`), keep the numbers
     assert "_b = IntVar('_b')" in text
+    assert "_S = IntVar('_S', bound=Literal[16])" in text
     assert signature(text, "head") == (
-        "def head(x: Tensor[[_b, _n, 32]], w: Tensor[[32, 4]]) -> Tensor[[_b, 4]]")
+        "def head(x: Tensor[[_b, _n, _D]], w: Tensor[[_D, _C]]) -> Tensor[[_b, 4]]")
     assert signature(text, "patchify") == (
-        "def patchify(img: Tensor[[_b, 1, 16, 16]]) -> Tensor[[_b, 16, 16]]")
+        "def patchify(img: Tensor[[_b, 1, _S, _S]]) -> Tensor[[_b, 16, 16]]")
+    assert signature(text, "embed") == (
+        "def embed(img: Tensor[[_b, 1, _S, _S]], w_e: Tensor[[16, _D]]) -> Tensor[[_b, 16, 32]]")
     # arithmetic where the signature has it, `Size[K]` as `Int[K]`
     assert signature(text, "max_pool2d") == (
         "def max_pool2d(input: Tensor[[_b, _c, _h, _w]], kernel_size: Int[_K], "
@@ -88,7 +93,7 @@ def test_the_spotter_in_pyrefly_style():
     assert "_ss_rest = TypeVar('_ss_rest', bound=IntTuple)" in text
     # an untyped parameter takes its default's type; the default is `...` in a stub
     assert signature(text, "norm") == (
-        "def norm(x: Tensor[[_b, _n, 32]], eps: float=...) -> Tensor[[_b, _n, 32]]")
+        "def norm(x: Tensor[[_b, _n, _D]], eps: float=...) -> Tensor[[_b, _n, 32]]")
 
 
 def test_docstrings_say_what_the_types_cannot():
@@ -199,4 +204,4 @@ def test_a_fields_domain_is_in_its_models_docstring():
     decls = declarations(stub_of(src))
     assert "- `s` is `Pos`" in decls["Scale.__doc__"]
     assert signature(stub_of(src), "apply") == (
-        "def apply(m: Scale, x: Tensor[[_b, 4]]) -> Tensor[[_b, 4]]")
+        "def apply(m: Scale, x: Tensor[[_b, _D]]) -> Tensor[[_b, 4]]")

@@ -59,12 +59,11 @@ def test_pyrefly_flags_a_wrong_image_size_for_the_spotter(pyrefly_project):
         img = torch.zeros(8, 1, 28, 28)
         tokens = spotter.patchify(img)
     """)
+    # `patchify(img: [b 1 S S])`: the message names the dim `S` (its variable `_S`).
     [error] = errors
-    assert error["name"] == "bad-argument-type" and error["line"] == 6
+    assert error["name"] == "bad-specialization" and error["line"] == 6
     assert error["description"] == (
-        "Argument `Tensor[[8, 1, 28, 28]]` is not assignable to parameter `img` with type "
-        "`Tensor[[8, 1, 16, 16]]` in function `spotter.patchify`\n"
-        "  Shape dimension mismatch: expected Int[16], got Int[28]")
+        "`Int[28]` is not assignable to upper bound `Literal[16]` of type variable `_S`")
 
 
 def test_pyrefly_infers_the_spotters_shapes_from_its_dims(pyrefly_project):
@@ -87,6 +86,23 @@ def test_pyrefly_infers_the_spotters_shapes_from_its_dims(pyrefly_project):
     assert errors == []
 
 
+def test_pyrefly_lets_a_size_it_knows_only_as_int_through_a_dim(pyrefly_project):
+    # The dim's bound accepts an `int` size, and the result keeps the dim's value.
+    errors = pyrefly(pyrefly_project, "spotter_int.py", """
+        from typing import assert_type
+
+        import torch
+        from torch import Tensor
+
+        import spotter
+
+        def tokens(side: int) -> None:
+            img = torch.zeros(8, 1, side, side)
+            assert_type(spotter.patchify(img), Tensor[[8, 16, 16]])
+    """)
+    assert errors == []
+
+
 def test_pyrefly_checks_a_generic_batch_against_a_derived_dim(pyrefly_project):
     # `attention(m, x: [b n D], c: [b n Dh] f32, …)` with `dim Dh = D / H` (16): the batch
     # and the sequence are bound by `x`, and `c` must agree with them and with Dh.
@@ -99,11 +115,10 @@ def test_pyrefly_checks_a_generic_batch_against_a_derived_dim(pyrefly_project):
         c = torch.zeros(2, 10, 32)
         y = llama.attention(m, x, c, c, 0)
     """)
-    assert [(e["name"], e["line"]) for e in wrong] == [("bad-argument-type", 8)] * 2
-    assert wrong[0]["description"] == (
-        "Argument `Tensor[[2, 10, 32]]` is not assignable to parameter `c` with type "
-        "`Tensor[[2, 10, 16]]` in function `llama.attention`\n"
-        "  Shape dimension mismatch: expected Int[16], got Int[32]")
+    [error] = wrong
+    assert (error["name"], error["line"]) == ("bad-specialization", 8)
+    assert error["description"] == (
+        "`Int[32]` is not assignable to upper bound `Literal[16]` of type variable `_Dh`")
     right = pyrefly(pyrefly_project, "llama_right.py", """
         from typing import assert_type
 

@@ -7,7 +7,10 @@ Two styles, one class each, with the same methods:
   once at the top: the old spelling, which every Python version parses, where
   ``def f[b: IntVar]`` needs 3.12), dims as the numbers they are, and the signature's
   arithmetic (``Tensor[[_n + 1]]``). The variables start with ``_``: the module has no
-  such attributes.
+  such attributes. A dim that a parameter's bare axis names (``img: [b 1 S S]``) is a
+  variable bounded by its value there (``_S = IntVar("_S", bound=Literal[16])``), so that
+  Pyrefly's message for a wrong size names the dim (``Int[28]`` is not assignable to the
+  upper bound ``Literal[16]`` of ``_S``); results keep the number.
 - ``JaxtypingTypes``: ``Float32[Tensor, "b n 32"]``, with the dtype of the signature.
 
 A size a style can't say becomes the style's "any size" (``int``; ``_k`` in a jaxtyping
@@ -48,6 +51,8 @@ class Scope:
     names: dict[str, str]
     bound: frozenset[str]
     rest: str | None = None
+    # The dims a parameter's bare axis names, by their variable (Pyrefly style only).
+    dims: dict[str, str] = field(default_factory=dict)
     unsaid: list[str] = field(default_factory=list)
     unknowns: bool = False
 
@@ -102,6 +107,20 @@ def _bare_generic(size: Size) -> str | None:
     return name if name is not None and not name.startswith("?") else None
 
 
+def bound_dims(types: list[object], is_dim) -> list[str]:
+    """The dims these parameter types name as a bare axis (``S`` in ``[b 1 S S]``), in
+    the order they first appear; ``is_dim`` tells a dim's name from a generic's."""
+    out: list[str] = []
+    for t in types:
+        if isinstance(t, TensorType):
+            for ax in t.axes:
+                name = None if ax.variadic else ax.label.var_name
+                if (name is not None and name not in out and ax.size.const_value is not None
+                        and is_dim(name)):
+                    out.append(name)
+    return out
+
+
 def bound_generics(types: list[object], sizes: bool = True) -> list[str]:
     """The generics an argument of these parameter types determines for a checker, in
     the order they first appear: bare axes (``[b n]``) and, with ``sizes``, ``Size[K]``
@@ -134,9 +153,20 @@ class PyreflyTypes:
 
     def var(self, name: str) -> str:
         """The type variable of the generic ``name`` (one per name, for the whole stub)."""
-        local = "_" + name
-        self.vars[local] = f'{local} = {self.imports.ref("shape_extensions", "IntVar")}({local!r})'
-        return local
+        return self._declare("_" + name, "")
+
+    def dim_var(self, name: str, value: int) -> str:
+        """The type variable of the dim ``name`` where a parameter names it: bounded by
+        its value, so a wrong size is reported against the dim's name."""
+        return self._declare("_" + name, f", bound={self.imports.ref('typing', 'Literal')}[{value}]")
+
+    def _declare(self, local: str, bound: str) -> str:
+        intvar = self.imports.ref("shape_extensions", "IntVar")
+        while True:
+            decl = f"{local} = {intvar}({local!r}{bound})"
+            if self.vars.setdefault(local, decl) == decl:
+                return local
+            local += "_"  # a variable of the same spelling, declared otherwise
 
     def rest(self, generics: frozenset[str]) -> str:
         """The type variable of a signature's ``...`` axes: a whole shape (in the
@@ -165,6 +195,8 @@ class PyreflyTypes:
             if ax.variadic:
                 elements = self.imports.ref("shape_extensions", "Elements")
                 axes.append(f"*{elements}[{scope.rest}]")
+            elif ax.label.var_name in scope.dims:
+                axes.append(scope.dims[ax.label.var_name])
             else:
                 axes.append(self.size(ax.size, scope))
         return f"{self.tensor_class()}[[{', '.join(axes)}]]"

@@ -25,7 +25,8 @@ from shapescript.check.typeconv import TypeBuilder
 from shapescript.check.types import ModelType, TensorType, TupleType
 from shapescript.codegen.names import pyname
 from shapescript.codegen.stub_types import (
-    STYLES, Imports, Scope, Styler, annotation, bound_generics, styler,
+    STYLES, Imports, PyreflyTypes, Scope, Styler, annotation, bound_dims, bound_generics,
+    styler,
 )
 from shapescript.syntax import ast
 
@@ -184,11 +185,19 @@ class _StubWriter:
         types = [p.type for p in sig.params]
         generics = bound_generics(types, self.types.binds_sizes)
         scope = self._scope(generics, types + [sig.ret])
+        if isinstance(self.types, PyreflyTypes):
+            # Pyrefly names a variable's bound in its message, never a number's origin.
+            for d in bound_dims(types, lambda n: n not in scope.names):
+                value = self.env.dim_size(d)
+                if isinstance(value, int) and d.isidentifier():
+                    scope.dims[d] = self.types.dim_var(_ident(d), value)
         params = []
         for p in sig.params:
             ann = annotation(self.types, p.type, scope, self._model_ref) if p.type is not None \
                 else self._untyped(p.default)
             params.append(f"{_ident(p.name)}: {ann}" + (" = ..." if p.default is not None else ""))
+        # The result keeps the numbers: a call that returns gave the dims their values.
+        scope.dims = {}
         ret = "None" if sig.ret is None else annotation(self.types, sig.ret, scope, self._model_ref)
         written = self._signature(sig)
         doc = [(sig.decl.doc or "").strip(), f"ShapeScript: {written}",
