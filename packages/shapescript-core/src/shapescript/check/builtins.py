@@ -18,7 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from shapescript.builtin_registry import BUILTINS_BY_NAME, CONSTRUCTOR_NAMES, Builtin
+from shapescript.builtin_registry import (
+    BUILTINS_BY_NAME, CONSTRUCTOR_NAMES, EINOPS_PATTERN_NAMES, ELEMENTWISE_OPS, REDUCTION_NAMES,
+    SCAN_NAMES, Builtin,
+)
 from shapescript.check import ops
 from shapescript.check.fail import Fail
 from shapescript.check.patterns import REDUCE_OPS
@@ -49,12 +52,6 @@ from shapescript.vocab import DTYPE_CLASSES, DTYPES, HOST_DTYPE
 
 if TYPE_CHECKING:
     from shapescript.check.exprs import ExprChecker
-
-REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "var", "std", "logsumexp",
-                        "argmax", "argmin", "any", "all"})
-ELEMENTWISE = {"add": "+", "sub": "-", "mul": "*", "div": "/", "maximum": "maximum",
-               "minimum": "minimum"}
-PATTERNS = frozenset({"rearrange", "reduce", "repeat", "einsum"})
 
 # A type rule: (expression checker, built-in name, call or constructor node) -> its type.
 Rule = Callable[["ExprChecker", str, Any], Type]
@@ -178,14 +175,14 @@ def tensor_arg(ck: ExprChecker, a: ast.Arg, fn: str, what: str = "argument") -> 
 
 
 # -- element-wise ------------------------------------------------------------
-@rule(*ELEMENTWISE)
+@rule(*ELEMENTWISE_OPS)
 def b_elementwise(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     pos, kw = checked_args(e, name)
     a = ck.expr(pos[0].value)
     b = ck.expr(pos[1].value)
     if isinstance(a, ErrorType) or isinstance(b, ErrorType):
         return ERROR
-    op = ELEMENTWISE[name]
+    op = ELEMENTWISE_OPS[name]
     if op in ("maximum", "minimum"):
         for x, arg in ((a, pos[0]), (b, pos[1])):
             if isinstance(x, PyType):
@@ -230,9 +227,12 @@ def b_where(ck: ExprChecker, name: str, e: ast.Call) -> Type:
 
 
 # -- reductions -----------------------------------------------------------------
-@rule(*REDUCTIONS)
+@rule(*sorted(REDUCTION_NAMES))
 def b_reduction(ck: ExprChecker, name: str, e: ast.Call) -> Type:
+    """A reduction (``sum(x, over=A)``): the axes it names, then ``ops.reduction`` by the
+    entry's dtype and domain rules."""
     # `argmax`/`argmin` need `over=`: checked after the operand, whose mistake comes first.
+    entry = BUILTINS_BY_NAME[name]
     pos, kw = checked_args(e, name, check_required=False)
     t = tensor_arg(ck, pos[0], name)
     if t is None:
@@ -243,9 +243,9 @@ def b_reduction(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         positions = [find_axis(t, lab, node, ck.body.role_of) for lab, node in labels]
         for lab, node in labels:
             ck.types[id(node)] = INT
-        if name in ("argmax", "argmin") and len(positions) != 1:
+        if entry.one_axis and len(positions) != 1:
             raise Fail("E0403", f"`{name}` takes one axis", "", span=kw["over"].span)
-    elif name in ("argmax", "argmin"):
+    elif "over" in entry.required:
         raise Fail("E0501", f"`{name}` needs `over=`", "missing `over=`", span=e.span)
     out = ops.reduction(name, t, positions, labels, e)
     ck.res[id(e)] = BuiltinCall(name, data={"dims": positions})
@@ -299,7 +299,7 @@ def b_topk(ck: ExprChecker, name: str, e: ast.Call) -> Type:
 
 
 # -- scans ----------------------------------------------------------------------
-@rule("cumprod")
+@rule(*sorted(SCAN_NAMES))
 def b_scan(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     """``cumprod(x, over=A)``: the running product along ``A``; same axes, the dtype
     and domain of a product (``ops.scan``)."""
@@ -319,7 +319,7 @@ def b_scan(ck: ExprChecker, name: str, e: ast.Call) -> Type:
 
 
 # -- patterns ---------------------------------------------------------------------
-@rule(*PATTERNS)
+@rule(*sorted(EINOPS_PATTERN_NAMES))
 def b_pattern(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     if e.pattern is None:
         if name == "einsum" and ck.source[e.func.span.end:e.func.span.end + 1] == "(":
@@ -561,5 +561,4 @@ def b_print(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     return NOTHING
 
 
-__all__ = ["builtin", "tensor_arg", "label_of_size_expr", "REDUCTIONS", "PATTERNS", "ELEMENTWISE",
-           "RULES", "rule", "Any", "PY"]
+__all__ = ["builtin", "tensor_arg", "label_of_size_expr", "RULES", "rule", "Any", "PY"]

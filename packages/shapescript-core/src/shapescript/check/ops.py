@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from shapescript.builtin_registry import BUILTINS_BY_NAME
 from shapescript.check import broadcast as bc
 from shapescript.check import domains as dm
 from shapescript.check import dtypes as dt
@@ -340,9 +341,10 @@ def reduction(name: str, t: TensorType, positions: list[int] | None,
               labels: list[tuple[str, Any]] | None, e: ast.Call) -> TensorType:
     over = None if positions is None else [t.axes[p].label for p in positions]
     dtype = dt.reduction_dtype(name, t.dtype)
-    axis_size = t.axes[positions[0]].size if positions and name in ("argmax", "argmin") else None
+    rule = BUILTINS_BY_NAME[name].domain_rule
+    axis_size = t.axes[positions[0]].size if positions and rule == "index" else None
     count = None
-    if name in ("var", "std") and not t.has_variadic:
+    if rule == "spread" and not t.has_variadic:
         count = Size.const(1)
         for i, ax in enumerate(t.axes):
             if positions is None or i in {p % len(t.axes) for p in positions}:
@@ -363,12 +365,12 @@ def reduction(name: str, t: TensorType, positions: list[int] | None,
 
 def scan(name: str, t: TensorType, dim: int) -> TensorType:
     """The type of the scan ``name`` (``cumprod``) of ``t`` along axis ``dim``: the same
-    axes; the dtype of the matching reduction (integers and masks give ``i64``, as in
-    torch); its domain too, with no class-axis rule (each running product is a product
-    of the values before it: ``Pos`` stays ``Pos``, ``Unit`` and ``Prob`` give ``Unit``)."""
-    of = {"cumprod": "prod"}[name]
-    dtype = dt.reduction_dtype(of, t.dtype)
-    dom = dm.reduction_domain(of, t.domain, t.dtype)
+    axes; the dtype and domain of its entry's rules, as a reduction's (``cumprod``: a
+    product's, integers and masks give ``i64`` as in torch), with no class-axis rule
+    (each running product is a product of the values before it: ``Pos`` stays ``Pos``,
+    ``Unit`` and ``Prob`` give ``Unit``)."""
+    dtype = dt.reduction_dtype(name, t.dtype)
+    dom = dm.reduction_domain(name, t.domain, t.dtype)
     return TensorType(t.axes, dtype, dom)
 
 

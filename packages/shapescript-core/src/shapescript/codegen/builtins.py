@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from shapescript.builtin_registry import BUILTINS_BY_NAME
+from shapescript.builtin_registry import ARITH_OPS, BUILTINS_BY_NAME, ELEMENTWISE_OPS, family
 from shapescript.check.resolutions import BuiltinCall
 from shapescript.check.sizes import Size
 from shapescript.check.types import HostType, TensorType
@@ -20,10 +20,6 @@ from shapescript.syntax import ast
 
 if TYPE_CHECKING:
     from shapescript.codegen.exprs import ExprGen
-
-TORCH_REDUCE = {"sum": "sum", "mean": "mean", "max": "amax", "min": "amin", "prod": "prod",
-                "var": "var", "std": "std", "argmax": "argmax", "argmin": "argmin"}
-
 
 def positional(e: ast.Call) -> list[ast.Expr]:
     return [a.value for a in e.args if a.name is None]
@@ -75,14 +71,14 @@ def _planned(g: "ExprGen", res: BuiltinCall, e: ast.Call, *, keepdims: bool = Fa
     return a, b
 
 
-@emits("add", "sub", "mul", "div")
+@emits(*ARITH_OPS.values())
 def _arith(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
-    op = {"add": "+", "sub": "-", "mul": "*", "div": "/"}[res.name]
+    op = ELEMENTWISE_OPS[res.name]
     a, b = _planned(g, res, e, keepdims=True)
     return f"({a} {op} {b})"
 
 
-@emits("maximum", "minimum")
+@emits(*(name for name, op in ELEMENTWISE_OPS.items() if op.isidentifier()))
 def _extremum(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     args = positional(e)
     a, b = _planned(g, res, e)
@@ -92,7 +88,7 @@ def _extremum(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
         return f"{T}.{clamp}({a}, {b})"
     if isinstance(ta, HostType):
         return f"{T}.{clamp}({b}, {a})"
-    return f"{T}.{res.name}({a}, {b})"
+    return f"{T}.{ELEMENTWISE_OPS[res.name]}({a}, {b})"
 
 
 @emits("matmul")
@@ -109,16 +105,15 @@ def _where(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     return f"{T}.where({m}, {a}, {b})"
 
 
-@emits("sum", "mean", "max", "min", "prod", "var", "std", "logsumexp", "argmax", "argmin",
-       "any", "all")
+@emits(*family("reduction"))
 def _reduction(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     return reduction(g, res.name, positional(e)[0], _data(res).get("dims"),
                      id(e) in g.keepdims.reductions)
 
 
-@emits("cumprod")
+@emits(*family("scan"))
 def _scan(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
-    return f"{T}.{res.name}({g.expr(positional(e)[0])}, dim={_data(res)['dim']})"
+    return f"{T}.{BUILTINS_BY_NAME[res.name].torch}({g.expr(positional(e)[0])}, dim={_data(res)['dim']})"
 
 
 @emits("cross_entropy")
@@ -142,7 +137,7 @@ def _topk(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     return f"{T}.topk({x}, {data['k']}, dim={data['dim']})"
 
 
-@emits("rearrange", "reduce", "repeat", "einsum")
+@emits(*family("pattern"))
 def _pattern(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     return pattern(g, res.name, e, _data(res))
 
@@ -189,7 +184,7 @@ def _print(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     return f"print({', '.join(g.expr(a.value) for a in e.args)})"
 
 
-@emits("zeros", "ones", "eye", "arange", "causal", "randn", "rand", "full")
+@emits(*family("constructor"))
 def gen_constructor(g: "ExprGen", res: None, e: ast.Constructor) -> str:
     t = g.cm.types.get(id(e))
     assert isinstance(t, TensorType)
@@ -212,8 +207,7 @@ def gen_constructor(g: "ExprGen", res: None, e: ast.Constructor) -> str:
     return f"{T}.{e.name}({tup}, dtype={dt}, device={dev})"
 
 
-@emits("value_and_grad", "sgd", "adamw", "update", "clip_norm", "cosine", "warmup", "shuffle",
-       "batches", "report", "sink", "save", "load")
+@emits(*family("training"))
 def _training(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     # The training built-ins are host code: the context writes them (``codegen.training``).
     return g.ctx.training_builtin(res.name, e, _data(res), g)
@@ -221,6 +215,11 @@ def _training(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
 
 def reduction(g: "ExprGen", name: str, arg: ast.Expr, dims: list[int] | None,
               keep: bool = False) -> str:
+    """A reduction's call: the operand's method named by the entry's ``torch``, with the
+    exceptions of masks and of ``logsumexp`` (a function of torch's)."""
+    entry = BUILTINS_BY_NAME[name]
+    # torch's `median(dim=…)` gives (values, indices): the language's reduction is the values.
+    values = ".values" if entry.torch_pair else ""
     x = g.expr(arg)
     t = g.cm.types.get(id(arg))
     if keep and keeps(name, dims, t):
@@ -228,7 +227,7 @@ def reduction(g: "ExprGen", name: str, arg: ast.Expr, dims: list[int] | None,
         assert dims
         if name == "logsumexp":
             return f"{T}.logsumexp({x}, {dims_arg(dims)}, keepdim=True)"
-        return f"{x}.{TORCH_REDUCE[name]}(dim={dims_arg(dims)}, keepdim=True)"
+        return f"{x}.{entry.torch}(dim={dims_arg(dims)}, keepdim=True){values}"
     is_mask = isinstance(t, TensorType) and t.dtype == "bool"
     if name == "mean" and is_mask:
         x = f"{x}.to({T}.float32)"
@@ -245,17 +244,15 @@ def reduction(g: "ExprGen", name: str, arg: ast.Expr, dims: list[int] | None,
         if len(dims) == 1:
             return f"{x}.{fn}(dim={dims[0]})"
         return f"{x}.{'amax' if name == 'max' else 'amin'}(dim={dims_arg(dims)})"
-    method = TORCH_REDUCE[name]
+    method = BUILTINS_BY_NAME[name].torch
     if dims is None:
-        if name in ("max", "min"):
-            return f"{x}.{method}()"
         return f"{x}.{method}()"
-    if name in ("prod", "argmax", "argmin") and len(dims) > 1:
+    if BUILTINS_BY_NAME[name].stepwise and len(dims) > 1:
         # torch reduces one axis at a time here: from the last, so positions hold.
         for d in sorted(dims, reverse=True):
             x = f"{x}.{method}(dim={d})"
         return x
-    return f"{x}.{method}(dim={dims_arg(dims)})"
+    return f"{x}.{method}(dim={dims_arg(dims)}){values}"
 
 
 def pattern(g: "ExprGen", name: str, e: ast.Call, data: dict[str, Any]) -> str:

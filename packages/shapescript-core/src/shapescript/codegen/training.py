@@ -17,12 +17,6 @@ from typing import Any
 from shapescript.check.resolutions import FnCall
 from shapescript.syntax import ast
 
-# The runtime function of each built-in (all in ``shapescript.rt``).
-RUNTIME = {
-    "value_and_grad": "value_and_grad", "sgd": "sgd", "adamw": "adamw", "update": "update",
-    "clip_norm": "clip_norm", "cosine": "cosine", "warmup": "warmup", "shuffle": "shuffle",
-    "batches": "batches", "report": "report", "sink": "sink", "save": "save", "load": "load",
-}
 
 
 def _kwarg(name: str, code: str) -> str:
@@ -33,7 +27,8 @@ def _kwarg(name: str, code: str) -> str:
 
 def gen_training(ctx: Any, name: str, e: ast.Call, data: Any, g: Any) -> str:
     """The Python expression for the training built-in ``name`` called as ``e``."""
-    fn = ctx.rt_helper(RUNTIME[name])
+    # Each is the runtime's function of its name (``shapescript.rt``).
+    fn = ctx.rt_helper(name)
     if name == "value_and_grad":
         call = data["call"]
         res = g.cm.res[id(call)]
@@ -49,4 +44,4 @@ def gen_training(ctx: Any, name: str, e: ast.Call, data: Any, g: Any) -> str:
     return f"{fn}({', '.join(parts)})"
 
 
-__all__ = ["gen_training", "RUNTIME"]
+__all__ = ["gen_training"]
