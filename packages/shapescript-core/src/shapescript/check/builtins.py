@@ -24,8 +24,12 @@ from shapescript.builtin_registry import (
 )
 from shapescript.check import ops
 from shapescript.check.fail import Fail
+from shapescript.check.payloads import (
+    Concat, Contraction, Elementwise, HostCall, MapOver, Reduction, Scan, Split, Stacked, TopK,
+)
 from shapescript.check.patterns import REDUCE_OPS
 from shapescript.check.resolutions import BuiltinCall
+from shapescript.check.result import BroadcastRes
 from shapescript.check.scope import Var, check_local_name
 from shapescript.check.sizes import Size, size_op
 from shapescript.check.typeconv import SizeError
@@ -156,7 +160,7 @@ def builtin(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         ck.body.host_only(e, f"`{name}`")
     t = RULES[name](ck, name, e)
     if entry.host_only and id(e) not in ck.res:
-        ck.res[id(e)] = BuiltinCall(name, data={})
+        ck.res[id(e)] = BuiltinCall(name, HostCall())
     return t
 
 
@@ -193,9 +197,15 @@ def b_elementwise(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         t, plan = ops.elementwise(op, a, b, ck.body.role_of)
     else:
         t = ck.binop(op, a, b, e)
-        plan = ck.res.get(id(e))
-    ck.res[id(e)] = BuiltinCall(name, data={"plan": plan, "op": op})
+        plan = _plan(ck, e)
+    ck.res[id(e)] = BuiltinCall(name, Elementwise(op, plan))
     return t
+
+
+def _plan(ck: ExprChecker, e: ast.Call) -> BroadcastRes | None:
+    """The broadcasting plan ``ck.binop``/``ck.matmul`` recorded for the call, if any."""
+    plan = ck.res.get(id(e))
+    return plan if isinstance(plan, BroadcastRes) else None
 
 
 @rule("matmul")
@@ -206,8 +216,8 @@ def b_matmul(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     if isinstance(a, ErrorType) or isinstance(b, ErrorType):
         return ERROR
     t = ck.matmul(a, b, e)
-    plan = ck.res.get(id(e))
-    ck.res[id(e)] = BuiltinCall("matmul", data={"plan": plan})
+    plan = _plan(ck, e)
+    ck.res[id(e)] = BuiltinCall("matmul", Contraction(plan))
     return t
 
 
@@ -221,8 +231,8 @@ def b_where(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         return ERROR
     if isinstance(m, TensorType) and m.dtype != "bool":
         raise Fail("E0804", f"`where` needs a mask, not `{m}`", f"this is `{m}`", span=pos[0].span)
-    t, data = ops.where(m, a, b, ck.body.role_of)
-    ck.res[id(e)] = BuiltinCall("where", data=data)
+    t, select = ops.where(m, a, b, ck.body.role_of)
+    ck.res[id(e)] = BuiltinCall("where", select)
     return t
 
 
@@ -248,7 +258,7 @@ def b_reduction(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     elif "over" in entry.required:
         raise Fail("E0501", f"`{name}` needs `over=`", "missing `over=`", span=e.span)
     out = ops.reduction(name, t, positions, labels, e)
-    ck.res[id(e)] = BuiltinCall(name, data={"dims": positions})
+    ck.res[id(e)] = BuiltinCall(name, Reduction(None if positions is None else tuple(positions)))
     return out
 
 
@@ -265,8 +275,7 @@ def b_cross_entropy(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     lab, node = labels[0]
     ck.types[id(node)] = INT
     c = find_axis(logits, lab, node, ck.body.role_of)
-    data = ops.cross_entropy(logits, y, c, pos[1])
-    ck.res[id(e)] = BuiltinCall("cross_entropy", data=data)
+    ck.res[id(e)] = BuiltinCall("cross_entropy", ops.cross_entropy(logits, y, c, pos[1]))
     return TensorType((), logits.dtype, Domain("NonNeg"))
 
 
@@ -293,8 +302,7 @@ def b_topk(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     axes[i] = Axis(kk, kk)
     vals = TensorType(tuple(axes), t.dtype, t.domain)
     idx = TensorType(tuple(axes), "i64", Domain("Index", index=ax.size))
-    ck.res[id(e)] = BuiltinCall("topk", data={"k": k, "dim": i, "check": check,
-                                                             "label": str(ax.label)})
+    ck.res[id(e)] = BuiltinCall("topk", TopK(k, i, check, str(ax.label)))
     return TupleType((vals, idx))
 
 
@@ -314,7 +322,7 @@ def b_scan(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     ck.types[id(node)] = INT
     dim = find_axis(t, lab, node, ck.body.role_of)
     out = ops.scan(name, t, dim)
-    ck.res[id(e)] = BuiltinCall(name, data={"dim": dim})
+    ck.res[id(e)] = BuiltinCall(name, Scan(dim))
     return out
 
 
@@ -386,16 +394,15 @@ def b_pattern(ck: ExprChecker, name: str, e: ast.Call) -> Type:
                        span=a.value.span, help="use literals, dims and the signature's generics")
         label = label_of_size_expr(ck, a.value, s)
         kw_sizes[k] = (s, label)
-    r, data = ops.pattern(name, e.pattern, inputs, kw_sizes, ck.env,
-                          ck.sig.generics if ck.sig else frozenset(), reduce_op,
-                          ck.body.next_id, ck.body.clash)
+    r, pattern = ops.pattern(name, e.pattern, inputs, kw_sizes, ck.env,
+                             ck.sig.generics if ck.sig else frozenset(), reduce_op, stacked,
+                             ck.body.next_id, ck.body.clash)
     for msg, help_ in r.warnings:
         ck.body.report(Diagnostic.warning("E0417", msg, e.pattern.span,
                                           "a new axis name", help=help_))
     ck.body.group_order(r.splits, r.merges, e.pattern)
     out = ck.body.name_local_roles(r.out, r.locals)
-    data["stacked"] = stacked
-    ck.res[id(e)] = BuiltinCall(name, data=data)
+    ck.res[id(e)] = BuiltinCall(name, pattern)
     return out
 
 
@@ -428,7 +435,7 @@ def b_stack(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     if not isinstance(t, TupleType):
         raise Fail("E0408", "`stack` takes a tuple of tensors", f"this is `{t}`", span=pos[0].span)
     out = ops.stack_tuple(t, pos[0])
-    ck.res[id(e)] = BuiltinCall("stack", data={})
+    ck.res[id(e)] = BuiltinCall("stack", Stacked())
     return out
 
 
@@ -443,7 +450,7 @@ def b_concat(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     lab, node = over_labels(kw["over"])[0]
     ck.types[id(node)] = INT
     out, dim = ops.concat(t, lab, node, pos[0], ck.body.role_of)
-    ck.res[id(e)] = BuiltinCall("concat", data={"dim": dim})
+    ck.res[id(e)] = BuiltinCall("concat", Concat(dim))
     return out
 
 
@@ -481,7 +488,7 @@ def b_split(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         axes = list(t.axes)
         axes[i] = Axis(s, label)
         outs.append(TensorType(tuple(axes), t.dtype, t.domain))
-    ck.res[id(e)] = BuiltinCall("split", data={"dim": i, "sizes": [s for s, _ in sizes]})
+    ck.res[id(e)] = BuiltinCall("split", Split(i, tuple(s for s, _ in sizes)))
     return TupleType(tuple(outs))
 
 
@@ -528,8 +535,7 @@ def b_map(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         raise Fail("E0410", f"`map`'s lambda gives `{body}`, not a tensor or number", "",
                    span=lam.body.span)
     ck.body.map_sites.append((e, count))
-    ck.res[id(e)] = BuiltinCall("map", data={"count": count, "param": lam.params[0],
-                                                            "body": lam.body})
+    ck.res[id(e)] = BuiltinCall("map", MapOver(count, lam.params[0], lam.body))
     return out
 
 

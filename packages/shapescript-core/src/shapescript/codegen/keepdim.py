@@ -35,6 +35,7 @@ from typing import Any
 
 from shapescript.builtin_registry import ARITH_OPS, BUILTINS_BY_NAME, KEEPDIM_NAMES
 from shapescript.check.env import PRELUDE_FILES
+from shapescript.check.payloads import Elementwise, Reduction
 from shapescript.check.resolutions import BuiltinCall, ExprArg, ExternCall, LocalName
 from shapescript.check.result import BroadcastRes, CheckedModule
 from shapescript.check.types import HostType, TensorType
@@ -66,7 +67,7 @@ NO_KEEPDIMS = KeepDims()
 Key = tuple[tuple[int, ...], int]
 
 
-def keeps(name: str, dims: list[int] | None, arg_type: Any) -> bool:
+def keeps(name: str, dims: tuple[int, ...] | None, arg_type: Any) -> bool:
     """Whether the reduction ``name`` over ``dims`` of a value of ``arg_type`` is emitted
     with ``keepdim=True`` when asked: over listed axes of a non-mask tensor."""
     if name not in KEEPDIM_NAMES or not dims:
@@ -109,14 +110,14 @@ class _Pass:
             res = cm.res.get(id(e))
             if isinstance(res, BuiltinCall):
                 args = _positional(e)
-                data = res.data or {}
-                if res.name in _ARITH.values() and len(args) == 2 and data.get("plan") is None:
-                    return self.joined(args[0], args[1])
-                if res.name in KEEPDIM_NAMES and len(args) == 1:
-                    t = cm.types.get(id(args[0]))
-                    dims = data.get("dims")
-                    if keeps(res.name, dims, t):
-                        return tuple(sorted(dims)), t.rank
+                match res.data:
+                    case Elementwise(op, None) if op in _ARITH and len(args) == 2:
+                        return self.joined(args[0], args[1])
+                    case Reduction(dims) if res.name in KEEPDIM_NAMES and len(args) == 1:
+                        t = cm.types.get(id(args[0]))
+                        if keeps(res.name, dims, t):
+                            assert dims is not None
+                            return tuple(sorted(dims)), t.rank
                 return None
             if isinstance(res, ExternCall) and self.elementwise(res):
                 first = res.args[0]
@@ -217,9 +218,10 @@ class _Pass:
                 return
         if isinstance(e, ast.Call):
             res = cm.res.get(id(e))
-            if isinstance(res, BuiltinCall) and res.name in _ARITH.values():
+            if isinstance(res, BuiltinCall) and isinstance(res.data, Elementwise) \
+                    and res.data.op in _ARITH:
                 args = _positional(e)
-                plan = (res.data or {}).get("plan")
+                plan = res.data.plan
                 if plan is not None and len(args) == 2:
                     self.operand(args[0], plan.left)
                     self.operand(args[1], plan.right)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import keyword
 from typing import Any
 
+from shapescript.check.payloads import GradCall, LoadModel, Payload
 from shapescript.check.resolutions import FnCall
 from shapescript.syntax import ast
 
@@ -25,20 +26,20 @@ def _kwarg(name: str, code: str) -> str:
     return f"**{{{name!r}: {code}}}"
 
 
-def gen_training(ctx: Any, name: str, e: ast.Call, data: Any, g: Any) -> str:
+def gen_training(ctx: Any, name: str, e: ast.Call, data: Payload, g: Any) -> str:
     """The Python expression for the training built-in ``name`` called as ``e``."""
     # Each is the runtime's function of its name (``shapescript.rt``).
     fn = ctx.rt_helper(name)
-    if name == "value_and_grad":
-        call = data["call"]
-        res = g.cm.res[id(call)]
-        assert isinstance(res, FnCall)
-        args = ", ".join([ctx.unchecked_ref(res.sig)] + [g.argval(a) for a in res.args])
-        return f"{fn}({args})"
-    if name == "load":
-        pos = [a for a in e.args if a.name is None]
-        return (f"{fn}({g.expr(pos[0].value)}, {ctx.model_ref(data['model'])}, "
-                f"device={ctx.device_expr()})")
+    match data:
+        case GradCall(_, call):
+            res = g.cm.res[id(call)]
+            assert isinstance(res, FnCall)
+            args = ", ".join([ctx.unchecked_ref(res.sig)] + [g.argval(a) for a in res.args])
+            return f"{fn}({args})"
+        case LoadModel(model):
+            pos = [a for a in e.args if a.name is None]
+            return (f"{fn}({g.expr(pos[0].value)}, {ctx.model_ref(model)}, "
+                    f"device={ctx.device_expr()})")
     parts = [g.expr(a.value) if a.name is None else _kwarg(a.name, g.expr(a.value))
              for a in e.args]
     return f"{fn}({', '.join(parts)})"
