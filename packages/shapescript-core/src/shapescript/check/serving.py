@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from shapescript.builtin_registry import BUILTINS_BY_NAME
+from shapescript.builtin_registry import BUILTINS_BY_NAME, EINOPS_PATTERN_NAMES
 from shapescript.check.env import AxisParam, FnSig
 from shapescript.check.payloads import Reduction
 from shapescript.check.resolutions import (
@@ -235,7 +235,7 @@ class _Follow:
                     hit = self.over_hits(t, kw["over"], along)
                 if hit:
                     bad(e, f"`{name}` across positions", "works across the token axis")
-            elif name in ("rearrange", "reduce", "repeat", "einsum") and e.pattern is not None:
+            elif name in EINOPS_PATTERN_NAMES and e.pattern is not None:
                 self.pattern(e, pos, along, tensor, bad)
             elif name == "map":
                 pass  # a count in `n` is reported where `n` is used as a value
