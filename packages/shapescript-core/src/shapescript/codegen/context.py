@@ -10,7 +10,7 @@ reading the same typed resolutions (``check.resolutions``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from shapescript.check.env import FnSig, ModelInfo
