@@ -9,8 +9,12 @@ Every phase reads its name sets from here, so a built-in is declared once:
   arity and keywords its rules check, which built-ins are host-only (E1704 in an
   exported function) and which work along the axes they are given (the serving rules);
 - the checker registers one *type rule* per entry (``check.builtins.RULES``) and the
-  code generator one *emitter* per entry (``codegen.builtins.EMITTERS``); a test fails if
-  an entry lacks either, or its description;
+  code generator one *emitter* per entry (``codegen.builtins.EMITTERS``), one for each
+  family (``family("reduction")``) whose members the entries tell apart: torch's name, a
+  reduction's dtype and domain rules (``check.dtypes``, ``check.domains`` read them), the
+  sets derived below (einops' ``reduce`` operations, the reductions kept with
+  ``keepdim=True``); a test fails if an entry lacks a rule, an emitter, what its family
+  reads, or its description;
 - the documentation's built-ins page and the language server's hover, signature help and
   completion read each entry's description (``builtin_docs``, ``BUILT_IN_GROUPS``): an
   example call, its parameters with their types in the prelude's notation (``[...] Float``,
@@ -21,8 +25,8 @@ The prelude's functions (``prelude.ss``, ``nn.ss``) describe themselves, in thei
 fn`` signatures and ``##`` comments; the built-ins here are those no signature can say
 (they remove, reorder or match axes by label). The table is data only and imports nothing
 of the compiler, so the lowest phase can read it and no phase imports upward. Adding a
-built-in: an entry here, its rule, its emitter, a test (see "How to add a built-in" in
-docs/architecture.md).
+built-in: an entry here, its rule, its emitter; a new member of a family, its entry alone
+(see "How to add a built-in" in docs/architecture.md).
 
 >>> BUILTINS_BY_NAME["cumprod"].keywords
 ('over',)

@@ -7,10 +7,12 @@ Element-wise ``add sub mul div maximum minimum where`` (broadcast by label),
 ``unpack`` in ``check.packing``.
 
 Each built-in of the registry (``shapescript.builtin_registry``) has one type rule here
-or in ``check.training``, registered with ``@rule(name, …)`` in ``RULES``. A rule is a
-function of the body's expression checker (``check.exprs.ExprChecker``), the built-in's
+or in ``check.training``, registered with ``@rule(name, …)`` in ``RULES``; a family's
+members share one (``@rule(*sorted(REDUCTION_NAMES))``), reading their entries. A rule is
+a function of the body's expression checker (``check.exprs.ExprChecker``), the built-in's
 name and the call: it types the arguments with ``ck.expr``, records what code generation
-needs in ``ck.res`` and returns the call's type.
+needs in ``ck.res`` (a ``BuiltinCall`` with a payload of ``check.payloads``) and returns
+the call's type.
 """
 
 from __future__ import annotations
