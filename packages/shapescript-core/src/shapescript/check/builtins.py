@@ -7,10 +7,12 @@ Element-wise ``add sub mul div maximum minimum where`` (broadcast by label),
 ``unpack`` in ``check.packing``.
 
 Each built-in of the registry (``shapescript.builtin_registry``) has one type rule here
-or in ``check.training``, registered with ``@rule(name, …)`` in ``RULES``. A rule is a
-function of the body's expression checker (``check.exprs.ExprChecker``), the built-in's
+or in ``check.training``, registered with ``@rule(name, …)`` in ``RULES``; a family's
+members share one (``@rule(*sorted(REDUCTION_NAMES))``), reading their entries. A rule is
+a function of the body's expression checker (``check.exprs.ExprChecker``), the built-in's
 name and the call: it types the arguments with ``ck.expr``, records what code generation
-needs in ``ck.res`` and returns the call's type.
+needs in ``ck.res`` (a ``BuiltinCall`` with a payload of ``check.payloads``) and returns
+the call's type.
 """
 
 from __future__ import annotations
@@ -18,11 +20,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from shapescript.builtin_registry import BUILTINS_BY_NAME, CONSTRUCTOR_NAMES, Builtin
+from shapescript.builtin_registry import (
+    BUILTINS_BY_NAME, CONSTRUCTOR_NAMES, EINOPS_PATTERN_NAMES, ELEMENTWISE_OPS, REDUCTION_NAMES,
+    SCAN_NAMES, Builtin,
+)
 from shapescript.check import ops
 from shapescript.check.fail import Fail
+from shapescript.check.payloads import (
+    Concat, Contraction, Elementwise, HostCall, MapOver, Reduction, Scan, Split, Stacked, TopK,
+)
 from shapescript.check.patterns import REDUCE_OPS
 from shapescript.check.resolutions import BuiltinCall
+from shapescript.check.result import BroadcastRes
 from shapescript.check.scope import Var, check_local_name
 from shapescript.check.sizes import Size, size_op
 from shapescript.check.typeconv import SizeError
@@ -49,12 +58,6 @@ from shapescript.vocab import DTYPE_CLASSES, DTYPES, HOST_DTYPE
 
 if TYPE_CHECKING:
     from shapescript.check.exprs import ExprChecker
-
-REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "var", "std", "logsumexp",
-                        "argmax", "argmin", "any", "all"})
-ELEMENTWISE = {"add": "+", "sub": "-", "mul": "*", "div": "/", "maximum": "maximum",
-               "minimum": "minimum"}
-PATTERNS = frozenset({"rearrange", "reduce", "repeat", "einsum"})
 
 # A type rule: (expression checker, built-in name, call or constructor node) -> its type.
 Rule = Callable[["ExprChecker", str, Any], Type]
@@ -159,7 +162,7 @@ def builtin(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         ck.body.host_only(e, f"`{name}`")
     t = RULES[name](ck, name, e)
     if entry.host_only and id(e) not in ck.res:
-        ck.res[id(e)] = BuiltinCall(name, data={})
+        ck.res[id(e)] = BuiltinCall(name, HostCall())
     return t
 
 
@@ -178,14 +181,14 @@ def tensor_arg(ck: ExprChecker, a: ast.Arg, fn: str, what: str = "argument") -> 
 
 
 # -- element-wise ------------------------------------------------------------
-@rule(*ELEMENTWISE)
+@rule(*ELEMENTWISE_OPS)
 def b_elementwise(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     pos, kw = checked_args(e, name)
     a = ck.expr(pos[0].value)
     b = ck.expr(pos[1].value)
     if isinstance(a, ErrorType) or isinstance(b, ErrorType):
         return ERROR
-    op = ELEMENTWISE[name]
+    op = ELEMENTWISE_OPS[name]
     if op in ("maximum", "minimum"):
         for x, arg in ((a, pos[0]), (b, pos[1])):
             if isinstance(x, PyType):
@@ -196,9 +199,15 @@ def b_elementwise(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         t, plan = ops.elementwise(op, a, b, ck.body.role_of)
     else:
         t = ck.binop(op, a, b, e)
-        plan = ck.res.get(id(e))
-    ck.res[id(e)] = BuiltinCall(name, data={"plan": plan, "op": op})
+        plan = _plan(ck, e)
+    ck.res[id(e)] = BuiltinCall(name, Elementwise(op, plan))
     return t
+
+
+def _plan(ck: ExprChecker, e: ast.Call) -> BroadcastRes | None:
+    """The broadcasting plan ``ck.binop``/``ck.matmul`` recorded for the call, if any."""
+    plan = ck.res.get(id(e))
+    return plan if isinstance(plan, BroadcastRes) else None
 
 
 @rule("matmul")
@@ -209,8 +218,8 @@ def b_matmul(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     if isinstance(a, ErrorType) or isinstance(b, ErrorType):
         return ERROR
     t = ck.matmul(a, b, e)
-    plan = ck.res.get(id(e))
-    ck.res[id(e)] = BuiltinCall("matmul", data={"plan": plan})
+    plan = _plan(ck, e)
+    ck.res[id(e)] = BuiltinCall("matmul", Contraction(plan))
     return t
 
 
@@ -224,15 +233,18 @@ def b_where(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         return ERROR
     if isinstance(m, TensorType) and m.dtype != "bool":
         raise Fail("E0804", f"`where` needs a mask, not `{m}`", f"this is `{m}`", span=pos[0].span)
-    t, data = ops.where(m, a, b, ck.body.role_of)
-    ck.res[id(e)] = BuiltinCall("where", data=data)
+    t, select = ops.where(m, a, b, ck.body.role_of)
+    ck.res[id(e)] = BuiltinCall("where", select)
     return t
 
 
 # -- reductions -----------------------------------------------------------------
-@rule(*REDUCTIONS)
+@rule(*sorted(REDUCTION_NAMES))
 def b_reduction(ck: ExprChecker, name: str, e: ast.Call) -> Type:
+    """A reduction (``sum(x, over=A)``): the axes it names, then ``ops.reduction`` by the
+    entry's dtype and domain rules."""
     # `argmax`/`argmin` need `over=`: checked after the operand, whose mistake comes first.
+    entry = BUILTINS_BY_NAME[name]
     pos, kw = checked_args(e, name, check_required=False)
     t = tensor_arg(ck, pos[0], name)
     if t is None:
@@ -243,12 +255,12 @@ def b_reduction(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         positions = [find_axis(t, lab, node, ck.body.role_of) for lab, node in labels]
         for lab, node in labels:
             ck.types[id(node)] = INT
-        if name in ("argmax", "argmin") and len(positions) != 1:
+        if entry.one_axis and len(positions) != 1:
             raise Fail("E0403", f"`{name}` takes one axis", "", span=kw["over"].span)
-    elif name in ("argmax", "argmin"):
+    elif "over" in entry.required:
         raise Fail("E0501", f"`{name}` needs `over=`", "missing `over=`", span=e.span)
     out = ops.reduction(name, t, positions, labels, e)
-    ck.res[id(e)] = BuiltinCall(name, data={"dims": positions})
+    ck.res[id(e)] = BuiltinCall(name, Reduction(None if positions is None else tuple(positions)))
     return out
 
 
@@ -265,8 +277,7 @@ def b_cross_entropy(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     lab, node = labels[0]
     ck.types[id(node)] = INT
     c = find_axis(logits, lab, node, ck.body.role_of)
-    data = ops.cross_entropy(logits, y, c, pos[1])
-    ck.res[id(e)] = BuiltinCall("cross_entropy", data=data)
+    ck.res[id(e)] = BuiltinCall("cross_entropy", ops.cross_entropy(logits, y, c, pos[1]))
     return TensorType((), logits.dtype, Domain("NonNeg"))
 
 
@@ -293,13 +304,12 @@ def b_topk(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     axes[i] = Axis(kk, kk)
     vals = TensorType(tuple(axes), t.dtype, t.domain)
     idx = TensorType(tuple(axes), "i64", Domain("Index", index=ax.size))
-    ck.res[id(e)] = BuiltinCall("topk", data={"k": k, "dim": i, "check": check,
-                                                             "label": str(ax.label)})
+    ck.res[id(e)] = BuiltinCall("topk", TopK(k, i, check, str(ax.label)))
     return TupleType((vals, idx))
 
 
 # -- scans ----------------------------------------------------------------------
-@rule("cumprod")
+@rule(*sorted(SCAN_NAMES))
 def b_scan(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     """``cumprod(x, over=A)``: the running product along ``A``; same axes, the dtype
     and domain of a product (``ops.scan``)."""
@@ -314,12 +324,12 @@ def b_scan(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     ck.types[id(node)] = INT
     dim = find_axis(t, lab, node, ck.body.role_of)
     out = ops.scan(name, t, dim)
-    ck.res[id(e)] = BuiltinCall(name, data={"dim": dim})
+    ck.res[id(e)] = BuiltinCall(name, Scan(dim))
     return out
 
 
 # -- patterns ---------------------------------------------------------------------
-@rule(*PATTERNS)
+@rule(*sorted(EINOPS_PATTERN_NAMES))
 def b_pattern(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     if e.pattern is None:
         if name == "einsum" and ck.source[e.func.span.end:e.func.span.end + 1] == "(":
@@ -386,16 +396,15 @@ def b_pattern(ck: ExprChecker, name: str, e: ast.Call) -> Type:
                        span=a.value.span, help="use literals, dims and the signature's generics")
         label = label_of_size_expr(ck, a.value, s)
         kw_sizes[k] = (s, label)
-    r, data = ops.pattern(name, e.pattern, inputs, kw_sizes, ck.env,
-                          ck.sig.generics if ck.sig else frozenset(), reduce_op,
-                          ck.body.next_id, ck.body.clash)
+    r, pattern = ops.pattern(name, e.pattern, inputs, kw_sizes, ck.env,
+                             ck.sig.generics if ck.sig else frozenset(), reduce_op, stacked,
+                             ck.body.next_id, ck.body.clash)
     for msg, help_ in r.warnings:
         ck.body.report(Diagnostic.warning("E0417", msg, e.pattern.span,
                                           "a new axis name", help=help_))
     ck.body.group_order(r.splits, r.merges, e.pattern)
     out = ck.body.name_local_roles(r.out, r.locals)
-    data["stacked"] = stacked
-    ck.res[id(e)] = BuiltinCall(name, data=data)
+    ck.res[id(e)] = BuiltinCall(name, pattern)
     return out
 
 
@@ -428,7 +437,7 @@ def b_stack(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     if not isinstance(t, TupleType):
         raise Fail("E0408", "`stack` takes a tuple of tensors", f"this is `{t}`", span=pos[0].span)
     out = ops.stack_tuple(t, pos[0])
-    ck.res[id(e)] = BuiltinCall("stack", data={})
+    ck.res[id(e)] = BuiltinCall("stack", Stacked())
     return out
 
 
@@ -443,7 +452,7 @@ def b_concat(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     lab, node = over_labels(kw["over"])[0]
     ck.types[id(node)] = INT
     out, dim = ops.concat(t, lab, node, pos[0], ck.body.role_of)
-    ck.res[id(e)] = BuiltinCall("concat", data={"dim": dim})
+    ck.res[id(e)] = BuiltinCall("concat", Concat(dim))
     return out
 
 
@@ -481,7 +490,7 @@ def b_split(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         axes = list(t.axes)
         axes[i] = Axis(s, label)
         outs.append(TensorType(tuple(axes), t.dtype, t.domain))
-    ck.res[id(e)] = BuiltinCall("split", data={"dim": i, "sizes": [s for s, _ in sizes]})
+    ck.res[id(e)] = BuiltinCall("split", Split(i, tuple(s for s, _ in sizes)))
     return TupleType(tuple(outs))
 
 
@@ -528,8 +537,7 @@ def b_map(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         raise Fail("E0410", f"`map`'s lambda gives `{body}`, not a tensor or number", "",
                    span=lam.body.span)
     ck.body.map_sites.append((e, count))
-    ck.res[id(e)] = BuiltinCall("map", data={"count": count, "param": lam.params[0],
-                                                            "body": lam.body})
+    ck.res[id(e)] = BuiltinCall("map", MapOver(count, lam.params[0], lam.body))
     return out
 
 
@@ -561,5 +569,4 @@ def b_print(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     return NOTHING
 
 
-__all__ = ["builtin", "tensor_arg", "label_of_size_expr", "REDUCTIONS", "PATTERNS", "ELEMENTWISE",
-           "RULES", "rule", "Any", "PY"]
+__all__ = ["builtin", "tensor_arg", "label_of_size_expr", "RULES", "rule", "Any", "PY"]

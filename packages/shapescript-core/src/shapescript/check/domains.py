@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
+from shapescript.builtin_registry import BUILTINS_BY_NAME
 from shapescript.check.fail import Fail
 from shapescript.check.sizes import Size
 from shapescript.check.types import (
@@ -255,13 +256,16 @@ def binop_domain(op: str, a: Operand, b: Operand | None = None,
 # ---------------------------------------------------------------------------
 # Reductions.
 
+# The domains a reduction of each ``domain_rule`` keeps (else the operand's dtype's).
 _KEEPS = {
     "sum": ("Pos", "NonNeg"),
     "mean": ("Pos", "NonNeg", "Unit", "Signed"),
     "prod": ("Pos", "NonNeg", "Unit", "Signed"),
-    "max": ("Pos", "NonNeg", "Unit", "Signed", "Real"),
-    "min": ("Pos", "NonNeg", "Unit", "Signed", "Real"),
+    "order": ("Pos", "NonNeg", "Unit", "Signed", "Real"),
 }
+# The domain of a reduction of a mask, by its ``domain_rule`` (else ``Real``).
+_OF_MASK = {"sum": NOBOUND, "mean": Domain("Unit"), "order": MASK, "prod": NOBOUND,
+            "mask": MASK}
 
 
 def check_class_over(d: Domain, over: Iterable[Size] | None, op: str) -> None:
@@ -285,13 +289,13 @@ def _plain(d: Domain) -> str:
 def reduction_domain(op: str, d: Domain, dtype: str | None = None,
                      axis_size: Size | None = None, *, check_over: bool = False,
                      over: Iterable[Size] | None = None, count: Size | None = None) -> Domain:
-    """The domain of reduction ``op`` (``sum mean max min prod var std logsumexp argmax
-    argmin``) of a value of domain ``d`` and dtype ``dtype``.
+    """The domain of reduction (or scan) ``op`` of a value of domain ``d`` and dtype
+    ``dtype``, by its registry entry's ``domain_rule``.
 
-    ``axis_size`` is the size of the reduced axis for ``argmax``/``argmin``
-    (``Index[axis_size]``). With ``check_over``, ``over`` lists the reduced axes' labels
+    ``axis_size`` is the size of the reduced axis for an ``index`` rule (``argmax``:
+    ``Index[axis_size]``). With ``check_over``, ``over`` lists the reduced axes' labels
     (None: every axis) and a class domain must be reduced over its class axis (E0704).
-    ``count`` is how many elements ``var``/``std`` reduce: with fewer than 2 (an axis of
+    ``count`` is how many elements a ``spread`` (``var``/``std``) reduces: with fewer than 2 (an axis of
     size 1) the unbiased estimate is NaN, so they are ``NonNeg`` only when the count is
     provably at least 2, else ``Real``.
 
@@ -302,29 +306,29 @@ def reduction_domain(op: str, d: Domain, dtype: str | None = None,
     """
     if check_over:
         check_class_over(d, over, op)
-    if op in ("argmax", "argmin"):
+    rule = BUILTINS_BY_NAME[op].domain_rule
+    if rule is None:
+        raise ValueError(f"`{op}` has no domain rule (builtin_registry)")
+    if rule == "index":
         if axis_size is None:
-            raise ValueError("argmax/argmin need the reduced axis's size")
+            raise ValueError(f"`{op}` needs the reduced axis's size")
         return Domain("Index", index=axis_size)
-    if op in ("var", "std"):
+    if rule == "spread":
         return Domain("NonNeg") if count is not None and (count - 2).provably_nonneg() else REAL
     k = d.kind
     if k == "Mask":
-        return {"sum": NOBOUND, "mean": Domain("Unit"), "max": MASK, "min": MASK,
-                "prod": NOBOUND, "any": MASK, "all": MASK}.get(op, REAL)
-    if op == "logsumexp":
+        return _OF_MASK.get(rule, REAL)
+    if rule not in _KEEPS:
         return REAL
-    if op not in _KEEPS:
-        raise ValueError(f"unknown reduction {op!r}")
-    if k == "Index" and op in ("max", "min"):
+    if k == "Index" and rule == "order":
         return d
     if k in ("Index", "Int"):
         return NOBOUND
     if k == "Prob":
-        k = "NonNeg" if op == "sum" else "Unit"
-    elif k == "Unit" and op == "sum":
+        k = "NonNeg" if rule == "sum" else "Unit"
+    elif k == "Unit" and rule == "sum":
         k = "NonNeg"
-    if k in _KEEPS[op]:
+    if k in _KEEPS[rule]:
         return Domain(k)
     integral = dtype is not None and (dtype in INT_DTYPES or dtype == "Int")
     return NOBOUND if integral else REAL

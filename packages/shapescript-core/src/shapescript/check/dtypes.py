@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Union
 
+from shapescript.builtin_registry import BUILTINS_BY_NAME
 from shapescript.check.fail import Fail
 from shapescript.check.types import FLOAT_DTYPES, INT_DTYPES, HostType, TensorType
 from shapescript.vocab import HOST_DTYPE
@@ -216,40 +217,44 @@ def result_dtype(op: str, a: Operand, b: Operand | None = None) -> str:
 
 
 def reduction_dtype(op: str, dtype: str) -> str:
-    """The dtype of reduction ``op`` of a tensor of ``dtype``.
+    """The dtype of reduction (or scan) ``op`` of a tensor of ``dtype``, by its registry
+    entry's ``dtype_rule``.
 
-    ``sum``/``prod`` of integers or a mask give ``i64`` (a class ``Float`` stays
-    ``Float``); ``mean`` of a mask gives ``f32``; ``mean var std`` of integers are E0411;
-    ``var std`` of a mask too; ``max``/``min`` keep the dtype; ``argmax``/``argmin`` give
-    ``i64`` (of a mask: E0404, as torch); ``logsumexp`` of integers or masks gives ``f32``;
-    ``any``/``all`` take a mask (else E0404) and give one.
+    ``count`` (``sum prod cumprod``): integers or a mask give ``i64`` (a class ``Float``
+    stays ``Float``); ``keep`` (``max min``): the dtype; ``mean``: of a mask ``f32``, of
+    integers E0411; ``float`` (``var std``): integers and masks are E0411; ``float_out``
+    (``logsumexp``): integers or masks give ``f32``; ``index`` (``argmax argmin``):
+    ``i64``; ``mask`` (``any all``): a mask (else E0404). An entry that takes no mask
+    (``masks=False``) refuses one (E0404, as torch).
     """
+    entry = BUILTINS_BY_NAME[op]
+    if not entry.masks and dtype == "bool":
+        raise Fail("E0404", f"`{op}` of a mask", "`bool`", help="convert first: `… to u8`")
     cat = category(dtype)
-    if op in ("sum", "prod"):
-        return "i64" if cat < 2 else dtype
-    if op in ("max", "min"):
-        return dtype
-    if op == "mean":
-        if dtype == "bool":
-            return "f32"
-        if cat == 1:
-            raise Fail("E0411", f"`mean` needs a float dtype, not `{dtype}`", f"`{dtype}`",
-                       help="convert first: `… to f32`")
-        return dtype
-    if op in ("var", "std"):
-        if cat < 2:
-            raise Fail("E0411", f"`{op}` needs a float dtype, not `{dtype}`", f"`{dtype}`",
-                       help="convert first: `… to f32`")
-        return dtype
-    if op == "logsumexp":
-        return "f32" if cat < 2 else dtype
-    if op in ("argmax", "argmin"):
-        if dtype == "bool":
-            raise Fail("E0404", f"`{op}` of a mask", "`bool`", help="convert first: `… to u8`")
-        return "i64"
-    if op in ("any", "all"):
-        if dtype != "bool":
-            raise Fail("E0404", f"`{op}` takes a mask, not `{dtype}`", f"`{dtype}`",
-                       help=f"compare first, e.g. `{op}(x > 0)`")
-        return "bool"
-    raise ValueError(f"unknown reduction {op!r}")
+    match entry.dtype_rule:
+        case "count":
+            return "i64" if cat < 2 else dtype
+        case "keep":
+            return dtype
+        case "mean":
+            if dtype == "bool":
+                return "f32"
+            if cat == 1:
+                raise Fail("E0411", f"`{op}` needs a float dtype, not `{dtype}`", f"`{dtype}`",
+                           help="convert first: `… to f32`")
+            return dtype
+        case "float":
+            if cat < 2:
+                raise Fail("E0411", f"`{op}` needs a float dtype, not `{dtype}`", f"`{dtype}`",
+                           help="convert first: `… to f32`")
+            return dtype
+        case "float_out":
+            return "f32" if cat < 2 else dtype
+        case "index":
+            return "i64"
+        case "mask":
+            if dtype != "bool":
+                raise Fail("E0404", f"`{op}` takes a mask, not `{dtype}`", f"`{dtype}`",
+                           help=f"compare first, e.g. `{op}(x > 0)`")
+            return "bool"
+    raise ValueError(f"`{op}` has no dtype rule (builtin_registry)")

@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from shapescript.builtin_registry import BUILTINS_BY_NAME
 from shapescript.check import broadcast as bc
 from shapescript.check import domains as dm
 from shapescript.check import dtypes as dt
 from shapescript.check.fail import Fail
+from shapescript.check.payloads import ClassLoss, Pattern, Select
 from shapescript.check.result import BroadcastRes
 from shapescript.check.sizes import Size
 from shapescript.check.typeconv import SizeError
@@ -113,7 +115,7 @@ def negate(a: TensorType) -> TensorType:
 
 
 def where(m: Type, a: Type, b: Type, role_of: bc.RoleOf | None = None
-          ) -> tuple[Type, dict[str, Any]]:
+          ) -> tuple[Type, Select]:
     for x in (m, a, b):
         if isinstance(x, PyType):
             raise Fail("E0413", "the shape of this Python value is unknown", "in `where`",
@@ -136,7 +138,8 @@ def where(m: Type, a: Type, b: Type, role_of: bc.RoleOf | None = None
     da = a.domain if isinstance(a, TensorType) else Domain(_narrow(dm.host_domains(a)))
     db = b.domain if isinstance(b, TensorType) else Domain(_narrow(dm.host_domains(b)))
     dom = dm.join(da, db, prove_le)
-    return TensorType(axes, dtype, dom), {"plans": [p.b_plan for p in plans]}
+    mplan, aplan, bplan = (p.b_plan for p in plans)
+    return TensorType(axes, dtype, dom), Select((mplan, aplan, bplan))
 
 
 # -- domains and fits --------------------------------------------------------------
@@ -340,9 +343,10 @@ def reduction(name: str, t: TensorType, positions: list[int] | None,
               labels: list[tuple[str, Any]] | None, e: ast.Call) -> TensorType:
     over = None if positions is None else [t.axes[p].label for p in positions]
     dtype = dt.reduction_dtype(name, t.dtype)
-    axis_size = t.axes[positions[0]].size if positions and name in ("argmax", "argmin") else None
+    rule = BUILTINS_BY_NAME[name].domain_rule
+    axis_size = t.axes[positions[0]].size if positions and rule == "index" else None
     count = None
-    if name in ("var", "std") and not t.has_variadic:
+    if rule == "spread" and not t.has_variadic:
         count = Size.const(1)
         for i, ax in enumerate(t.axes):
             if positions is None or i in {p % len(t.axes) for p in positions}:
@@ -363,16 +367,16 @@ def reduction(name: str, t: TensorType, positions: list[int] | None,
 
 def scan(name: str, t: TensorType, dim: int) -> TensorType:
     """The type of the scan ``name`` (``cumprod``) of ``t`` along axis ``dim``: the same
-    axes; the dtype of the matching reduction (integers and masks give ``i64``, as in
-    torch); its domain too, with no class-axis rule (each running product is a product
-    of the values before it: ``Pos`` stays ``Pos``, ``Unit`` and ``Prob`` give ``Unit``)."""
-    of = {"cumprod": "prod"}[name]
-    dtype = dt.reduction_dtype(of, t.dtype)
-    dom = dm.reduction_domain(of, t.domain, t.dtype)
+    axes; the dtype and domain of its entry's rules, as a reduction's (``cumprod``: a
+    product's, integers and masks give ``i64`` as in torch), with no class-axis rule
+    (each running product is a product of the values before it: ``Pos`` stays ``Pos``,
+    ``Unit`` and ``Prob`` give ``Unit``)."""
+    dtype = dt.reduction_dtype(name, t.dtype)
+    dom = dm.reduction_domain(name, t.domain, t.dtype)
     return TensorType(t.axes, dtype, dom)
 
 
-def cross_entropy(logits: TensorType, y: TensorType, c: int, yarg: Any) -> dict[str, Any]:
+def cross_entropy(logits: TensorType, y: TensorType, c: int, yarg: Any) -> ClassLoss:
     if logits.dtype not in ("f16", "bf16", "f32", "f64"):
         raise Fail("E0411", f"`cross_entropy` needs float logits, not `{logits.dtype}`", "")
     dm.check_class_over(logits.domain, [logits.axes[c].label], "cross_entropy")
@@ -401,7 +405,7 @@ def cross_entropy(logits: TensorType, y: TensorType, c: int, yarg: Any) -> dict[
     if len(y.axes) != len(rest):
         raise Fail("E0402", f"the labels `{y}` have {len(y.axes)} axes, expected {len(rest)}", "",
                    span=yarg.span)
-    return {"dim": c % len(logits.axes), "yperm": None if perm == sorted(perm) else perm}
+    return ClassLoss(c % len(logits.axes), None if perm == sorted(perm) else tuple(perm))
 
 
 def stack_tuple(t: TupleType, arg: Any) -> TensorType:
@@ -461,16 +465,17 @@ def concat(t: TupleType, lab: str, node: Any, arg: Any, role_of: bc.RoleOf | Non
 # -- patterns ---------------------------------------------------------------------------------
 def pattern(name: str, pat: ast.Pattern, inputs: list[TensorType],
             kw_sizes: dict[str, tuple[Size, Size]], env: Any, generics: frozenset[str],
-            reduce_op: str | None,
+            reduce_op: str | None, stacked: bool = False,
             unknowns: Callable[[], int] | None = None, clash: bc.Clash | None = None,
-            ) -> tuple[Any, dict[str, Any]]:
-    """The checked pattern (``check.patterns.PatternResult``) and what codegen needs."""
+            ) -> tuple[Any, Pattern]:
+    """The checked pattern (``check.patterns.PatternResult``) and what codegen needs
+    (``stacked``: the operand is a tuple, stacked first)."""
     from shapescript.check import patterns as pt
 
     r = pt.check_pattern(name, pat, inputs, kw_sizes, env.all_dims(), generics, reduce_op,
                          unknowns, clash)
-    return r, {"pattern": r.einops_pattern, "kwargs": r.einops_kwargs,
-               "checks": r.runtime_checks, "op": reduce_op}
+    return r, Pattern(r.einops_pattern, tuple(r.einops_kwargs.items()), r.runtime_checks,
+                      reduce_op, stacked)
 
 
 __all__ = ["SizeError", "host_arith", "elementwise", "matmul", "negate", "where", "join_domain",

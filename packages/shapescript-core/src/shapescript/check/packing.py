@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from shapescript.check.domains import join
 from shapescript.check.fail import Fail
 from shapescript.check.builtins import label_of_size_expr, rule, tensor_arg
+from shapescript.check.payloads import Pack, Unpack
 from shapescript.check.resolutions import BuiltinCall
 from shapescript.check.sizes import Size
 from shapescript.check.types import (
@@ -153,7 +154,7 @@ def check_pack(c: ExprChecker, name: str, e: ast.Call) -> Type:
              for n, ax in zip(left + right, first.axes[:nl] + first.axes[first.rank - nr:])]
     packed = Axis(_sum(parts), _sum(labels))
     out = TensorType(tuple(named[:nl]) + (packed,) + tuple(named[nl:]), first.dtype, domain)
-    c.res[id(e)] = BuiltinCall("pack", data={"left": nl, "right": nr})
+    c.res[id(e)] = BuiltinCall("pack", Pack(nl, nr))
     return out
 
 
@@ -275,6 +276,5 @@ def check_unpack(c: ExprChecker, name: str, e: ast.Call) -> Type:
         axes += [Axis(ax.size, ax.label, alias=n.name) for n, ax in zip(right, x.axes[nl + 1:])]
         outs.append(TensorType(tuple(axes), x.dtype, x.domain))
         shapes.append(shape)
-    c.res[id(e)] = BuiltinCall("unpack",
-                           data={"left": nl, "right": nr, "shapes": shapes})
+    c.res[id(e)] = BuiltinCall("unpack", Unpack(nl, nr, tuple(tuple(s) for s in shapes)))
     return TupleType(tuple(outs))

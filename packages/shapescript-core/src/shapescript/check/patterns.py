@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import count
 
+from shapescript.builtin_registry import EINOPS_REDUCE_OPS, family
 from shapescript.check.domains import interval_view, reduction_domain
 from shapescript.check.dtypes import reduction_dtype
 from shapescript.check.broadcast import Clash, role_fail
@@ -50,8 +51,9 @@ from shapescript.syntax import ast
 
 __all__ = ["PatternResult", "RuntimeCheck", "REDUCE_OPS", "check_pattern"]
 
-REDUCE_OPS = ("sum", "mean", "max", "min", "prod", "any", "all")
-KINDS = ("rearrange", "reduce", "repeat", "einsum")
+# ``reduce(x, pattern, op)``'s operations: the reductions einops has.
+REDUCE_OPS = EINOPS_REDUCE_OPS
+KINDS = family("pattern")
 # An einsum names its axes with one letter each: a-z and A-Z.
 EINSUM_NAMES = 52
 ONE = Size.const(1)

@@ -20,6 +20,7 @@ from shapescript.syntax import ast
 
 if TYPE_CHECKING:
     from shapescript.check.env import FnSig, ModelInfo, ModuleEnv
+    from shapescript.check.payloads import Payload
 
 __all__ = [
     "LocalName", "DimName", "ConstName", "GenericName", "AxisName", "FnName", "ModelName", "PyModuleName",
@@ -198,10 +199,11 @@ class ExternCall:
 @dataclass(frozen=True, slots=True)
 class BuiltinCall:
     """A call of a built-in (``shapescript.builtin_registry``); ``data`` is what its type
-    rule recorded for its emitter (axis positions, a broadcast plan, a pattern …)."""
+    rule recorded for its emitter, one of ``check.payloads`` (axis positions, a broadcast
+    plan, a pattern …)."""
 
     name: str
-    data: Any = None
+    data: Payload
     kind: ClassVar[str] = "builtin"
 
 

@@ -31,8 +31,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from shapescript.builtin_registry import BUILTINS_BY_NAME
+from shapescript.builtin_registry import BUILTINS_BY_NAME, EINOPS_PATTERN_NAMES
 from shapescript.check.env import AxisParam, FnSig
+from shapescript.check.payloads import Reduction
 from shapescript.check.resolutions import (
     BuiltinCall, ExprArg, ExternCall, FnCall, GenericName, IntIndex, LocalName, MaskIndex,
     SliceIndex,
@@ -226,7 +227,7 @@ class _Follow:
             t = tensor(pos[0]) if pos else None
             entry = BUILTINS_BY_NAME.get(name)
             if entry is not None and entry.across and t is not None:
-                dims = (res.data or {}).get("dims") if isinstance(res.data, dict) else None
+                dims = res.data.dims if isinstance(res.data, Reduction) else None
                 axes = [a for a in t.axes if not a.variadic]
                 hit = any(along(a.size) for a in axes) if dims is None else any(
                     along(t.axes[d].size) for d in dims if -len(t.axes) <= d < len(t.axes))
@@ -234,7 +235,7 @@ class _Follow:
                     hit = self.over_hits(t, kw["over"], along)
                 if hit:
                     bad(e, f"`{name}` across positions", "works across the token axis")
-            elif name in ("rearrange", "reduce", "repeat", "einsum") and e.pattern is not None:
+            elif name in EINOPS_PATTERN_NAMES and e.pattern is not None:
                 self.pattern(e, pos, along, tensor, bad)
             elif name == "map":
                 pass  # a count in `n` is reported where `n` is used as a value

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from shapescript.check.builtins import rule, split_args
 from shapescript.check.fail import Fail
+from shapescript.check.payloads import GradCall, LoadModel
 from shapescript.check.resolutions import BuiltinCall, FnName, ModelName
 from shapescript.check.sizes import Size
 from shapescript.check.types import (
@@ -115,7 +116,7 @@ def t_value_and_grad(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     # Check the rest as a call of `f(m, args…)`.
     call = ast.Call(f, tuple(pos[1:]) + tuple(a for a in e.args if a.name is not None), e.span)
     value = ck.calls.call(sig, call)
-    ck.res[id(e)] = BuiltinCall("value_and_grad", data={"sig": sig, "call": call})
+    ck.res[id(e)] = BuiltinCall("value_and_grad", GradCall(sig, call))
     if mt is None or isinstance(value, ErrorType):
         return ERROR
     return TupleType((value, ModelType(mt.name, mt.module, grads=True)))
@@ -309,7 +310,7 @@ def t_load(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         raise Fail("E0404", "`load` needs a model's name", "not a model", span=m.span)
     ck.res[id(m)] = ModelName(info)
     ck.types[id(m)] = info.type
-    ck.res[id(e)] = BuiltinCall("load", data={"model": info})
+    ck.res[id(e)] = BuiltinCall("load", LoadModel(info))
     return info.type
 
 

@@ -1,17 +1,24 @@
 """Built-in operations to torch and einops calls.
 
 Each built-in of the registry (``shapescript.builtin_registry``) has one emitter here,
-registered with ``@emits(name, …)`` in ``EMITTERS``; it reads the checker's resolution of
-the call (None for a constructor, whose type says it all) and returns Python source.
+registered with ``@emits(name, …)`` in ``EMITTERS``; it ``match``es the payload its type
+rule handed it (``check.payloads``: the call's resolution's ``data``; None for a
+constructor, whose type says it all) and returns Python source. A family's members share
+one emitter, told apart by their registry entries (``torch``, ``torch_pair`` …).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from shapescript.builtin_registry import BUILTINS_BY_NAME
+from shapescript.builtin_registry import ARITH_OPS, BUILTINS_BY_NAME, ELEMENTWISE_OPS, family
+from shapescript.check.payloads import (
+    ClassLoss, Concat, Contraction, Elementwise, MapOver, Pack, Pattern, Reduction, Scan, Select,
+    Split, Stacked, TopK, Unpack,
+)
 from shapescript.check.resolutions import BuiltinCall
+from shapescript.check.result import BroadcastRes
 from shapescript.check.sizes import Size
 from shapescript.check.types import HostType, TensorType
 from shapescript.codegen.keepdim import keeps
@@ -20,10 +27,6 @@ from shapescript.syntax import ast
 
 if TYPE_CHECKING:
     from shapescript.codegen.exprs import ExprGen
-
-TORCH_REDUCE = {"sum": "sum", "mean": "mean", "max": "amax", "min": "amin", "prod": "prod",
-                "var": "var", "std": "std", "argmax": "argmax", "argmin": "argmin"}
-
 
 def positional(e: ast.Call) -> list[ast.Expr]:
     return [a.value for a in e.args if a.name is None]
@@ -57,16 +60,17 @@ def gen_builtin(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     return EMITTERS[res.name](g, res, e)
 
 
-def _data(res: BuiltinCall) -> dict[str, Any]:
-    return res.data or {}
+def _mismatch(res: BuiltinCall) -> NoReturn:
+    # A rule and its emitter disagree on the payload: a compiler bug, reported as one.
+    raise TypeError(f"`{res.name}`'s emitter got {type(res.data).__name__} from its rule")
 
 
-def _planned(g: "ExprGen", res: BuiltinCall, e: ast.Call, *, keepdims: bool = False) -> tuple[str, str]:
+def _planned(g: "ExprGen", plan: BroadcastRes | None, e: ast.Call, *,
+             keepdims: bool = False) -> tuple[str, str]:
     """The two operands of a binary built-in, aligned by the checker's broadcast plan
     (keepdims: an operand kept with keepdim=True is in place already)."""
     args = positional(e)
     a, b = g.expr(args[0]), g.expr(args[1])
-    plan = _data(res).get("plan")
     if plan is not None:
         if keepdims:
             a, b = g.plan(a, plan.left, args[0]), g.plan(b, plan.right, args[1])
@@ -75,121 +79,152 @@ def _planned(g: "ExprGen", res: BuiltinCall, e: ast.Call, *, keepdims: bool = Fa
     return a, b
 
 
-@emits("add", "sub", "mul", "div")
-def _arith(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
-    op = {"add": "+", "sub": "-", "mul": "*", "div": "/"}[res.name]
-    a, b = _planned(g, res, e, keepdims=True)
-    return f"({a} {op} {b})"
+@emits(*ELEMENTWISE_OPS)
+def _elementwise(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
+    match res.data:
+        case Elementwise(op, plan) if op in ARITH_OPS:
+            a, b = _planned(g, plan, e, keepdims=True)
+            return f"({a} {op} {b})"
+        case Elementwise(op, plan):
+            # torch.maximum/minimum: a host number on either side is a clamp.
+            args = positional(e)
+            a, b = _planned(g, plan, e)
+            ta, tb = g.cm.types.get(id(args[0])), g.cm.types.get(id(args[1]))
+            clamp = "clamp_min" if op == "maximum" else "clamp_max"
+            if isinstance(tb, HostType):
+                return f"{T}.{clamp}({a}, {b})"
+            if isinstance(ta, HostType):
+                return f"{T}.{clamp}({b}, {a})"
+            return f"{T}.{op}({a}, {b})"
+    _mismatch(res)
 
 
-@emits("maximum", "minimum")
-def _extremum(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
-    args = positional(e)
-    a, b = _planned(g, res, e)
-    ta, tb = g.cm.types.get(id(args[0])), g.cm.types.get(id(args[1]))
-    clamp = "clamp_min" if res.name == "maximum" else "clamp_max"
-    if isinstance(tb, HostType):
-        return f"{T}.{clamp}({a}, {b})"
-    if isinstance(ta, HostType):
-        return f"{T}.{clamp}({b}, {a})"
-    return f"{T}.{res.name}({a}, {b})"
-
-
-@emits("matmul")
+@emits(*family("contraction"))
 def _matmul(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
-    a, b = _planned(g, res, e)
-    return f"{T}.matmul({a}, {b})"
+    match res.data:
+        case Contraction(plan):
+            a, b = _planned(g, plan, e)
+            return f"{T}.matmul({a}, {b})"
+    _mismatch(res)
 
 
-@emits("where")
+@emits(*family("select"))
 def _where(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
-    m, a, b = (g.expr(x) for x in positional(e))
-    plans = _data(res).get("plans") or [None, None, None]
-    m, a, b = g.plan(m, plans[0]), g.plan(a, plans[1]), g.plan(b, plans[2])
-    return f"{T}.where({m}, {a}, {b})"
+    match res.data:
+        case Select(plans):
+            m, a, b = (g.plan(g.expr(x), plan) for x, plan in zip(positional(e), plans))
+            return f"{T}.where({m}, {a}, {b})"
+    _mismatch(res)
 
 
-@emits("sum", "mean", "max", "min", "prod", "var", "std", "logsumexp", "argmax", "argmin",
-       "any", "all")
+@emits(*family("reduction"))
 def _reduction(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
-    return reduction(g, res.name, positional(e)[0], _data(res).get("dims"),
-                     id(e) in g.keepdims.reductions)
+    match res.data:
+        case Reduction(dims):
+            return reduction(g, res.name, positional(e)[0], dims, id(e) in g.keepdims.reductions)
+    _mismatch(res)
 
 
-@emits("cumprod")
+@emits(*family("scan"))
 def _scan(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
-    return f"{T}.{res.name}({g.expr(positional(e)[0])}, dim={_data(res)['dim']})"
+    match res.data:
+        case Scan(dim):
+            torch_name = BUILTINS_BY_NAME[res.name].torch
+            return f"{T}.{torch_name}({g.expr(positional(e)[0])}, dim={dim})"
+    _mismatch(res)
 
 
 @emits("cross_entropy")
 def _cross_entropy(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
-    data = _data(res)
-    args = positional(e)
-    logits, y = g.expr(args[0]), g.expr(args[1])
-    if data.get("yperm"):
-        y = f"{y}.permute({', '.join(map(str, data['yperm']))})"
-    return f"{g.ctx.rt_helper('cross_entropy')}({logits}, {y}, {data['dim']})"
+    match res.data:
+        case ClassLoss(dim, yperm):
+            args = positional(e)
+            logits, y = g.expr(args[0]), g.expr(args[1])
+            if yperm:
+                y = f"{y}.permute({', '.join(map(str, yperm))})"
+            return f"{g.ctx.rt_helper('cross_entropy')}({logits}, {y}, {dim})"
+    _mismatch(res)
 
 
 @emits("topk")
 def _topk(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
-    data = _data(res)
-    x = g.expr(positional(e)[0])
-    if data.get("check"):
-        what = f"`topk` takes {data['k']} along `{data['label']}`"
-        x = g.guarded(f"{g.ctx.rt_helper('at_least')}({x}, {data['dim']}, {data['k']}, "
-                      f"{g.where(e.span)!r}, {what!r})", x)
-    return f"{T}.topk({x}, {data['k']}, dim={data['dim']})"
+    match res.data:
+        case TopK(k, dim, check, label):
+            x = g.expr(positional(e)[0])
+            if check:
+                what = f"`topk` takes {k} along `{label}`"
+                x = g.guarded(f"{g.ctx.rt_helper('at_least')}({x}, {dim}, {k}, "
+                              f"{g.where(e.span)!r}, {what!r})", x)
+            return f"{T}.topk({x}, {k}, dim={dim})"
+    _mismatch(res)
 
 
-@emits("rearrange", "reduce", "repeat", "einsum")
+@emits(*family("pattern"))
 def _pattern(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
-    return pattern(g, res.name, e, _data(res))
+    match res.data:
+        case Pattern() as data:
+            return pattern(g, res.name, e, data)
+    _mismatch(res)
 
 
 @emits("stack")
 def _stack(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
-    return f"{T}.stack({g.expr(positional(e)[0])})"
+    match res.data:
+        case Stacked():
+            return f"{T}.stack({g.expr(positional(e)[0])})"
+    _mismatch(res)
 
 
 @emits("concat")
 def _concat(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
-    return f"{T}.cat({g.expr(positional(e)[0])}, dim={_data(res)['dim']})"
+    match res.data:
+        case Concat(dim):
+            return f"{T}.cat({g.expr(positional(e)[0])}, dim={dim})"
+    _mismatch(res)
 
 
 @emits("split")
 def _split(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
-    data = _data(res)
-    sizes = ", ".join(g.size(s) for s in data["sizes"])
-    return f"{T}.split({g.expr(positional(e)[0])}, [{sizes}], dim={data['dim']})"
+    match res.data:
+        case Split(dim, sizes):
+            shown = ", ".join(g.size(s) for s in sizes)
+            return f"{T}.split({g.expr(positional(e)[0])}, [{shown}], dim={dim})"
+    _mismatch(res)
 
 
 @emits("pack")
 def _pack(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
-    data = _data(res)
-    return f"{g.ctx.rt_helper('pack')}({g.expr(positional(e)[0])}, {data['left']}, {data['right']})"
+    match res.data:
+        case Pack(left, right):
+            return f"{g.ctx.rt_helper('pack')}({g.expr(positional(e)[0])}, {left}, {right})"
+    _mismatch(res)
 
 
 @emits("unpack")
 def _unpack(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
-    data = _data(res)
-    shapes = ", ".join("(" + "".join(("None" if s is None else g.size(s)) + ", " for s in shape)
-                       + ")" for shape in data["shapes"])
-    return (f"{g.ctx.rt_helper('unpack')}({g.expr(positional(e)[0])}, {data['left']}, "
-            f"{data['right']}, ({shapes},), {g.where(e.span)!r})")
+    match res.data:
+        case Unpack(left, right, shapes):
+            shown = ", ".join("(" + "".join(("None" if s is None else g.size(s)) + ", "
+                                            for s in shape) + ")" for shape in shapes)
+            return (f"{g.ctx.rt_helper('unpack')}({g.expr(positional(e)[0])}, {left}, "
+                    f"{right}, ({shown},), {g.where(e.span)!r})")
+    _mismatch(res)
 
 
-@emits("map")
+@emits(*family("map"))
 def _map(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
-    return gen_map(g, e, _data(res))
+    match res.data:
+        case MapOver() as data:
+            return gen_map(g, e, data)
+    _mismatch(res)
 
 
-@emits("print")
+@emits(*family("host"))
 def _print(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     return f"print({', '.join(g.expr(a.value) for a in e.args)})"
 
 
-@emits("zeros", "ones", "eye", "arange", "causal", "randn", "rand", "full")
+@emits(*family("constructor"))
 def gen_constructor(g: "ExprGen", res: None, e: ast.Constructor) -> str:
     t = g.cm.types.get(id(e))
     assert isinstance(t, TensorType)
@@ -212,15 +247,19 @@ def gen_constructor(g: "ExprGen", res: None, e: ast.Constructor) -> str:
     return f"{T}.{e.name}({tup}, dtype={dt}, device={dev})"
 
 
-@emits("value_and_grad", "sgd", "adamw", "update", "clip_norm", "cosine", "warmup", "shuffle",
-       "batches", "report", "sink", "save", "load")
+@emits(*family("training"))
 def _training(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
     # The training built-ins are host code: the context writes them (``codegen.training``).
-    return g.ctx.training_builtin(res.name, e, _data(res), g)
+    return g.ctx.training_builtin(res.name, e, res.data, g)
 
 
-def reduction(g: "ExprGen", name: str, arg: ast.Expr, dims: list[int] | None,
+def reduction(g: "ExprGen", name: str, arg: ast.Expr, dims: tuple[int, ...] | None,
               keep: bool = False) -> str:
+    """A reduction's call: the operand's method named by the entry's ``torch``, with the
+    exceptions of masks and of ``logsumexp`` (a function of torch's)."""
+    entry = BUILTINS_BY_NAME[name]
+    # torch's `median(dim=…)` gives (values, indices): the language's reduction is the values.
+    values = ".values" if entry.torch_pair else ""
     x = g.expr(arg)
     t = g.cm.types.get(id(arg))
     if keep and keeps(name, dims, t):
@@ -228,7 +267,7 @@ def reduction(g: "ExprGen", name: str, arg: ast.Expr, dims: list[int] | None,
         assert dims
         if name == "logsumexp":
             return f"{T}.logsumexp({x}, {dims_arg(dims)}, keepdim=True)"
-        return f"{x}.{TORCH_REDUCE[name]}(dim={dims_arg(dims)}, keepdim=True)"
+        return f"{x}.{entry.torch}(dim={dims_arg(dims)}, keepdim=True){values}"
     is_mask = isinstance(t, TensorType) and t.dtype == "bool"
     if name == "mean" and is_mask:
         x = f"{x}.to({T}.float32)"
@@ -245,27 +284,24 @@ def reduction(g: "ExprGen", name: str, arg: ast.Expr, dims: list[int] | None,
         if len(dims) == 1:
             return f"{x}.{fn}(dim={dims[0]})"
         return f"{x}.{'amax' if name == 'max' else 'amin'}(dim={dims_arg(dims)})"
-    method = TORCH_REDUCE[name]
+    method = BUILTINS_BY_NAME[name].torch
     if dims is None:
-        if name in ("max", "min"):
-            return f"{x}.{method}()"
         return f"{x}.{method}()"
-    if name in ("prod", "argmax", "argmin") and len(dims) > 1:
+    if BUILTINS_BY_NAME[name].stepwise and len(dims) > 1:
         # torch reduces one axis at a time here: from the last, so positions hold.
         for d in sorted(dims, reverse=True):
             x = f"{x}.{method}(dim={d})"
         return x
-    return f"{x}.{method}(dim={dims_arg(dims)})"
+    return f"{x}.{method}(dim={dims_arg(dims)}){values}"
 
 
-def pattern(g: "ExprGen", name: str, e: ast.Call, data: dict[str, Any]) -> str:
+def pattern(g: "ExprGen", name: str, e: ast.Call, data: Pattern) -> str:
     pos = positional(e)
     operands = pos[:e.pattern_pos]
-    kwargs = data.get("kwargs") or {}
-    kw = "".join(f", {k}={g.size(v) if isinstance(v, Size) else repr(v)}" for k, v in kwargs.items())
-    pat = repr(data["pattern"])
+    kw = "".join(f", {k}={g.size(v) if isinstance(v, Size) else repr(v)}" for k, v in data.kwargs)
+    pat = repr(data.pattern)
     ein = g.ctx.einops()
-    checks = data.get("checks") or ()
+    checks = data.checks
 
     def divisible(i: int, code: str) -> str:
         # Splits of a generic axis the types can't prove exact: checked before einops.
@@ -277,16 +313,16 @@ def pattern(g: "ExprGen", name: str, e: ast.Call, data: dict[str, Any]) -> str:
 
     if name == "einsum":
         ops_ = ", ".join(divisible(i, g.expr(x)) for i, x in enumerate(operands))
-        eq = torch_equation(data["pattern"])
+        eq = torch_equation(data.pattern)
         if eq is not None:
             return f"{T}.einsum({eq!r}, {ops_})"
         return f"{ein}.einsum({ops_}, {pat})"
     x = g.expr(operands[0])
-    if data.get("stacked"):
+    if data.stacked:
         x = f"{T}.stack({x})"
     x = divisible(0, x)
     if name == "reduce":
-        return f"{ein}.reduce({x}, {pat}, {data['op']!r}{kw})"
+        return f"{ein}.reduce({x}, {pat}, {data.op!r}{kw})"
     return f"{ein}.{name}({x}, {pat}{kw})"
 
 
@@ -321,14 +357,14 @@ def torch_equation(pattern: str) -> str | None:
     return ",".join(ins) + "->" + out  # type: ignore[arg-type]
 
 
-def gen_map(g: "ExprGen", e: ast.Call, data: dict[str, Any]) -> str:
-    count = g.size(data["count"])
-    var = pyname(data["param"])
-    body = data["body"]
+def gen_map(g: "ExprGen", e: ast.Call, data: MapOver) -> str:
+    count = g.size(data.count)
+    var = pyname(data.param)
+    body = data.body
     bt = g.cm.types.get(id(body))
     code = g.expr(body)
     if isinstance(bt, TensorType):
-        n = data["count"]
+        n = data.count
         stacked = f"{T}.stack([{code} for {var} in range({count})])"
         if n.is_const and n.const_value >= 1:
             return stacked

@@ -10,10 +10,11 @@ reading the same typed resolutions (``check.resolutions``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from shapescript.check.env import FnSig, ModelInfo
+    from shapescript.check.payloads import Payload
     from shapescript.check.resolutions import ExternCall
     from shapescript.check.result import AssertRes
     from shapescript.check.types import ModelType
@@ -79,5 +80,5 @@ class CodegenContext(Protocol):
     def extern_result_check(self, code: str, e: ast.Call, res: ExternCall, g: ExprGen) -> str:
         """An extern call's result, checked against its declared type where needed."""
 
-    def training_builtin(self, name: str, e: ast.Call, data: Any, g: ExprGen) -> str:
+    def training_builtin(self, name: str, e: ast.Call, data: Payload, g: ExprGen) -> str:
         """A host-only training built-in's call."""

@@ -58,6 +58,7 @@ from typing import Any
 
 from shapescript.check.env import FnSig
 from shapescript.check.exports import reached_functions
+from shapescript.check.payloads import Pattern
 from shapescript.check.resolutions import BuiltinCall, ExternCall, FnCall
 from shapescript.check.result import AssertRes
 from shapescript.check.sizes import Size
@@ -126,8 +127,9 @@ class _Stmts(InlineDimsStmtGen):
             out = hook(CallSite(e, target or "", res, self))
             if out is not None:
                 return out
-        if isinstance(res, BuiltinCall) and res.name in ("rearrange", "repeat"):
-            out = torch_views(self, res.name, e, res.data or {})
+        if isinstance(res, BuiltinCall) and res.name in ("rearrange", "repeat") \
+                and isinstance(res.data, Pattern):
+            out = torch_views(self, res.name, e, res.data)
             if out is not None:
                 return out
         return super().g_Call(e)
@@ -170,12 +172,12 @@ def _pattern_side(text: str) -> list[tuple[str, ...]] | None:
     return out if group is None else None
 
 
-def torch_views(g: Any, name: str, e: ast.Call, data: dict[str, Any]) -> str | None:
+def torch_views(g: Any, name: str, e: ast.Call, data: Pattern) -> str | None:
     """``rearrange`` or ``repeat`` as torch's own view operations (``unflatten``,
     ``permute``, ``flatten``, ``repeat_interleave``…), which compute what einops computes
     without its per-call work in Python; None for a pattern left to einops."""
-    pattern = data.get("pattern")
-    if not isinstance(pattern, str) or data.get("checks"):
+    pattern = data.pattern
+    if data.checks:
         return None
     lhs, _, rhs = pattern.partition("->")
     ins, outs = _pattern_side(lhs), _pattern_side(rhs)
@@ -187,7 +189,7 @@ def torch_views(g: Any, name: str, e: ast.Call, data: dict[str, Any]) -> str | N
     if len(set(e_in)) != len(e_in) or len(set(e_out)) != len(e_out) or \
             not set(e_in) <= set(e_out) or (new and name != "repeat"):
         return None
-    kwargs = data.get("kwargs") or {}
+    kwargs = dict(data.kwargs)
 
     def size(axis: str) -> str | None:
         v = kwargs.get(axis)
@@ -200,7 +202,7 @@ def torch_views(g: Any, name: str, e: ast.Call, data: dict[str, Any]) -> str | N
     operands = [a.value for a in e.args if a.name is None][:e.pattern_pos]
     if len(operands) != 1:
         return None
-    stacked = bool(data.get("stacked"))
+    stacked = data.stacked
     inner = operands[0]
     made = g.cm.res.get(id(inner)) if isinstance(inner, ast.Call) else None
     if not stacked and isinstance(made, BuiltinCall) and \

@@ -10,8 +10,9 @@ emits them with ``keepdim=True`` and drops the plans that would re-insert the ax
 A *kept* expression is one whose value, computed with ``keepdim=True``, holds the reduced
 axes as size-1 axes where they were. It is
 
-- a reduction (``sum``, ``mean``, ``max``, ``min``, ``prod`` over one axis, ``var``,
-  ``std``, ``logsumexp``) over listed axes of a non-mask tensor;
+- a reduction whose value is of its operand's kind (the registry's ``KEEPDIM_NAMES``:
+  ``sum``, ``mean``, ``max`` …; one reduced a call per axis, ``prod``, over one axis)
+  over listed axes of a non-mask tensor;
 - a local assigned once, from a kept expression, whose every use is inside a kept
   expression that is broadcast back;
 - ``+ - * /`` (or ``add``, ``sub``, ``mul``, ``div``) of kept expressions reducing the same
@@ -32,7 +33,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from shapescript.builtin_registry import ARITH_OPS, BUILTINS_BY_NAME, KEEPDIM_NAMES
 from shapescript.check.env import PRELUDE_FILES
+from shapescript.check.payloads import Elementwise, Reduction
 from shapescript.check.resolutions import BuiltinCall, ExprArg, ExternCall, LocalName
 from shapescript.check.result import BroadcastRes, CheckedModule
 from shapescript.check.types import HostType, TensorType
@@ -40,9 +43,7 @@ from shapescript.syntax import ast
 
 __all__ = ["NO_KEEPDIMS", "KeepDims", "keepdim_sites", "keeps"]
 
-# Reductions whose code takes ``keepdim=True`` (see ``builtins.reduction``).
-_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "var", "std", "logsumexp"})
-_ARITH = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
+_ARITH = ARITH_OPS
 # The prelude's externs that work element by element on their first argument.
 _ELEMENTWISE = frozenset({
     "torch.exp", "torch.log", "torch.sqrt", "torch.square", "torch.abs", "torch.sin",
@@ -66,14 +67,15 @@ NO_KEEPDIMS = KeepDims()
 Key = tuple[tuple[int, ...], int]
 
 
-def keeps(name: str, dims: list[int] | None, arg_type: Any) -> bool:
+def keeps(name: str, dims: tuple[int, ...] | None, arg_type: Any) -> bool:
     """Whether the reduction ``name`` over ``dims`` of a value of ``arg_type`` is emitted
     with ``keepdim=True`` when asked: over listed axes of a non-mask tensor."""
-    if name not in _REDUCTIONS or not dims:
+    if name not in KEEPDIM_NAMES or not dims:
         return False
     if not isinstance(arg_type, TensorType) or arg_type.dtype == "bool" or arg_type.has_variadic:
         return False
-    return name != "prod" or len(dims) == 1
+    # Several axes reduced one call each: the keepdim shape would need each call's.
+    return not BUILTINS_BY_NAME[name].stepwise or len(dims) == 1
 
 
 def _positional(e: ast.Call) -> list[ast.Expr]:
@@ -108,14 +110,14 @@ class _Pass:
             res = cm.res.get(id(e))
             if isinstance(res, BuiltinCall):
                 args = _positional(e)
-                data = res.data or {}
-                if res.name in _ARITH.values() and len(args) == 2 and data.get("plan") is None:
-                    return self.joined(args[0], args[1])
-                if res.name in _REDUCTIONS and len(args) == 1:
-                    t = cm.types.get(id(args[0]))
-                    dims = data.get("dims")
-                    if keeps(res.name, dims, t):
-                        return tuple(sorted(dims)), t.rank
+                match res.data:
+                    case Elementwise(op, None) if op in _ARITH and len(args) == 2:
+                        return self.joined(args[0], args[1])
+                    case Reduction(dims) if res.name in KEEPDIM_NAMES and len(args) == 1:
+                        t = cm.types.get(id(args[0]))
+                        if keeps(res.name, dims, t):
+                            assert dims is not None
+                            return tuple(sorted(dims)), t.rank
                 return None
             if isinstance(res, ExternCall) and self.elementwise(res):
                 first = res.args[0]
@@ -216,9 +218,10 @@ class _Pass:
                 return
         if isinstance(e, ast.Call):
             res = cm.res.get(id(e))
-            if isinstance(res, BuiltinCall) and res.name in _ARITH.values():
+            if isinstance(res, BuiltinCall) and isinstance(res.data, Elementwise) \
+                    and res.data.op in _ARITH:
                 args = _positional(e)
-                plan = (res.data or {}).get("plan")
+                plan = res.data.plan
                 if plan is not None and len(args) == 2:
                     self.operand(args[0], plan.left)
                     self.operand(args[1], plan.right)

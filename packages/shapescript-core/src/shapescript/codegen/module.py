@@ -16,6 +16,7 @@ import os
 from typing import Any
 
 from shapescript.check.env import AxisParam, FnSig, ModelInfo, SizeParam
+from shapescript.check.payloads import Payload
 from shapescript.check.result import AssertRes, CheckedModule
 from shapescript.check.types import ModelType, PyType, TensorType, TupleType
 from shapescript.codegen.exprs import T, ExprGen, generic_var, pyname
@@ -212,7 +213,7 @@ class ModuleGen:
         self.need_generic(name)
         return generic_var(name)
 
-    def training_builtin(self, name: str, e: ast.Call, data: Any, g: ExprGen) -> str:
+    def training_builtin(self, name: str, e: ast.Call, data: Payload, g: ExprGen) -> str:
         from shapescript.codegen.training import gen_training
 
         return gen_training(self, name, e, data, g)

@@ -14,15 +14,10 @@ from __future__ import annotations
 import keyword
 from typing import Any
 
+from shapescript.check.payloads import GradCall, LoadModel, Payload
 from shapescript.check.resolutions import FnCall
 from shapescript.syntax import ast
 
-# The runtime function of each built-in (all in ``shapescript.rt``).
-RUNTIME = {
-    "value_and_grad": "value_and_grad", "sgd": "sgd", "adamw": "adamw", "update": "update",
-    "clip_norm": "clip_norm", "cosine": "cosine", "warmup": "warmup", "shuffle": "shuffle",
-    "batches": "batches", "report": "report", "sink": "sink", "save": "save", "load": "load",
-}
 
 
 def _kwarg(name: str, code: str) -> str:
@@ -31,22 +26,23 @@ def _kwarg(name: str, code: str) -> str:
     return f"**{{{name!r}: {code}}}"
 
 
-def gen_training(ctx: Any, name: str, e: ast.Call, data: Any, g: Any) -> str:
+def gen_training(ctx: Any, name: str, e: ast.Call, data: Payload, g: Any) -> str:
     """The Python expression for the training built-in ``name`` called as ``e``."""
-    fn = ctx.rt_helper(RUNTIME[name])
-    if name == "value_and_grad":
-        call = data["call"]
-        res = g.cm.res[id(call)]
-        assert isinstance(res, FnCall)
-        args = ", ".join([ctx.unchecked_ref(res.sig)] + [g.argval(a) for a in res.args])
-        return f"{fn}({args})"
-    if name == "load":
-        pos = [a for a in e.args if a.name is None]
-        return (f"{fn}({g.expr(pos[0].value)}, {ctx.model_ref(data['model'])}, "
-                f"device={ctx.device_expr()})")
+    # Each is the runtime's function of its name (``shapescript.rt``).
+    fn = ctx.rt_helper(name)
+    match data:
+        case GradCall(_, call):
+            res = g.cm.res[id(call)]
+            assert isinstance(res, FnCall)
+            args = ", ".join([ctx.unchecked_ref(res.sig)] + [g.argval(a) for a in res.args])
+            return f"{fn}({args})"
+        case LoadModel(model):
+            pos = [a for a in e.args if a.name is None]
+            return (f"{fn}({g.expr(pos[0].value)}, {ctx.model_ref(model)}, "
+                    f"device={ctx.device_expr()})")
     parts = [g.expr(a.value) if a.name is None else _kwarg(a.name, g.expr(a.value))
              for a in e.args]
     return f"{fn}({', '.join(parts)})"
 
 
-__all__ = ["gen_training", "RUNTIME"]
+__all__ = ["gen_training"]
