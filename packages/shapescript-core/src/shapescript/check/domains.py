@@ -393,20 +393,27 @@ def convert(src_dtype: str, src_domain: Domain, target_dtype: str | None = None,
     >>> convert("u8", NOBOUND, None, Domain("Unit"))
     ('f32', Domain(kind='Unit', ...), (('cast', 'f32'), ('div', 255)))
     """
-    # Long on purpose: one table of conversions (dtype, domain, both), each case a few
-    # lines; split, the cases would lose their order of precedence.
     if target_domain is None:
         if target_dtype is None:
             raise ValueError("convert needs a target dtype or domain")
         ops = () if target_dtype == src_dtype else (("cast", target_dtype),)
         return target_dtype, _dtype_domain(src_dtype, src_domain, target_dtype), ops
+    return _to_domain(src_dtype, src_domain, target_dtype, target_domain, prove_le)
 
-    tk = target_domain.kind
+
+def _no_conversion(src_dtype: str, src_domain: Domain, target_domain: Domain, help: str) -> Fail:
     what = f"`{src_dtype}`" if src_domain.kind == "Int" else f"`{src_dtype} {src_domain}`"
+    return Fail("E0702", f"no conversion from {what} to `{target_domain}`",
+                "no such conversion", help=help)
+
+
+def _to_domain(src_dtype: str, src_domain: Domain, dtype: str | None, target_domain: Domain,
+               prove_le: ProveLe | None) -> tuple[str, Domain, tuple[tuple, ...]]:
+    """``to`` a domain, maybe with a dtype: the cases in their order of precedence."""
+    tk = target_domain.kind
 
     def fail(help: str) -> Fail:
-        return Fail("E0702", f"no conversion from {what} to `{target_domain}`",
-                    "no such conversion", help=help)
+        return _no_conversion(src_dtype, src_domain, target_domain, help)
 
     if tk in ("Mask", "Index", "Int"):
         if tk == "Mask":
@@ -416,7 +423,6 @@ def convert(src_dtype: str, src_domain: Domain, target_dtype: str | None = None,
                        "it is checked at run time")
         raise fail("convert to an integer dtype, e.g. `to i64`")
     # A float domain.
-    dtype = target_dtype
     if dtype is not None and not _is_float(dtype):
         raise fail(f"`{target_domain}` needs a float dtype, e.g. `to f32 {target_domain}`")
     sk = src_domain.kind
@@ -446,9 +452,13 @@ def convert(src_dtype: str, src_domain: Domain, target_dtype: str | None = None,
                        "(checked at run time)")
         raise fail(f"convert the dtype first (`to f32`), then assert `{target_domain}` "
                    "with `as` (checked at run time)")
+    return _float_to_float(src_dtype, src_domain, dtype or src_dtype, target_domain)
 
-    # Float to float domain: the interval maps of the table.
-    out = dtype or src_dtype
+
+def _float_to_float(src_dtype: str, src_domain: Domain, out: str,
+                    target_domain: Domain) -> tuple[str, Domain, tuple[tuple, ...]]:
+    """A float to a float domain: the interval maps of the table, else what to write."""
+    tk, sk = target_domain.kind, src_domain.kind
     affine = None
     if tk == "Signed" and is_subdomain(src_domain, Domain("Unit")):
         affine = ("affine", 2, -1)
@@ -462,6 +472,9 @@ def convert(src_dtype: str, src_domain: Domain, target_dtype: str | None = None,
         else:
             ops = (affine, ("cast", out))
         return out, Domain(tk), ops
+
+    def fail(help: str) -> Fail:
+        return _no_conversion(src_dtype, src_domain, target_domain, help)
 
     if tk in ("Prob", "LogProb"):
         fn = "softmax" if tk == "Prob" else "log_softmax"
