@@ -159,8 +159,8 @@ def check_pack(c: ExprChecker, name: str, e: ast.Call) -> Type:
 
 @rule("unpack")
 def check_unpack(c: ExprChecker, name: str, e: ast.Call) -> Type:
-    # Long on purpose: the parts are typed, then the one unknown part solved from the packed
-    # axis, then checked against it, each step reading the last one's sizes.
+    """The parts are typed, then the one unknown part solved from the packed axis, then
+    checked against it, each step reading the last one's sizes."""
     from shapescript.check.builtins import split_args
 
     pos, kw = split_args(e)
@@ -184,77 +184,17 @@ def check_unpack(c: ExprChecker, name: str, e: ast.Call) -> Type:
     for name, ax in zip(left + right, outer):
         _fit(c, name, ax, "the input")
     star = x.axes[nl]
-    outer_names = {n.name for n in left + right}
-    # Each part: the pattern's names, then its own.
-    own: list[list[ast.PatName]] = []
-    for k, part in enumerate(pat.parts):
-        names = [n.name for n in part]
-        ok = (len(part) >= nl + nr and names[:nl] == [n.name for n in left]
-              and names[len(part) - nr:] == [n.name for n in right])
-        mine = list(part[nl:len(part) - nr]) if ok else []
-        clash = next((n for n in mine if n.name in outer_names), None)
-        if not ok or clash is not None:
-            around = " ".join([n.name for n in left] + ["…"] + [n.name for n in right])
-            raise Fail("E0602", f"part {k} of `unpack` must be `{around}`: the pattern's names "
-                       "around `*`, in order, with the part's own axes in its place",
-                       "not the pattern's names" if clash is None else f"`{clash.name}` twice",
-                       span=part[0].span if part else pat.span,
-                       help="write each part as the pattern with `*` replaced by its axes")
-        own.append(mine)
+    own = _own_names(pat, left, right)
     used = {n.name for part in own for n in part}
     for name, a in kw.items():
         if name not in used:
             raise Fail("E0502", f"the keyword `{name}` names no axis of a part", "unknown keyword",
                        span=a.span, help="remove it, or use the name in a part")
-    dims = c.env.all_dims()
-    known: dict[str, tuple[Size, Size]] = {}
-    unknown: list[ast.PatName] = []
-    for part in own:
-        for n in part:
-            if n.name in known:
-                continue
-            if any(u.name == n.name for u in unknown):
-                unknown.append(n)  # an unknown written twice: E0604 below
-                continue
-            if n.name in kw:
-                v = kw[n.name].value
-                s = c.expr_size(v)
-                if s is None:
-                    c.const_not_size(v)
-                    vt = c.expr(v)
-                    if isinstance(vt, ErrorType):
-                        return ERROR
-                    raise Fail("E0304", f"`{n.name}=` takes a size expression", f"this is `{vt}`",
-                               span=v.span, help="use literals, dims and the signature's generics")
-                known[n.name] = (s, label_of_size_expr(c, v, s))
-            elif n.name in dims:
-                known[n.name] = (Size.const(dims[n.name]), Size.var(n.name))
-            elif c.sig is not None and n.name in c.sig.generics:
-                c.body.used_generics.add(n.name)
-                known[n.name] = (Size.var(n.name), Size.var(n.name))
-            else:
-                unknown.append(n)
-    if len(unknown) > 1:
-        names = sorted({u.name for u in unknown})
-        raise Fail("E0604", "`unpack` can solve one size from the packed axis, not "
-                   + (" and ".join(f"`{u}`" for u in names) if len(names) > 1
-                      else f"`{names[0]}` in two places"),
-                   "sizes unknown", span=unknown[-1].span,
-                   help="give the others as keywords (`n=4`), or use dims or the signature's axes")
-    solved: dict[str, tuple[Size, Size]] = {}
-    if unknown:
-        u = unknown[0]
-        part = next(p for p in own if any(n is u for n in p))
-        others = [_prod([known[n.name][0] for n in p]) for p in own if p is not part]
-        other_labels = [_prod([known[n.name][1] for n in p]) for p in own if p is not part]
-        beside = [known[n.name] for n in part if n is not u]
-        # What the other parts leave, divided by the sizes beside it in its part (checked
-        # to divide exactly when the program runs).
-        if any(b[0] == Size.const(0) for b in beside):
-            raise Fail("E0604", f"`{u.name}` can't be solved beside an axis of size 0",
-                       "sizes unknown", span=u.span, help=f"give `{u.name}` as a keyword")
-        solved[u.name] = ((star.size - _sum(others)).floordiv(_prod([b[0] for b in beside])),
-                          (star.label - _sum(other_labels)).floordiv(_prod([b[1] for b in beside])))
+    sized = _part_sizes(c, own, kw)
+    if sized is None:
+        return ERROR
+    known, unknown = sized
+    solved = _solve(own, known, unknown, star)
     sizes = {**known, **solved}
     total = _sum([_prod([sizes[n.name][0] for n in p]) for p in own])
     if not unknown and total != star.size:
@@ -278,3 +218,91 @@ def check_unpack(c: ExprChecker, name: str, e: ast.Call) -> Type:
     c.res[id(e)] = BuiltinCall("unpack",
                            data={"left": nl, "right": nr, "shapes": shapes})
     return TupleType(tuple(outs))
+
+
+def _own_names(pat: ast.PackPattern, left: list[ast.PatName],
+               right: list[ast.PatName]) -> list[list[ast.PatName]]:
+    """Each part's own names, in the place of ``*`` between the pattern's (E0602 when a
+    part isn't the pattern's names around its own)."""
+    nl, nr = len(left), len(right)
+    outer_names = {n.name for n in left + right}
+    own: list[list[ast.PatName]] = []
+    for k, part in enumerate(pat.parts):
+        names = [n.name for n in part]
+        ok = (len(part) >= nl + nr and names[:nl] == [n.name for n in left]
+              and names[len(part) - nr:] == [n.name for n in right])
+        mine = list(part[nl:len(part) - nr]) if ok else []
+        clash = next((n for n in mine if n.name in outer_names), None)
+        if not ok or clash is not None:
+            around = " ".join([n.name for n in left] + ["…"] + [n.name for n in right])
+            raise Fail("E0602", f"part {k} of `unpack` must be `{around}`: the pattern's names "
+                       "around `*`, in order, with the part's own axes in its place",
+                       "not the pattern's names" if clash is None else f"`{clash.name}` twice",
+                       span=part[0].span if part else pat.span,
+                       help="write each part as the pattern with `*` replaced by its axes")
+        own.append(mine)
+    return own
+
+
+_Sizes = dict[str, tuple[Size, Size]]  # a part's name → its size and label
+
+
+def _part_sizes(c: ExprChecker, own: list[list[ast.PatName]], kw: dict[str, ast.Arg]
+                ) -> tuple[_Sizes, list[ast.PatName]] | None:
+    """The parts' names whose sizes are known (keywords, dims, generics), and the unknown
+    ones (E0604 when more than one); None after an argument's error."""
+    dims = c.env.all_dims()
+    known: _Sizes = {}
+    unknown: list[ast.PatName] = []
+    for part in own:
+        for n in part:
+            if n.name in known:
+                continue
+            if any(u.name == n.name for u in unknown):
+                unknown.append(n)  # an unknown written twice: E0604 below
+                continue
+            if n.name in kw:
+                v = kw[n.name].value
+                s = c.expr_size(v)
+                if s is None:
+                    c.const_not_size(v)
+                    vt = c.expr(v)
+                    if isinstance(vt, ErrorType):
+                        return None
+                    raise Fail("E0304", f"`{n.name}=` takes a size expression", f"this is `{vt}`",
+                               span=v.span, help="use literals, dims and the signature's generics")
+                known[n.name] = (s, label_of_size_expr(c, v, s))
+            elif n.name in dims:
+                known[n.name] = (Size.const(dims[n.name]), Size.var(n.name))
+            elif c.sig is not None and n.name in c.sig.generics:
+                c.body.used_generics.add(n.name)
+                known[n.name] = (Size.var(n.name), Size.var(n.name))
+            else:
+                unknown.append(n)
+    if len(unknown) > 1:
+        names = sorted({u.name for u in unknown})
+        raise Fail("E0604", "`unpack` can solve one size from the packed axis, not "
+                   + (" and ".join(f"`{u}`" for u in names) if len(names) > 1
+                      else f"`{names[0]}` in two places"),
+                   "sizes unknown", span=unknown[-1].span,
+                   help="give the others as keywords (`n=4`), or use dims or the signature's axes")
+    return known, unknown
+
+
+def _solve(own: list[list[ast.PatName]], known: _Sizes, unknown: list[ast.PatName],
+           star: Axis) -> _Sizes:
+    """The one unknown name's size: what the other parts leave of the packed axis,
+    divided by the sizes beside it in its part (checked to divide exactly when the
+    program runs)."""
+    if not unknown:
+        return {}
+    u = unknown[0]
+    part = next(p for p in own if any(n is u for n in p))
+    others = [_prod([known[n.name][0] for n in p]) for p in own if p is not part]
+    other_labels = [_prod([known[n.name][1] for n in p]) for p in own if p is not part]
+    beside = [known[n.name] for n in part if n is not u]
+    if any(b[0] == Size.const(0) for b in beside):
+        raise Fail("E0604", f"`{u.name}` can't be solved beside an axis of size 0",
+                   "sizes unknown", span=u.span, help=f"give `{u.name}` as a keyword")
+    return {u.name: ((star.size - _sum(others)).floordiv(_prod([b[0] for b in beside])),
+                     (star.label - _sum(other_labels)).floordiv(_prod([b[1] for b in beside])))}
