@@ -329,64 +329,14 @@ class StmtChecker:
         return result
 
     def s_For(self, s: ast.For) -> bool:
-        # Long on purpose: a loop's iterable (range, batches, tuple), then its body checked
-        # twice for growing tensors, with the scopes threaded between.
+        """A loop's iterable (range, batches, tuple), then its body checked for growing
+        tensors, with the scopes threaded between."""
         before = self.body.scope
         body_scope = before.copy()
-        it = s.iter
-        target_types: list[Type]
-        if isinstance(it, ast.Range):
-            for end in (it.lo, it.hi):
-                t = self.exprs.expr(end)
-                if not isinstance(t, (ErrorType, PyType)) and not (isinstance(t, HostType) and t.name == "int"):
-                    self.body.fail(Fail("E0410", f"a range's ends are host ints, not `{t}`", f"this is `{t}`",
-                                   span=end.span), end)
-            if len(s.targets) != 1:
-                raise Fail("E0101", "a range gives one value per step", "", span=s.span)
-            target_types = [HostType("int", None, "NonNeg")]
-            self.body.range_loops.append(s)
-        else:
-            n_events = len(self.body.events)
-            t = self.exprs.expr(it)
-            # A failed iterable is reported once; the body is still checked, its
-            # targets of the error type.
-            target_types = [ERROR] * len(s.targets)
-            if isinstance(t, TensorType):
-                self.body.fail(Fail("E0805", "`for` over a tensor", f"this is `{t}`", span=it.span,
-                               help="use `map`, or index it: `for i in 0..n:` then `x[i]`"), s)
-            elif isinstance(t, HostOnlyType) and t.kind == "batches":
-                if len(s.targets) != len(t.items):
-                    self.body.fail(Fail("E0406", f"{len(s.targets)} names for batches of {len(t.items)} tensors",
-                                   f"batches of {len(t.items)}", span=it.span,
-                                   help=f"unpack each batch into {len(t.items)} names"), s)
-                else:
-                    target_types = list(t.items)
-            elif isinstance(t, (PyType, ErrorType)):
-                target_types = [PY if isinstance(t, PyType) else ERROR] * len(s.targets)
-            else:
-                self.body.fail(Fail("E0805", f"`for` can't walk over `{t}`", f"this is `{t}`", span=it.span,
-                               help="`for` walks a range `a..b`, a Python value or `batches(…)`"), s)
-            if isinstance(t, (PyType, HostOnlyType)) and \
-                    not any(ev[0] == "E1704" for ev in self.body.events[n_events:]):
-                # (a loop over `batches(…)` is one site: the call's)
-                self.body.host_only(s, "a `for` loop over anything but a range")
-        # Tensors declared with unknowns that the body assigns may change size: in the
-        # body their unknowns are new ones, not shared with any value from before the
-        # loop, and after it newer ones again.
-        # Variables sharing an unknown share its new one, so long as the body changes
-        # them alike (checked at its end).
-        assigned = _assigned_names(s.body)
-        growing = {n: v for n, v in before.vars.items() if n in assigned
-                   and isinstance(v.type, TensorType) and _unknown_axes(v.type)}
-        unknowns = sorted(set().union(*(_unknown_axes(v.type) for v in growing.values())))  # type: ignore[arg-type]
-        at_entry = {u: Size.var(f"{_shown(u)}#{self.body.next_id()}") for u in unknowns}
-        at_exit = {u: Size.var(f"{_shown(u)}#{self.body.next_id()}") for u in unknowns}
-        carried: dict[str, TensorType] = {}
-        exit_: dict[str, Var] = {}
-        for name, v in growing.items():
-            carried[name] = _renamed(v.type, at_entry)  # type: ignore[arg-type]
-            exit_[name] = Var(_renamed(v.type, at_exit), v.span, v.kind)  # type: ignore[arg-type]
-            body_scope.vars[name] = Var(carried[name], v.span, v.kind)
+        target_types = self._loop_targets(s)
+        carried, exit_ = self._growing(before, s)
+        for name, v in carried.items():
+            body_scope.vars[name] = Var(v, before.vars[name].span, before.vars[name].kind)
         saved_carried = self.carried
         self.carried = {**(saved_carried or {}), **carried}
         self.body.scope = body_scope
@@ -415,6 +365,66 @@ class StmtChecker:
                 after.dead[d] = sp
         self.body.scope = after
         return False
+
+    def _loop_targets(self, s: ast.For) -> list[Type]:
+        """The types of a loop's targets, from its iterable: a range's host ints, a
+        batch's tensors, a Python value's; the error type after a reported problem."""
+        it = s.iter
+        if isinstance(it, ast.Range):
+            for end in (it.lo, it.hi):
+                t = self.exprs.expr(end)
+                if not isinstance(t, (ErrorType, PyType)) and not (isinstance(t, HostType) and t.name == "int"):
+                    self.body.fail(Fail("E0410", f"a range's ends are host ints, not `{t}`", f"this is `{t}`",
+                                   span=end.span), end)
+            if len(s.targets) != 1:
+                raise Fail("E0101", "a range gives one value per step", "", span=s.span)
+            self.body.range_loops.append(s)
+            return [HostType("int", None, "NonNeg")]
+        n_events = len(self.body.events)
+        t = self.exprs.expr(it)
+        # A failed iterable is reported once; the body is still checked, its
+        # targets of the error type.
+        target_types: list[Type] = [ERROR] * len(s.targets)
+        if isinstance(t, TensorType):
+            self.body.fail(Fail("E0805", "`for` over a tensor", f"this is `{t}`", span=it.span,
+                           help="use `map`, or index it: `for i in 0..n:` then `x[i]`"), s)
+        elif isinstance(t, HostOnlyType) and t.kind == "batches":
+            if len(s.targets) != len(t.items):
+                self.body.fail(Fail("E0406", f"{len(s.targets)} names for batches of {len(t.items)} tensors",
+                               f"batches of {len(t.items)}", span=it.span,
+                               help=f"unpack each batch into {len(t.items)} names"), s)
+            else:
+                target_types = list(t.items)
+        elif isinstance(t, (PyType, ErrorType)):
+            target_types = [PY if isinstance(t, PyType) else ERROR] * len(s.targets)
+        else:
+            self.body.fail(Fail("E0805", f"`for` can't walk over `{t}`", f"this is `{t}`", span=it.span,
+                           help="`for` walks a range `a..b`, a Python value or `batches(…)`"), s)
+        if isinstance(t, (PyType, HostOnlyType)) and \
+                not any(ev[0] == "E1704" for ev in self.body.events[n_events:]):
+            # (a loop over `batches(…)` is one site: the call's)
+            self.body.host_only(s, "a `for` loop over anything but a range")
+        return target_types
+
+    def _growing(self, before: Scope, s: ast.For) -> tuple[dict[str, TensorType], dict[str, Var]]:
+        """The tensors the loop may grow: each one's type in the body and after the loop.
+
+        Tensors declared with unknowns that the body assigns may change size: in the
+        body their unknowns are new ones, not shared with any value from before the
+        loop, and after it newer ones again. Variables sharing an unknown share its new
+        one, so long as the body changes them alike (checked at its end)."""
+        assigned = _assigned_names(s.body)
+        growing = {n: v for n, v in before.vars.items() if n in assigned
+                   and isinstance(v.type, TensorType) and _unknown_axes(v.type)}
+        unknowns = sorted(set().union(*(_unknown_axes(v.type) for v in growing.values())))  # type: ignore[arg-type]
+        at_entry = {u: Size.var(f"{_shown(u)}#{self.body.next_id()}") for u in unknowns}
+        at_exit = {u: Size.var(f"{_shown(u)}#{self.body.next_id()}") for u in unknowns}
+        carried: dict[str, TensorType] = {}
+        exit_: dict[str, Var] = {}
+        for name, v in growing.items():
+            carried[name] = _renamed(v.type, at_entry)  # type: ignore[arg-type]
+            exit_[name] = Var(_renamed(v.type, at_exit), v.span, v.kind)  # type: ignore[arg-type]
+        return carried, exit_
 
     def s_With(self, s: ast.With) -> bool:
         if s.mode != "Train":
