@@ -18,7 +18,7 @@ from pathlib import Path
 
 from shapescript.check.body import check_module
 from shapescript.check.env import ModuleEnv
-from shapescript.check.result import CheckedModule
+from shapescript.check.result import CheckedModule, Program
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import SourceDecodeError, Span, read_source
 from shapescript.syntax.parser import parse
@@ -46,25 +46,6 @@ def prelude_env() -> ModuleEnv:
 
 def _no_imports(name: str, importer: str, span: Span) -> None:
     return None
-
-
-@dataclass
-class Program:
-    """One compilation: the main file and every ``.ss`` module it imports."""
-
-    main: CheckedModule | None
-    modules: dict[str, CheckedModule] = field(default_factory=dict)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    sources: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return not any(d.is_error for d in self.diagnostics)
-
-    @property
-    def dependencies(self) -> tuple[str, ...]:
-        main = self.main.env.path if self.main else None
-        return tuple(p for p in self.modules if p != main)
 
 
 class _Compilation:
@@ -96,9 +77,9 @@ class _Compilation:
                 help=f"put `{name}.ss` next to this file or on Python's path"))
             return None
         key = os.path.abspath(path)
-        for cm in self.program.modules.values():
-            if os.path.abspath(cm.env.path) == key:
-                return cm.env
+        for done in self.program.modules.values():
+            if os.path.abspath(done.env.path) == key:
+                return done.env
         if key in self.loading:
             self.program.diagnostics.append(Diagnostic.error(
                 "E0204", f"module `{name}` imports itself (a cycle)", span, "circular import",
@@ -291,7 +272,7 @@ def to_code(out: CompileOutput, path: str):
         if line is not None:
             for sub in pyast.walk(node):
                 if hasattr(sub, "lineno"):
-                    sub.lineno = sub.end_lineno = line
+                    sub.lineno = sub.end_lineno = line  # type: ignore[attr-defined]
     return compile(tree, path, "exec", dont_inherit=True)
 
 

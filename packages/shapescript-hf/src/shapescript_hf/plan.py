@@ -68,7 +68,7 @@ class Plan:
     @property
     def written_types(self) -> dict[str, str]:
         """Each field's type as its declaration writes it (for the modeling file)."""
-        out = {}
+        out: dict[str, str] = {}
         info = None
         for module in self.source.program.modules.values():
             info = info or module.env.models.get(self.source.model_name)

@@ -330,7 +330,7 @@ def filter_diagnostics(diags: Sequence[Diagnostic], config: Config) -> list[Diag
     return kept
 
 
-def _ignored_for_file(d: Diagnostic, per_file: list[tuple[Any, Sequence[str]]],
+def _ignored_for_file(d: Diagnostic, per_file: Sequence[tuple[Any, Sequence[str]]],
                       root: Path) -> bool:
     from shapescript_cli.config import code_matches
 
@@ -403,7 +403,7 @@ def check_files(paths: Sequence[str], profiles: Sequence[Any] = (), fn: str | No
             else:
                 found, texts = compiler.check_file(path)
         except Exception as exc:  # any failure in the compiler is a bug in it
-            span = getattr(exc, "span", None)
+            span: Any = getattr(exc, "span", None)
             where = ((span.file, span.line, span.col) if _is_span(span) else (name, 1, 1))
             diags.append(internal_error_at(*where))
             tracebacks.append(traceback.format_exc())

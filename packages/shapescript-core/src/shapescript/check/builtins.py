@@ -328,6 +328,7 @@ def b_pattern(ck: ExprChecker, name: str, e: ast.Call) -> Type:
             return ERROR
         raise Fail("E0601", f"`{name}` needs a pattern such as `b n d -> b d`", "no pattern",
                    span=e.span)
+    assert isinstance(e.pattern, ast.Pattern)  # `pack` and `unpack` have rules of their own
     if name == "einsum" and not e.pattern.output and not any(e.pattern.inputs):
         # `einsum(a, b: )`: the parser reported the missing pattern (E0601).
         ck.args_only(e)
@@ -463,10 +464,10 @@ def b_split(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         s = ck.expr_size(it)
         if s is None:
             ck.const_not_size(it)
-            t = ck.expr(it)
-            if isinstance(t, ErrorType):
+            it_t = ck.expr(it)
+            if isinstance(it_t, ErrorType):
                 return ERROR
-            raise Fail("E0304", "`sizes=` takes size expressions", f"this is `{t}`, not a size",
+            raise Fail("E0304", "`sizes=` takes size expressions", f"this is `{it_t}`, not a size",
                        span=it.span, help="use literals, dims and the signature's generics")
         sizes.append((s, label_of_size_expr(ck, it, s)))
     total, total_label = Size.const(0), Size.const(0)

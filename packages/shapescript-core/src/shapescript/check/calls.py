@@ -54,9 +54,9 @@ def match_args(call: ast.Call, params: list[ParamSig], what: str) -> dict[str, a
         out[a.name] = a
     missing = [p.name for p in params if p.name not in out and p.default is None]
     if missing:
-        names = ", ".join(f"`{m}`" for m in missing)
+        listed = ", ".join(f"`{m}`" for m in missing)
         raise Fail("E0501", f"{what} is missing the argument{'s' if len(missing) > 1 else ''} "
-                   + names, f"{names} not given", span=call.span)
+                   + listed, f"{listed} not given", span=call.span)
     return out
 
 
@@ -276,14 +276,15 @@ class CallChecker:
         if sig.is_extern and sig.extern in HOST_EXTERNS:
             self.ck.body.host_only(e, f"`{sig.name}()`")
         elif sig.is_extern and not extern_in_torch(sig.extern or ""):
-            self.ck.body.extern_sites.append(("E1702", e.span, "extern fn outside torch, called by an exported function",
-                                      f"`{sig.name}` is `{sig.extern}`"))
+            self.ck.body.extern_sites.append(("E1702", e.span,
+                                              "extern fn outside torch, called by an exported function",
+                                              f"`{sig.name}` is `{sig.extern}`"))
         try:
             matched = match_args(e, sig.params, what)
         except Fail:
-            for a in e.args:
-                if not isinstance(a.value, ast.Lambda):
-                    self.ck.expr(a.value)
+            for arg in e.args:
+                if not isinstance(arg.value, ast.Lambda):
+                    self.ck.expr(arg.value)
             raise
         b = Binding()
         types: dict[str, Type] = {}
@@ -413,10 +414,11 @@ class CallChecker:
                     kw.append((p.name, av))
             self.ck.res[id(e)] = ExternCall(sig, tuple(pos), tuple(kw))
         else:
-            args = []
+            args: list[ArgVal] = []
             for p in sig.params:
                 a = matched.get(p.name)
                 if a is None:
+                    assert p.default is not None  # matched: only a defaulted one is left out
                     args.append(DefaultArg(p.default))
                 else:
                     args.append(argvals.get(p.name, ExprArg(a.value)))
@@ -448,6 +450,7 @@ class CallChecker:
         positions = []
         for n in names:
             text = label_of(n)
+            assert text is not None  # each name is a label (above)
             hits = label_hits(t.axes, text, self.ck.body.role_of)
             if not hits:
                 raise Fail("E1001", f"`{t}` has no axis labelled `{text}`", "no such axis",

@@ -17,7 +17,7 @@ out of range is E0307.
 from __future__ import annotations
 
 import math
-from typing import Callable, Union
+from typing import Callable, TypeGuard, Union
 
 from shapescript.check.domains import literal_domain
 from shapescript.check.env import ModuleEnv
@@ -192,7 +192,7 @@ class ConstEvaluator:
         return self.not_constant(e)
 
 
-def _number(v: Value) -> bool:
+def _number(v: Value) -> TypeGuard[int | float]:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 

@@ -170,7 +170,7 @@ class Declarer:
         cascades."""
         module = self.env.module
         names = [name for d in module.dropped for name in d.names]
-        names += [_head_name(d) for d in module.decls]
+        names += [n for n in map(_head_name, module.decls) if n is not None]
         for name in names:
             if name and name not in self.seen:
                 self.env.poisoned.add(name)
@@ -258,9 +258,9 @@ class Declarer:
         if isinstance(e, ast.SizeProd):
             s = Size.const(1)
             for item in e.items:
-                v = self._dim_size(item)
-                assert v is not None
-                s = s * v
+                factor = self._dim_size(item)
+                assert factor is not None
+                s = s * factor
             return s
         self.err("E0304", "not a size expression", e.span, "a dim's size is a whole number")
         raise SizeError
@@ -311,18 +311,18 @@ class Declarer:
         undetermined = sorted(generics - determined)
         if undetermined:
             # One diagnostic per signature, naming every such generic.
-            names = " and ".join(f"`{n}`" for n in undetermined) if len(undetermined) <= 2 \
+            listed = " and ".join(f"`{n}`" for n in undetermined) if len(undetermined) <= 2 \
                 else ", ".join(f"`{n}`" for n in undetermined[:-1]) + f" and `{undetermined[-1]}`"
             plural = len(undetermined) > 1
             where = ("inside a product or an expression" if any(n in in_axes for n in undetermined)
                      else "in an `Index` bound")
-            self.err("E0303", f"no parameter determines the generic{'s' if plural else ''} {names}",
-                     d.name_span, f"{names} appear{'' if plural else 's'} only {where}",
-                     help=f"give {'each' if plural else names} an axis of its own in a parameter, "
+            self.err("E0303", f"no parameter determines the generic{'s' if plural else ''} {listed}",
+                     d.name_span, f"{listed} appear{'' if plural else 's'} only {where}",
+                     help=f"give {'each' if plural else listed} an axis of its own in a parameter, "
                           "or make it a dim")
         bad = set(generics) - determined
         ret = tb.type(d.ret) if d.ret is not None else None
-        if isinstance(d, ast.FnDecl) and isinstance(ret, TensorType):
+        if isinstance(d, ast.FnDecl) and isinstance(ret, TensorType) and d.ret is not None:
             for ax in ret.axes:
                 free = {v for v in ax.size.free_vars() if not v.startswith("?")} if not ax.variadic else set()
                 missing = sorted(free - determined - bad)
@@ -346,7 +346,8 @@ class Declarer:
             sig.one_of = self.one_of(d, params)
         for p in d.params:
             if p.name in generics or self.env.dim_size(p.name) is not None:
-                self.err("E0203", f"parameter `{p.name}` shadows a {'dim' if p.name not in generics else 'generic axis'}",
+                what = "dim" if p.name not in generics else "generic axis"
+                self.err("E0203", f"parameter `{p.name}` shadows a {what}",
                          p.span, "same name as an axis", help="rename the parameter")
         return sig
 

@@ -459,7 +459,7 @@ def _float_to_float(src_dtype: str, src_domain: Domain, out: str,
                     target_domain: Domain) -> tuple[str, Domain, tuple[tuple, ...]]:
     """A float to a float domain: the interval maps of the table, else what to write."""
     tk, sk = target_domain.kind, src_domain.kind
-    affine = None
+    affine: tuple[str, float, float] | None = None
     if tk == "Signed" and is_subdomain(src_domain, Domain("Unit")):
         affine = ("affine", 2, -1)
     elif tk == "Unit" and sk == "Signed":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from shapescript.builtin_registry import CONSTRUCTOR_NAMES, FUNCTION_NAMES
 from shapescript.check.sizes import Size
@@ -17,6 +18,9 @@ from shapescript.check.types import ModelType, TensorType, Type
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
+
+if TYPE_CHECKING:
+    from shapescript.check.roles import Roles
 
 # Names the checker builds in (the registry's): they can't be declared or shadowed (E0203).
 BUILTIN_FUNCS = FUNCTION_NAMES
@@ -198,7 +202,7 @@ class ModuleEnv:
     # ``labels_from`` results, by ``id`` of the other module.
     label_maps: dict = field(default_factory=dict, repr=False)
     # The file's dims as roles (``check.roles.roles_of``), made on first use.
-    roles: object = field(default=None, repr=False)
+    roles: Roles | None = field(default=None, repr=False)
     _all_dims: dict | None = field(default=None, repr=False)
 
     def all_dims(self) -> dict[str, int]:

@@ -85,9 +85,10 @@ def site_diagnostics(roots: list[FnSig], fn_data: dict[int, Any],
         code, span, message, label = ev
         names = " and ".join(f"`{n}`" for n in exporters) if len(exporters) <= 2 else (
             ", ".join(f"`{n}`" for n in exporters[:-1]) + f" and `{exporters[-1]}`")
+        plural = "s" if len(exporters) > 1 else ""
         out.append(Diagnostic.error(code, message, span, label,
                                     help=HELP.get(code),
-                                    notes=(f"reached from the exported function{'s' if len(exporters) > 1 else ''} {names}",)))
+                                    notes=(f"reached from the exported function{plural} {names}",)))
     return out
 
 

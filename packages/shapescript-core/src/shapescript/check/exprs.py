@@ -339,13 +339,13 @@ class ExprChecker:
             if a.name != "bool" or b.name != "bool":
                 raise Fail("E0804", f"`{e.op}` needs conditions, not `{a}` and `{b}`", "")
             return BOOL
-        for t in (a, b):
-            if isinstance(t, TensorType) and t.dtype != "bool":
-                raise Fail("E0804", f"`{e.op}` needs masks, not `{t}`", f"this is `{t}`",
+        for side in (a, b):
+            if isinstance(side, TensorType) and side.dtype != "bool":
+                raise Fail("E0804", f"`{e.op}` needs masks, not `{side}`", f"this is `{side}`",
                            help="compare it first, e.g. `x > 0`")
-            if not isinstance(t, TensorType) and not (isinstance(t, HostType)
-                                                      and t.name == "bool"):
-                raise Fail("E0804", f"`{e.op}` needs masks or bools, not `{t}`", "")
+            if not isinstance(side, TensorType) and not (isinstance(side, HostType)
+                                                         and side.name == "bool"):
+                raise Fail("E0804", f"`{e.op}` needs masks or bools, not `{side}`", "")
         t, plan = ops.elementwise(e.op, a, b, self.body.role_of)
         if plan is not None:
             self.res[id(e)] = plan
@@ -378,8 +378,8 @@ class ExprChecker:
         a = self.expr(e.value)
         if isinstance(a, ErrorType):
             return ERROR
-        t = e.target
-        if t.shape is None and t.alias is None and t.dtype is None and t.domain is None:
+        tt = e.target
+        if tt.shape is None and tt.alias is None and tt.dtype is None and tt.domain is None:
             return ERROR  # an empty target: the parser reported what it couldn't read
         if isinstance(a, PyType):
             raise Fail("E0413", "the shape of this Python value is unknown", "converted with `to`",
@@ -433,9 +433,9 @@ class ExprChecker:
         elif isinstance(target, (SizeParam, AxisParam)):
             raise Fail("E0504", f"`{target}` is only for `extern fn` parameters", "not a value's type",
                        span=e.type.span)
-        self.res[id(e)] = AssertRes(target, on_python, written, where,  # type: ignore[arg-type]
+        self.res[id(e)] = AssertRes(target, on_python, written, where,
                                     written_type(e.type, self.env, self.source))
-        return target  # type: ignore[return-value]
+        return target
 
     # -- constructors -------------------------------------------------------------
     def e_Constructor(self, e: ast.Constructor) -> Type:

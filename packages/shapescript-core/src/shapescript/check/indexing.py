@@ -42,8 +42,8 @@ def slice_bounds(lo: Size, hi: Size, axis: Axis, r: Any, ck: ExprChecker | None 
     lin = hi.linear()
     if not proven and ck is not None and n.is_const and lin is not None and lin[1] > 0 \
             and not lin[0].startswith("?"):
-        g, a, c = lin
-        bound = (n.const_value - c) // a  # type: ignore[operator]
+        g, coef, c = lin
+        bound = (n.const_value - c) // coef  # type: ignore[operator]
         ck.body.max_sizes[g] = min(bound, ck.body.max_sizes.get(g, bound))
     return not proven
 
@@ -59,6 +59,7 @@ def index_range(ck: ExprChecker, i: ast.Expr) -> Size | None:
     best: tuple[int, Size | None] | None = None
     for s in ck.body.range_loops:
         if s.targets == (i.id,) and s.span.start <= i.span.start < s.span.end:
+            assert isinstance(s.iter, ast.Range)  # the loops over a range only
             lo, hi = ck.expr_size(s.iter.lo), ck.expr_size(s.iter.hi)
             ok = lo is not None and hi is not None and lo.provably_nonneg()
             if best is None or s.span.start > best[0]:
@@ -142,13 +143,13 @@ def _host_ints(ck: ExprChecker, base: TensorType, e: ast.Index, types: list[Type
     check = False
     for k, (t, i) in enumerate(zip(types, idx)):
         n = base.axes[k].size
-        v = t.value if isinstance(t, HostType) else None
+        v = t.value if isinstance(t, HostType) else None  # an int (checked above)
         if v is None or not n.is_const:
             # A host int, or an axis whose size isn't known here: checked at run time,
             # unless the prover (generics >= 1) has the literal, or the range a loop or
             # `map` walks, within the axis.
             if v is not None:
-                within = (n - (v + 1) if v >= 0 else n + v).provably_nonneg()
+                within = (n - (v + 1) if v >= 0 else n + v).provably_nonneg()  # type: ignore[operator]
             else:
                 top = index_range(ck, i)
                 within = top is not None and (n - top).provably_nonneg()

@@ -454,7 +454,7 @@ def concat(t: TupleType, lab: str, node: Any, arg: Any, role_of: bc.RoleOf | Non
     axes[i] = Axis(total, tl)
     dom = first.domain
     for x in items[1:]:
-        dom = dm.join(dom, x.domain, prove_le)  # type: ignore[union-attr]
+        dom = dm.join(dom, x.domain, prove_le)  # type: ignore[union-attr, arg-type]
     return TensorType(tuple(axes), first.dtype, dom), i
 
 

@@ -128,8 +128,8 @@ def check_pack(c: ExprChecker, name: str, e: ast.Call) -> Type:
                        f"is `{item}`, of rank {item.rank}", "too few axes", span=pat.span,
                        help="each element has the pattern's axes, and any number in place of `*`")
         outer = item.axes[:nl] + item.axes[item.rank - nr:]
-        for name, ax in zip(left + right, outer):
-            _fit(c, name, ax, f"element {k}")
+        for pn, ax in zip(left + right, outer):
+            _fit(c, pn, ax, f"element {k}")
         if first is None:
             first = item
             domain = item.domain
@@ -139,16 +139,16 @@ def check_pack(c: ExprChecker, name: str, e: ast.Call) -> Type:
                            f"is `{first.dtype}`", "dtypes differ", span=pos[0].span,
                            help=f"convert it first: `to {first.dtype}`")
             ref = first.axes[:nl] + first.axes[first.rank - nr:]
-            for name, ax, ax0 in zip(left + right, outer, ref):
+            for pn, ax, ax0 in zip(left + right, outer, ref):
                 if ax.size != ax0.size:
-                    raise Fail("E0401", f"`{name.name}` is `{ax0.label}` in element 0 but "
+                    raise Fail("E0401", f"`{pn.name}` is `{ax0.label}` in element 0 but "
                                f"`{ax.label}` in element {k}", "sizes not provably equal",
-                               span=name.span)
+                               span=pn.span)
             domain = join(domain, item.domain)  # type: ignore[arg-type]
         middle = item.axes[nl:item.rank - nr]
         parts.append(_prod([a.size for a in middle]))
         labels.append(_prod([a.label for a in middle]))
-    assert first is not None
+    assert first is not None and domain is not None
     named = [Axis(ax.size, ax.label, alias=n.name)
              for n, ax in zip(left + right, first.axes[:nl] + first.axes[first.rank - nr:])]
     packed = Axis(_sum(parts), _sum(labels))
@@ -181,8 +181,8 @@ def check_unpack(c: ExprChecker, name: str, e: ast.Call) -> Type:
         raise Fail("E0603", f"the pattern has {nl + nr + 1} axes, but the input is `{x}`, of "
                    f"rank {x.rank}", "ranks differ", span=pat.span)
     outer = x.axes[:nl] + x.axes[nl + 1:]
-    for name, ax in zip(left + right, outer):
-        _fit(c, name, ax, "the input")
+    for pn, ax in zip(left + right, outer):
+        _fit(c, pn, ax, "the input")
     star = x.axes[nl]
     own = _own_names(pat, left, right)
     used = {n.name for part in own for n in part}

@@ -477,8 +477,8 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
     c = _Checker(kind, inputs, kw_sizes, dims, generics,
                  unknowns if unknowns is not None else count(1).__next__, clash)
     c.seed([t for s in in_sides for t in s] + list(out_side))
-    for i, (side, t) in enumerate(zip(in_sides, inputs)):
-        c.bind_input(i, side, t)
+    for i, (terms, x) in enumerate(zip(in_sides, inputs)):
+        c.bind_input(i, terms, x)
 
     input_names = {n for s in in_sides for t in s for n in t.names()}
     has_ell = any(t.kind == "ell" for s in in_sides for t in s)
@@ -486,8 +486,8 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
                       for t in out_side)
     out_names = {n for t in out_side for n in t.names()}
     out_axes: list[Axis] = []
-    for t in out_side:
-        out_axes.extend(c.out_axis(t, input_names, has_ell))
+    for term in out_side:
+        out_axes.extend(c.out_axis(term, input_names, has_ell))
     axes = tuple(out_axes)
 
     # Names (and `...`) that the output drops.

@@ -36,7 +36,7 @@ from shapescript.check.resolutions import (
     BuiltinCall, ExprArg, ExternCall, FnCall, GenericName, IntIndex, LocalName, MaskIndex,
     SliceIndex,
 )
-from shapescript.check.result import CheckedModule
+from shapescript.check.result import CheckedModule, Program
 from shapescript.check.serving_attention import kv_grouping, mask_window, padding_refusal
 from shapescript.check.serving_help import HELP, MIX_HELP
 from shapescript.check.serving_walk import body_nodes, call_args, field_of, walk
@@ -92,7 +92,7 @@ class ServingForm:
 class _Follow:
     """The functions reached with the token axis, and where positions are mixed."""
 
-    def __init__(self, program: Any, as_errors: bool) -> None:
+    def __init__(self, program: Program, as_errors: bool) -> None:
         self.program = program
         self.as_errors = as_errors
         self.out: list[Diagnostic] = []
@@ -250,7 +250,7 @@ class _Follow:
 
     def pattern(self, e: ast.Call, pos: list[ast.Expr], along: Any, tensor: Any, bad: Any) -> None:
         pat = e.pattern
-        assert pat is not None
+        assert isinstance(pat, ast.Pattern)  # the calls of the pattern built-ins only
         names_along: set[str] = set()
         for k, terms in enumerate(pat.inputs):
             t = tensor(pos[k]) if k < len(pos) else None
@@ -342,7 +342,7 @@ def _diag(code: str, message: str, span: Any, label: str, as_errors: bool,
 
 # -- the form -------------------------------------------------------------------------
 
-def serving_form(program: Any, fn: str = "forward", *, as_errors: bool = True,
+def serving_form(program: Program, fn: str = "forward", *, as_errors: bool = True,
                  windows: bool = True) -> ServingForm:
     """The serving form of ``fn`` of ``program.main``, with the diagnostics of every
     serving rule it breaks (errors, or warnings with ``as_errors=False``). ``program``
@@ -350,7 +350,8 @@ def serving_form(program: Any, fn: str = "forward", *, as_errors: bool = True,
     sliding window, one is E3308.
 
     The rules run in the engine's order over one form, each filling what the next reads."""
-    cm: CheckedModule = program.main
+    cm = program.main
+    assert cm is not None, "serving_form needs a program that checked"
     sig = cm.env.fns.get(fn)
     if sig is None or sig.is_extern or not isinstance(sig.decl, ast.FnDecl):
         raise ValueError(f"no function `{fn}` in {cm.env.path}")
@@ -499,16 +500,17 @@ def _attentions(form: ServingForm, follow: _Follow, report: Any) -> None:
         fcm = follow.cm_of(fsig)
         pos, _ = call_args(call)
         ts = [fcm.types.get(id(x)) for x in pos[:3]]
-        ok = (len(ts) == 3 and all(isinstance(t, TensorType) and len(t.axes) == 4 for t in ts))
+        qkv = [t for t in ts if isinstance(t, TensorType) and len(t.axes) == 4]
+        ok = len(ts) == 3 and len(qkv) == 3
         if ok:
-            q, k, v = ts
+            q, k, v = qkv
             ok = (q.sizes() == k.sizes() == v.sizes() and q.axes[1].size.is_const
                   and q.axes[3].size.is_const and bool(q.axes[2].size.free_vars() & nvars))
         if not ok:
             report("E3305", "attention the engine can't run", call.span,
                    "queries, keys and values must be `[b H n Dh]` of one shape, H and Dh dims")
             continue
-        hd = (q.axes[1].size.const_value, q.axes[3].size.const_value)
+        hd = (int(q.axes[1].size.const_value or 0), int(q.axes[3].size.const_value or 0))
         if shapes and hd != shapes[0]:
             report("E3305", "attentions of different shapes", call.span,
                    f"{hd[0]} heads of {hd[1]} here, {shapes[0][0]} of {shapes[0][1]} before")
@@ -571,7 +573,7 @@ def _walk_stmts(body: tuple[ast.Stmt, ...]) -> list[ast.Return]:
     return found
 
 
-def serving_diagnostics(program: Any, fn: str = "forward", *,
+def serving_diagnostics(program: Program, fn: str = "forward", *,
                         as_errors: bool = True, windows: bool = True) -> list[Diagnostic]:
     """The serving rules ``fn`` breaks (E3301–E3308): errors, as ``check --vllm`` and
     ``--gguf`` report them, or warnings with ``as_errors=False`` (what ``--hf`` notes).

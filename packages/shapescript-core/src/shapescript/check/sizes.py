@@ -410,6 +410,7 @@ class Size:
             for a in m:
                 if type(a) is str:
                     v = env.get(a)
+                    new: Size | None
                     if v is None:
                         new = Size.var(a)
                     else:
@@ -538,8 +539,8 @@ def _floordiv(nd: dict, dd: dict) -> Size:
                 break
     if g != 1 or common:
         cm = common or ()
-        nd = {mono_div(m, cm): c // g for m, c in nd.items()}  # type: ignore[misc]
-        dd = {mono_div(m, cm): c // g for m, c in dd.items()}  # type: ignore[misc]
+        nd = {mono_div(m, cm): c // g for m, c in nd.items()}
+        dd = {mono_div(m, cm): c // g for m, c in dd.items()}
     # A positive leading coefficient in the denominator.
     if dd[leading(dd)] < 0:
         nd = neg_dict(nd)

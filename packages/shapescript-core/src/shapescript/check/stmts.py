@@ -335,8 +335,8 @@ class StmtChecker:
         body_scope = before.copy()
         target_types = self._loop_targets(s)
         carried, exit_ = self._growing(before, s)
-        for name, v in carried.items():
-            body_scope.vars[name] = Var(v, before.vars[name].span, before.vars[name].kind)
+        for name, grown in carried.items():
+            body_scope.vars[name] = Var(grown, before.vars[name].span, before.vars[name].kind)
         saved_carried = self.carried
         self.carried = {**(saved_carried or {}), **carried}
         self.body.scope = body_scope
@@ -459,7 +459,7 @@ class StmtChecker:
             axes.append(Axis(new, new))
         domain = first.domain
         for t in types[1:]:
-            domain = ops.join_domain(domain, t.domain)  # type: ignore[union-attr]
+            domain = ops.join_domain(domain, t.domain)  # type: ignore[union-attr, arg-type]
         return TensorType(tuple(axes), first.dtype, domain)
 
     def check_alike(self, carried: dict[str, TensorType], s: ast.For) -> None:

@@ -92,13 +92,13 @@ def t_value_and_grad(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         raise Fail("E0501", "`value_and_grad(f, m, args…)` needs a function and a model", "",
                    span=e.span)
     f = pos[0].value
-    name = global_name(ck, f)
+    fname = global_name(ck, f)
     sig = None
-    if name is not None:
-        mod, _, attr = name.rpartition(".")
+    if fname is not None:
+        mod, _, attr = fname.rpartition(".")
         sub = ck.env.ssmods.get(mod) if mod else None
         sig = (sub.fns.get(attr) if sub is not None and sub.public(attr) else None) if mod \
-            else ck.env.fn(name)
+            else ck.env.fn(fname)
     if sig is None or sig.is_extern:
         raise Fail("E1101", "`value_and_grad` needs a top-level `fn`", "not a function", span=f.span)
     ck.res[id(f)] = FnName(sig)
@@ -303,8 +303,8 @@ def t_load(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         raise Fail("E0501", "`load(path, Model)`", "", span=e.span)
     str_arg(ck, pos[0])
     m = pos[1].value
-    name = global_name(ck, m)
-    info = ck.env.model(name) if name is not None else None
+    mname = global_name(ck, m)
+    info = ck.env.model(mname) if mname is not None else None
     if info is None:
         raise Fail("E0404", "`load` needs a model's name", "not a model", span=m.span)
     ck.res[id(m)] = ModelName(info)

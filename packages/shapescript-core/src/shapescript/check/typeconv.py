@@ -19,12 +19,12 @@ from shapescript.check.types import (
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
+from shapescript.vocab import DOMAIN_DTYPE
 
 Report = Callable[[Diagnostic], None]
 
 VARIADIC = Size.var("...")
 SCALARS = {"int": INT, "float": FLOAT, "bool": BOOL, "str": STR}
-from shapescript.vocab import DOMAIN_DTYPE
 
 
 class SizeError(Exception):

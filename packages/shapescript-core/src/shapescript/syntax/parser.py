@@ -94,8 +94,8 @@ def parse_file(src: str, path: str) -> Parsed:
 def _internal(e: BaseException, path: str, span: Span | None = None) -> Diagnostic:
     from shapescript.term import debug_enabled
 
-    notes = ("this is a bug in ShapeScript, not in your program; please report it, "
-             "with this file",)
+    notes: tuple[str, ...] = ("this is a bug in ShapeScript, not in your program; please report it, "
+                              "with this file",)
     if debug_enabled():
         import traceback
         notes += ("".join(traceback.format_exception(e)),)
@@ -169,4 +169,5 @@ def parse_expr(src: str, path: str = "<expr>") -> tuple[ast.Expr | None, list[Di
     if module is None or not module.decls:
         return None, diags
     decl = module.decls[0]
-    return (decl.body if isinstance(decl, ast.FnDecl) else None), diags
+    body = decl.body if isinstance(decl, ast.FnDecl) else None
+    return (body if not isinstance(body, tuple) else None), diags

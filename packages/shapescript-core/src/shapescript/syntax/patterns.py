@@ -272,7 +272,7 @@ def _terms(toks: list[Tok], rep: _Reporter) -> tuple:
         sp = Span(path, t.line, t.col, t.end_line, t.end_col, t.start, t.end)
         if tt == "NAME" or (t.value in KEYWORDS and t.value.isidentifier() and t.value != "_"):
             # A pattern's names are its own: `dim` and `in` are axis names there.
-            term = ast.PatName(t.value, sp)
+            term: ast.PatName | ast.PatInt | ast.PatEllipsis = ast.PatName(t.value, sp)
         elif tt == "INT":
             term = ast.PatInt(int(t.value), sp)
         elif tt == "ELLIPSIS":
@@ -290,6 +290,7 @@ def _terms(toks: list[Tok], rep: _Reporter) -> tuple:
                 rep.error("E0601", "unexpected `)` in a pattern", sp, "no group is open")
                 continue
             g = group_tok
+            assert g is not None  # set with `group`
             gspan = Span(path, g.line, g.col, t.end_line, t.end_col, g.start, t.end)
             out.append(ast.PatGroup(tuple(group), gspan))
             group = None

@@ -89,7 +89,7 @@ def scan(src: str, path: str, diags: list[Diagnostic]) -> list[Tok]:
     line_start = 1 if src.startswith("\ufeff") else 0  # a byte-order mark: not a column
     unknown = 0  # runs of unknown characters met
     for m in _TOKEN_RE.finditer(src, line_start):
-        kind = m.lastgroup
+        kind: str = m.lastgroup  # type: ignore[assignment]  # every alternative is a named group
         start, end = m.span(kind)
         if kind == "name":
             value = src[start:end]
