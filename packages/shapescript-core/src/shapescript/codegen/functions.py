@@ -190,19 +190,14 @@ def torch_views(g: Any, name: str, e: ast.Call, data: dict[str, Any]) -> str | N
         return None
     kwargs = data.get("kwargs") or {}
 
-    def size(axis: str) -> str | None:
+    def size(axis: str) -> str:  # "" for an axis the call gives no size
         v = kwargs.get(axis)
         if v is None:
-            return None
+            return ""
         return g.size(v) if isinstance(v, Size) else repr(v)
 
-    if any(size(a) is None for a in new):
+    if any(size(a) == "" for a in new):
         return None
-
-    def new_size(axis: str) -> str:
-        """The size of a repeated axis (each has one: above)."""
-        return size(axis) or ""
-
     operands = [a.value for a in e.args if a.name is None][:e.pattern_pos]
     if len(operands) != 1:
         return None
@@ -228,9 +223,9 @@ def torch_views(g: Any, name: str, e: ast.Call, data: dict[str, Any]) -> str | N
         if len(diff) == 1 and all(len(a) == 1 for a in ins):
             k, (axis,), out = diff[0], ins[diff[0]], outs[diff[0]]
             if out == (axis, new[0]):
-                return f"{x}.repeat_interleave({new_size(new[0])}, dim={k})"
+                return f"{x}.repeat_interleave({size(new[0])}, dim={k})"
             if out == (new[0], axis):
-                reps = ", ".join(new_size(new[0]) if j == k else "1" for j in range(len(ins)))
+                reps = ", ".join(size(new[0]) if j == k else "1" for j in range(len(ins)))
                 return f"{x}.repeat({reps})"
     # Split the input's groups (from the last, so the positions before stay put).
     code = x
@@ -238,7 +233,7 @@ def torch_views(g: Any, name: str, e: ast.Call, data: dict[str, Any]) -> str | N
         group = ins[k]
         if len(group) > 1:
             sizes = [size(a) for a in group]
-            if sizes.count(None) > 1:
+            if sizes.count("") > 1:
                 return None
             code = f"{code}.unflatten({k}, ({', '.join(s or '-1' for s in sizes)}))"
     # Put the axes in the output's order, the repeated ones new.
@@ -254,7 +249,7 @@ def torch_views(g: Any, name: str, e: ast.Call, data: dict[str, Any]) -> str | N
         for k, a in enumerate(e_out):
             if a in new:
                 code = f"{code}.unsqueeze({k})"
-        code = f"{code}.expand({', '.join(new_size(a) if a in new else '-1' for a in e_out)})"
+        code = f"{code}.expand({', '.join(size(a) if a in new else '-1' for a in e_out)})"
     return _merge(code, outs)
 
 
