@@ -439,40 +439,12 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
     >>> r.einops_pattern, [str(a) for a in r.out.axes]
     ('b c h w -> b', ['b'])
     """
-    # Long on purpose: the four pattern calls share one walk (parse the sides, bind names,
-    # solve groups, build the output), and most lines are their messages.
     if kind not in KINDS:
         raise ValueError(f"unknown pattern kind {kind!r}")
     kw_sizes = dict(kw_sizes or {})
     dims = dims or {}
-    if kind == "reduce" and reduce_op not in REDUCE_OPS:
-        raise Fail("E0602", f"`{reduce_op}` is not a `reduce` operation" if reduce_op
-                   else "`reduce` needs an operation", "unknown operation",
-                   help="use one of " + ", ".join(f"`{o}`" for o in REDUCE_OPS))
-    if kind == "einsum" and kw_sizes:
-        raise Fail("E0502", f"`einsum` takes no keyword sizes (`{next(iter(kw_sizes))}`)",
-                   "unknown keyword")
-    if kind != "einsum" and len(pattern.inputs) != 1:
-        raise syntax_error(f"`{kind}` takes one input pattern, not {len(pattern.inputs)}",
-                           "one input expected")
-    if len(pattern.inputs) != len(inputs):
-        raise Fail("E0603", f"the pattern has {len(pattern.inputs)} inputs but "
-                   f"{len(inputs)} operands are given", "number of inputs")
-
-    taken = set(user_names(pattern.output))
-    for side in pattern.inputs:
-        taken |= set(user_names(side))
-    if kind == "einsum" and len(taken) > EINSUM_NAMES:
-        # torch (and einops after it) name each axis with one ASCII letter.
-        raise Fail("E0606", f"`einsum` with {len(taken)} axis names, more than {EINSUM_NAMES}",
-                   f"{len(taken)} names", help="contract in steps, or merge axes with "
-                   "`rearrange` first (`b (h w) c` for `b h w c`)")
-    ren = Renamer(taken)
-    in_sides = [convert_side(s, ren, kind, False) for s in pattern.inputs]
-    out_side = convert_side(pattern.output, ren, kind, True)
-    if kind != "einsum":
-        check_unique(in_sides[0], "left")
-    check_unique(out_side, "right")
+    _check_call(kind, pattern, inputs, kw_sizes, reduce_op)
+    in_sides, out_side = _sides(kind, pattern)
 
     c = _Checker(kind, inputs, kw_sizes, dims, generics,
                  unknowns if unknowns is not None else count(1).__next__, clash)
@@ -505,8 +477,69 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
                    f"`{shown}` on one side", help=help)
     reduced = tuple(ax.label for per_input in c.input_axes_names for ax, ns in per_input
                     if any(n in dropped for n in ns))
+    dtype, domain = _dtype_domain(kind, inputs, reduce_op, reduced)
+    domain = _fix_class(domain, axes, c.locals)
 
-    # dtype and domain.
+    # What einops needs as keywords.
+    kwargs: dict[str, Size] = {}
+    if kind != "einsum":
+        for n, (size, _, origin) in c.known.items():
+            if origin == "generic" and n in input_names and n not in c.in_group_names:
+                continue  # einops reads it from the input's shape
+            if n in input_names or n in out_names:
+                kwargs[n] = size
+    if kind == "einsum":
+        text = ", ".join(" ".join(t.text() for t in s) for s in in_sides)
+    else:
+        text = " ".join(t.text() for t in in_sides[0])
+    text += " -> " + " ".join(t.text() for t in out_side)
+    return PatternResult(TensorType(axes, dtype, domain), text, kwargs, tuple(c.checks),
+                         reduced, c.locals, _case_pitfalls(c, dims), tuple(c.splits),
+                         tuple(c.merges))
+
+
+def _check_call(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
+                kw_sizes: dict[str, tuple[Size, Size]], reduce_op: str | None) -> None:
+    """What the call gives beside the pattern: ``reduce``'s operation, ``einsum``'s lack of
+    keyword sizes, and as many operands as the pattern has inputs."""
+    if kind == "reduce" and reduce_op not in REDUCE_OPS:
+        raise Fail("E0602", f"`{reduce_op}` is not a `reduce` operation" if reduce_op
+                   else "`reduce` needs an operation", "unknown operation",
+                   help="use one of " + ", ".join(f"`{o}`" for o in REDUCE_OPS))
+    if kind == "einsum" and kw_sizes:
+        raise Fail("E0502", f"`einsum` takes no keyword sizes (`{next(iter(kw_sizes))}`)",
+                   "unknown keyword")
+    if kind != "einsum" and len(pattern.inputs) != 1:
+        raise syntax_error(f"`{kind}` takes one input pattern, not {len(pattern.inputs)}",
+                           "one input expected")
+    if len(pattern.inputs) != len(inputs):
+        raise Fail("E0603", f"the pattern has {len(pattern.inputs)} inputs but "
+                   f"{len(inputs)} operands are given", "number of inputs")
+
+
+def _sides(kind: str, pattern: ast.Pattern) -> tuple[list[tuple[Term, ...]], tuple[Term, ...]]:
+    """The pattern's input sides and output side as terms, renamed for einops, each side's
+    names once (E0601); at most 52 names in ``einsum`` (E0606)."""
+    taken = set(user_names(pattern.output))
+    for side in pattern.inputs:
+        taken |= set(user_names(side))
+    if kind == "einsum" and len(taken) > EINSUM_NAMES:
+        # torch (and einops after it) name each axis with one ASCII letter.
+        raise Fail("E0606", f"`einsum` with {len(taken)} axis names, more than {EINSUM_NAMES}",
+                   f"{len(taken)} names", help="contract in steps, or merge axes with "
+                   "`rearrange` first (`b (h w) c` for `b h w c`)")
+    ren = Renamer(taken)
+    in_sides = [convert_side(s, ren, kind, False) for s in pattern.inputs]
+    out_side = convert_side(pattern.output, ren, kind, True)
+    if kind != "einsum":
+        check_unique(in_sides[0], "left")
+    check_unique(out_side, "right")
+    return in_sides, out_side
+
+
+def _dtype_domain(kind: str, inputs: list[TensorType], reduce_op: str | None,
+                  reduced: tuple[Size, ...]) -> tuple[str, Domain]:
+    """The result's dtype and domain: a reduction's, a contraction's, else the input's."""
     first = inputs[0]
     dtype, domain = first.dtype, first.domain
     if kind == "reduce" and reduced:
@@ -529,24 +562,7 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
                 domain = Domain("NonNeg")
             else:
                 domain = REAL
-    domain = _fix_class(domain, axes, c.locals)
-
-    # What einops needs as keywords.
-    kwargs: dict[str, Size] = {}
-    if kind != "einsum":
-        for n, (size, _, origin) in c.known.items():
-            if origin == "generic" and n in input_names and n not in c.in_group_names:
-                continue  # einops reads it from the input's shape
-            if n in input_names or n in out_names:
-                kwargs[n] = size
-    if kind == "einsum":
-        text = ", ".join(" ".join(t.text() for t in s) for s in in_sides)
-    else:
-        text = " ".join(t.text() for t in in_sides[0])
-    text += " -> " + " ".join(t.text() for t in out_side)
-    return PatternResult(TensorType(axes, dtype, domain), text, kwargs, tuple(c.checks),
-                         reduced, c.locals, _case_pitfalls(c, dims), tuple(c.splits),
-                         tuple(c.merges))
+    return dtype, domain
 
 
 def _case_pitfalls(c: _Checker, dims: dict[str, int]) -> tuple[tuple[str, str], ...]:
