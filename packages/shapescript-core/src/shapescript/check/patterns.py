@@ -480,22 +480,29 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
     dtype, domain = _dtype_domain(kind, inputs, reduce_op, reduced)
     domain = _fix_class(domain, axes, c.locals)
 
-    # What einops needs as keywords.
+    text, kwargs = _einops_call(kind, c, in_sides, out_side, input_names | out_names)
+    return PatternResult(TensorType(axes, dtype, domain), text, kwargs, tuple(c.checks),
+                         reduced, c.locals, _case_pitfalls(c, dims), tuple(c.splits),
+                         tuple(c.merges))
+
+
+def _einops_call(kind: str, c: _Checker, in_sides: list[tuple[Term, ...]],
+                 out_side: tuple[Term, ...], names: set[str]) -> tuple[str, dict[str, Size]]:
+    """The pattern as einops reads it, and the sizes einops needs as keywords."""
+    input_names = {n for s in in_sides for t in s for n in t.names()}
     kwargs: dict[str, Size] = {}
     if kind != "einsum":
         for n, (size, _, origin) in c.known.items():
             if origin == "generic" and n in input_names and n not in c.in_group_names:
                 continue  # einops reads it from the input's shape
-            if n in input_names or n in out_names:
+            if n in names:
                 kwargs[n] = size
     if kind == "einsum":
         text = ", ".join(" ".join(t.text() for t in s) for s in in_sides)
     else:
         text = " ".join(t.text() for t in in_sides[0])
     text += " -> " + " ".join(t.text() for t in out_side)
-    return PatternResult(TensorType(axes, dtype, domain), text, kwargs, tuple(c.checks),
-                         reduced, c.locals, _case_pitfalls(c, dims), tuple(c.splits),
-                         tuple(c.merges))
+    return text, kwargs
 
 
 def _check_call(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
