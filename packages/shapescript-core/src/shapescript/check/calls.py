@@ -268,10 +268,9 @@ class CallChecker:
     def call(self, sig: FnSig, e: ast.Call) -> Type:
         """The type of the call ``e`` of ``sig``, its resolution recorded.
 
-        Long on purpose: the arguments are matched, then ``Size`` arguments bind, then
-        ``Axis`` ones, then tensors (sizes, then dtypes, then domains), each pass reading
-        the binding the one before built; split, the half-built binding would travel
-        between functions with the same order to keep."""
+        The arguments are matched, then ``Size`` arguments bind, then ``Axis`` ones, then
+        tensors (sizes, then dtypes, then domains), each pass reading the binding the one
+        before built."""
         what = f"`{sig.name}`"
         if sig.is_extern and sig.extern in HOST_EXTERNS:
             self.ck.body.host_only(e, f"`{sig.name}()`")
@@ -295,6 +294,41 @@ class CallChecker:
                 continue
             types[p.name] = self.ck.expr(a.value)
         failed = any(isinstance(t, ErrorType) for t in types.values())
+        self.bind_sizes(sig, matched, b)
+        if sig.one_of:
+            one_of_rule(sig, matched, e, types)
+        prelude_rules(sig, matched, e)
+        axis_positions = self.axis_positions(sig, matched, types, b)
+        # A signature of another module names its dims by that module's labels.
+        labels = self.ck.env.labels_from(sig.module) if sig.module is not None else {}
+        tensors, argvals = self.argvals(sig, matched, types, b, axis_positions, labels)
+        if failed:
+            self.record_call(sig, e, matched, argvals)
+            return ERROR if sig.ret is None or not isinstance(sig.ret, TensorType) else self.fallback_ret(sig, b)
+        try:
+            bind_tensor_params(tensors, b, sig.generics | _existentials(sig), self.ck.body.clash)
+        except ZeroDivisionError:
+            raise self.zero_divisor(sig, e) from None
+        for name, pt, at, a in tensors:
+            bind_dtype(pt, at, b, name, a, sig.name)
+        for name, pt, at, a in tensors:
+            want = subst_domain(pt.domain, b)
+            ops.check_domain(at, want, a, name, sig.name)
+        # Host numbers for tensor parameters: the dtype the parameter (or its class) says.
+        for p in sig.params:
+            av = argvals.get(p.name)
+            if isinstance(av, ExprArg) and av.wrap in ("Float", "Int"):
+                argvals[p.name] = ExprArg(av.node, wrap=b.dclass.get(av.wrap, "f32" if av.wrap == "Float" else "i64"))
+        self.record_call(sig, e, matched, argvals)
+        if sig.ret is None:
+            return NOTHING
+        try:
+            return subst_type(relabel(sig.ret, labels), b, self.ck.body.next_id)
+        except ZeroDivisionError:
+            raise self.zero_divisor(sig, e) from None
+
+    def bind_sizes(self, sig: FnSig, matched: dict[str, ast.Arg], b: Binding) -> None:
+        """``Size`` arguments bind their names: a static value given, else the default."""
         for p in sig.params:
             a = matched.get(p.name)
             if isinstance(p.type, SizeParam) and a is not None:
@@ -306,11 +340,13 @@ class CallChecker:
                 d = literal_int(p.default)
                 if d is not None:
                     b.sizes[p.type.name] = (Size.const(d), Size.const(d))
-        if sig.one_of:
-            one_of_rule(sig, matched, e, types)
-        prelude_rules(sig, matched, e)
+
+    def axis_positions(self, sig: FnSig, matched: dict[str, ast.Arg], types: dict[str, Type],
+                       b: Binding) -> dict[str, Any]:
+        """An ``Axis[n]`` parameter → the position(s) its argument names in the first
+        tensor argument."""
         first_tensor = next((p for p in sig.params if isinstance(p.type, TensorType)), None)
-        axis_positions: dict[str, Any] = {}  # an `Axis[n]` parameter → the position(s) given
+        axis_positions: dict[str, Any] = {}
         for p in sig.params:
             a = matched.get(p.name)
             if isinstance(p.type, AxisParam) and a is not None:
@@ -318,10 +354,15 @@ class CallChecker:
                     raise Fail("E1001", "no tensor to find the axis in", "", span=a.span)
                 axis_positions[p.name] = self.axis_arg(p.type, a, types[first_tensor.name],
                                                        first_tensor, b, sig)
+        return axis_positions
+
+    def argvals(self, sig: FnSig, matched: dict[str, ast.Arg], types: dict[str, Type],
+                b: Binding, axis_positions: dict[str, Any], labels: dict[str, Any]
+                ) -> tuple[list[tuple[str, TensorType, TensorType, ast.Arg]], dict[str, ArgVal]]:
+        """Each argument as the call passes it, checked against its parameter's kind; the
+        tensor arguments beside their parameters' types, to bind."""
         tensors: list[tuple[str, TensorType, TensorType, ast.Arg]] = []
         argvals: dict[str, ArgVal] = {}
-        # A signature of another module names its dims by that module's labels.
-        labels = self.ck.env.labels_from(sig.module) if sig.module is not None else {}
         for p in sig.params:
             a = matched.get(p.name)
             pt = relabel(p.type, labels) if labels and isinstance(p.type, TensorType) else p.type
@@ -362,30 +403,7 @@ class CallChecker:
                 argvals[p.name] = ExprArg(a.value)
             else:
                 argvals[p.name] = ExprArg(a.value)
-        if failed:
-            self.record_call(sig, e, matched, argvals)
-            return ERROR if sig.ret is None or not isinstance(sig.ret, TensorType) else self.fallback_ret(sig, b)
-        try:
-            bind_tensor_params(tensors, b, sig.generics | _existentials(sig), self.ck.body.clash)
-        except ZeroDivisionError:
-            raise self.zero_divisor(sig, e) from None
-        for name, pt, at, a in tensors:
-            bind_dtype(pt, at, b, name, a, sig.name)
-        for name, pt, at, a in tensors:
-            want = subst_domain(pt.domain, b)
-            ops.check_domain(at, want, a, name, sig.name)
-        # Host numbers for tensor parameters: the dtype the parameter (or its class) says.
-        for p in sig.params:
-            av = argvals.get(p.name)
-            if isinstance(av, ExprArg) and av.wrap in ("Float", "Int"):
-                argvals[p.name] = ExprArg(av.node, wrap=b.dclass.get(av.wrap, "f32" if av.wrap == "Float" else "i64"))
-        self.record_call(sig, e, matched, argvals)
-        if sig.ret is None:
-            return NOTHING
-        try:
-            return subst_type(relabel(sig.ret, labels), b, self.ck.body.next_id)
-        except ZeroDivisionError:
-            raise self.zero_divisor(sig, e) from None
+        return tensors, argvals
 
     def zero_divisor(self, sig: FnSig, e: ast.Call) -> Fail:
         """A signature whose sizes divide by a size this call makes 0 (``stride=0``)."""
