@@ -84,7 +84,7 @@ if TYPE_CHECKING:
         load_module as load_module, source_with_dims as source_with_dims,
     )
     from shapescript.diagnostics import (
-        Diagnostic as Diagnostic, Label as Label,
+        INTERNAL_NOTE as INTERNAL_NOTE, Diagnostic as Diagnostic, Label as Label,
     )
     from shapescript.errors import (
         DeviceError as DeviceError, DomainError as DomainError, ShapeError as ShapeError,
@@ -159,7 +159,7 @@ __all__ = [
     "choose_function",
     "export_diagnostics", "serving_diagnostics", "serving_form", "ServingForm",
     # diagnostics
-    "Diagnostic", "Label", "render", "render_diagnostics", "internal_error",
+    "Diagnostic", "Label", "render", "render_diagnostics", "internal_error", "INTERNAL_NOTE",
     "shapescript_error", "ShapeScriptError", "ShapeError", "DomainError", "DeviceError",
     # code generation
     "compile_source", "compile_file", "python_name", "generate_traced", "TracedModule",
@@ -249,6 +249,7 @@ _HOMES: dict[str, str] = {
     "ServingForm": "shapescript.check.serving",
     "Diagnostic": "shapescript.diagnostics",
     "Label": "shapescript.diagnostics",
+    "INTERNAL_NOTE": "shapescript.diagnostics",
     "render": "shapescript.render",
     "internal_error": "shapescript.compiler",
     "ShapeScriptError": "shapescript.errors",

@@ -8,7 +8,6 @@ then on ``sys.path``, and checked once per compilation.
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 import traceback
@@ -16,10 +15,11 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
+from shapescript.gc_pause import paused_gc
 from shapescript.check.body import check_module
 from shapescript.check.env import ModuleEnv
 from shapescript.check.result import CheckedModule, Program
-from shapescript.diagnostics import Diagnostic
+from shapescript.diagnostics import INTERNAL_NOTE, Diagnostic
 from shapescript.source import SourceDecodeError, Span, read_source
 from shapescript.syntax.parser import parse
 from shapescript.term import debug_enabled
@@ -120,7 +120,7 @@ class _Compilation:
 
 
 def internal_error(path: str, err: BaseException) -> Diagnostic:
-    note = "this is a bug in ShapeScript, not in your program; please report it, with this file"
+    note = INTERNAL_NOTE
     d = Diagnostic("E0000", "error", "internal error", path, 1, 1, 1, 1, (), None, (note,))
     if debug_enabled():
         tb = "".join(traceback.format_exception(err))
@@ -131,19 +131,13 @@ def internal_error(path: str, err: BaseException) -> Diagnostic:
 def check_program(src: str, path: str, search: list[str] | None = None) -> Program:
     """Parse and check ``src`` (the file ``path``) and what it imports."""
     comp = _Compilation(search)
-    # Parsing and checking allocate many small, acyclic objects: the cyclic collector
-    # would only slow them down, so it waits until the whole program is checked.
-    gc_was_on = gc.isenabled()
-    gc.disable()
-    try:
-        comp.program.main = comp.check(src, path)
-    except RecursionError as err:
-        comp.program.diagnostics.append(internal_error(path, err))
-    except Exception as err:  # a checker bug: one diagnostic, never a traceback
-        comp.program.diagnostics.append(internal_error(path, err))
-    finally:
-        if gc_was_on:
-            gc.enable()
+    with paused_gc():  # until the whole program is checked
+        try:
+            comp.program.main = comp.check(src, path)
+        except RecursionError as err:
+            comp.program.diagnostics.append(internal_error(path, err))
+        except Exception as err:  # a checker bug: one diagnostic, never a traceback
+            comp.program.diagnostics.append(internal_error(path, err))
     p = comp.program
     p.diagnostics = _sorted(p.diagnostics, path)
     return p

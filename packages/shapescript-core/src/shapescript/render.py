@@ -28,7 +28,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from shapescript.diagnostics import Diagnostic, Label
+from shapescript.diagnostics import INTERNAL_NOTE, Diagnostic, Label
 
 __all__ = [
     "INTERNAL_NOTE",
@@ -39,9 +39,6 @@ __all__ = [
     "render_json",
 ]
 
-INTERNAL_NOTE = (
-    "this is a bug in ShapeScript, not in your program; please report it, with this file"
-)
 TAB_WIDTH = 4  # rustc shows a tab as four spaces
 
 # ANSI styles, as rustc uses them.

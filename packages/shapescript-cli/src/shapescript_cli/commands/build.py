@@ -16,7 +16,7 @@ import traceback
 
 import click
 
-from shapescript.api import atomic_write, py_comment, same_file
+from shapescript.api import INTERNAL_NOTE, atomic_write, py_comment, same_file
 
 from shapescript_cli.output import debug_enabled, fail
 
@@ -80,9 +80,8 @@ def command(file, output, standalone, checks, value_checks, devices, stubs, dims
         click.echo(f"error: cannot read {file}: {err.strerror or err}", err=True)
         sys.exit(2)
     except Exception:
-        click.echo(f"error[E0000]: internal error\n --> {file}\n  |\n  = note: this is a "
-                   "bug in ShapeScript, not in your program; please report it, with this "
-                   "file", err=True)
+        click.echo(f"error[E0000]: internal error\n --> {file}\n  |\n  = note: {INTERNAL_NOTE}",
+                   err=True)
         if debug_enabled():
             traceback.print_exc()
         sys.exit(3)

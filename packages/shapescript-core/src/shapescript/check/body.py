@@ -8,10 +8,10 @@ the call graph from every ``export fn`` and reports those sites (E17xx).
 
 from __future__ import annotations
 
-import gc
 from itertools import count
 from typing import Any
 
+from shapescript.gc_pause import paused_gc
 from shapescript.check.declare import Loader, declare
 from shapescript.check.env import AxisParam, FnSig, ModuleEnv, SizeParam
 from shapescript.check.exprs import ExprChecker
@@ -267,15 +267,8 @@ def check_model_inits(cm: CheckedModule, env: ModuleEnv) -> None:
 def check_module(module: ast.Module, source: str, prelude: ModuleEnv | None,
                  load: Loader) -> CheckedModule:
     """Check one parsed file; its diagnostics come sorted by position."""
-    # The checker allocates many small, acyclic objects (sizes, types, records): the
-    # cyclic collector would only slow it down (as in the parser), so it waits.
-    gc_was_on = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_gc():
         return _check_module(module, source, prelude, load)
-    finally:
-        if gc_was_on:
-            gc.enable()
 
 
 def _check_module(module: ast.Module, source: str, prelude: ModuleEnv | None,

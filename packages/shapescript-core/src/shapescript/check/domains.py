@@ -25,6 +25,7 @@ from shapescript.check.sizes import Size
 from shapescript.check.types import (
     FLOAT_DTYPES, INT_DTYPES, MASK, NOBOUND, REAL, Domain, HostType,
 )
+from shapescript.vocab import CLASS_DOMAINS
 
 __all__ = [
     "ProveLe", "binop_domain", "convert", "default_dtype", "host_domains", "interval_view",
@@ -267,7 +268,7 @@ _KEEPS = {
 def check_class_over(d: Domain, over: Iterable[Size] | None, op: str) -> None:
     """E0704 unless a reduction or class-axis operation on a ``Logit``/``LogProb``/``Prob
     over A`` value reduces exactly ``over=A`` (``over`` None: every axis)."""
-    if d.kind not in ("Logit", "LogProb", "Prob"):
+    if d.kind not in CLASS_DOMAINS:
         return
     labels = None if over is None else list(over)
     if labels is not None and len(labels) == 1 and labels[0] == d.over:

@@ -18,6 +18,7 @@ from shapescript.check.types import ModelType, TensorType, Type
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
+from shapescript.vocab import DOMAINS, DTYPE_CLASSES, DTYPES
 
 if TYPE_CHECKING:
     from shapescript.check.roles import Roles
@@ -26,8 +27,7 @@ if TYPE_CHECKING:
 BUILTIN_FUNCS = FUNCTION_NAMES
 CONSTRUCTORS = CONSTRUCTOR_NAMES
 RESERVED_TYPE_NAMES = frozenset({
-    "bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64", "Float", "Int",
-    "Real", "NonNeg", "Pos", "Unit", "Signed", "Logit", "LogProb", "Prob", "Index", "Mask",
+    *DTYPES, *DTYPE_CLASSES, *DOMAINS,
     "int", "float", "str", "Size", "Axis", "Axes", "Train",
 })
 MODES = frozenset({"Train"})

@@ -22,7 +22,7 @@ from shapescript.check.types import (
     TupleType, Type, label_hits,
 )
 from shapescript.syntax import ast
-from shapescript.vocab import HOST_DTYPE
+from shapescript.vocab import CLASS_DOMAINS, HOST_DTYPE
 
 _HOST_DTYPE = HOST_DTYPE
 
@@ -241,7 +241,7 @@ def convert(a: TensorType, te: ast.TensorTypeExpr) -> tuple[TensorType, list[tup
 
 
 def _domain_of(d: ast.DomainExpr, a: TensorType) -> Domain:
-    if d.name in ("Logit", "LogProb", "Prob"):
+    if d.name in CLASS_DOMAINS:
         if d.over is None:
             raise Fail("E0705", f"`{d.name}` needs a class axis", "no class axis", span=d.span,
                        help=f"name it: `{d.name} over C`")

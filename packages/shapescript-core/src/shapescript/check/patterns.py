@@ -47,6 +47,7 @@ from shapescript.check.types import (
     NOBOUND, REAL, Axis, Domain, INT_DTYPES, TensorType, size_text,
 )
 from shapescript.syntax import ast
+from shapescript.vocab import CLASS_DOMAINS
 
 __all__ = ["PatternResult", "RuntimeCheck", "REDUCE_OPS", "check_pattern"]
 
@@ -394,7 +395,7 @@ def _fix_class(d: Domain, axes: tuple[Axis, ...],
                local: dict[str, tuple[Size, Size]] | None = None) -> Domain:
     """A class domain survives only with exactly one axis labelled by its class axis
     (under the name the output wrote for it, if it wrote one)."""
-    if d.kind not in ("Logit", "LogProb", "Prob"):
+    if d.kind not in CLASS_DOMAINS:
         return d
     for name, (_, matched) in (local or {}).items():
         if matched == d.over and sum(1 for a in axes if not a.variadic and a.label == d.over) == 0:

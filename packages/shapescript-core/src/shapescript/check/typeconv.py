@@ -19,7 +19,7 @@ from shapescript.check.types import (
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
-from shapescript.vocab import DOMAIN_DTYPE
+from shapescript.vocab import CLASS_DOMAINS, DOMAIN_DTYPE
 
 Report = Callable[[Diagnostic], None]
 
@@ -291,7 +291,7 @@ class TypeBuilder:
                 return None
             size, label = self.size(d.index)
             return Domain("Index", index=size, index_label=label)
-        if d.name in ("Logit", "LogProb", "Prob"):
+        if d.name in CLASS_DOMAINS:
             if d.over is None:
                 self.error("E0705", f"`{d.name}` needs a class axis: `{d.name} over C`", d.span,
                            "no class axis")

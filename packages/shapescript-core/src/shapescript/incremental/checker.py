@@ -4,11 +4,11 @@ what it keeps and when it checks afresh)."""
 
 from __future__ import annotations
 
-import gc
 import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
+from shapescript.gc_pause import paused_gc
 from shapescript.check.body import BodyChecker, check_model_inits, dedupe
 from shapescript.check.declare import declare
 from shapescript.check.env import ModuleEnv
@@ -102,28 +102,24 @@ class IncrementalChecker:
         if text == self._text and self.program is not None and self._deps_fresh():
             self.last = "unchanged"
             return self.program
-        gc_was_on = gc.isenabled()
-        gc.disable()
-        try:
-            program = self._update(text)
-        except CheckCancelled:
-            # Half-updated records are of no use: the next update checks afresh.
-            self._state = None
-            self._chunks = {}
-            self._lines = []
-            self._text = None
-            self.program = None
-            raise
-        except Exception:  # a bug here must not cost the user a checked file
-            self._state = None
-            self._chunks = {}
-            from shapescript.compiler import check_program
+        with paused_gc():
+            try:
+                program = self._update(text)
+            except CheckCancelled:
+                # Half-updated records are of no use: the next update checks afresh.
+                self._state = None
+                self._chunks = {}
+                self._lines = []
+                self._text = None
+                self.program = None
+                raise
+            except Exception:  # a bug here must not cost the user a checked file
+                self._state = None
+                self._chunks = {}
+                from shapescript.compiler import check_program
 
-            program = check_program(text, self.path, self.search)
-            self.last = "full"
-        finally:
-            if gc_was_on:
-                gc.enable()
+                program = check_program(text, self.path, self.search)
+                self.last = "full"
         self._text = text
         self.program = program
         return program

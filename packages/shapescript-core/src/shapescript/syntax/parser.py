@@ -27,10 +27,10 @@ Nothing here raises: any input gives a (possibly partial) module and diagnostics
 
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass
 
-from shapescript.diagnostics import Diagnostic
+from shapescript.gc_pause import paused_gc
+from shapescript.diagnostics import INTERNAL_NOTE, Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
 from shapescript.syntax.build import Builder
@@ -79,13 +79,8 @@ def parse_file(src: str, path: str) -> Parsed:
         if not isinstance(src, str):
             src = src.decode("utf-8", "replace") if isinstance(src, (bytes, bytearray)) \
                 else str(src)
-        gc_was_on = gc.isenabled()
-        gc.disable()  # the parser allocates many small acyclic objects
-        try:
+        with paused_gc():
             return _parse(src, path, diags)
-        finally:
-            if gc_was_on:
-                gc.enable()
     except Exception as e:  # noqa: BLE001 - never raise: an internal error is a diagnostic
         diags.append(_internal(e, path))
         return Parsed(None, tuple(diags), ())
@@ -94,8 +89,7 @@ def parse_file(src: str, path: str) -> Parsed:
 def _internal(e: BaseException, path: str, span: Span | None = None) -> Diagnostic:
     from shapescript.term import debug_enabled
 
-    notes: tuple[str, ...] = ("this is a bug in ShapeScript, not in your program; please report it, "
-                              "with this file",)
+    notes: tuple[str, ...] = (INTERNAL_NOTE,)
     if debug_enabled():
         import traceback
         notes += ("".join(traceback.format_exception(e)),)
