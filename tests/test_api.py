@@ -81,6 +81,7 @@ def test_static_tools_see_each_name_from_the_home_the_loader_uses():
             assert alias.asname == alias.name  # the re-export idiom: `X as X`
             static[alias.name] = f"{stmt.module}.{alias.name}"
     lazy = {name: f"{home}.{name}" for name, home in api._HOMES.items()}
-    lazy.update(vocab="shapescript.vocab", distributed="shapescript.rt.distributed")
+    lazy.update(vocab="shapescript.vocab", error_codes="shapescript.error_codes",
+                distributed="shapescript.rt.distributed")
     assert static == lazy
     assert set(api.__all__) <= set(static) | {n for n in dir(api) if not n.startswith("_")}

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     # What static tools see: each name from its home, re-exported (`X as X`); at run time
     # `__getattr__` below loads the same homes (`_HOMES`) on first use.
+    from shapescript import error_codes as error_codes
     from shapescript import vocab as vocab
     from shapescript.rt import distributed as distributed
     from shapescript.builtin_registry import (
@@ -167,7 +168,7 @@ __all__ = [
     # source text in generated Python: the one way there (codegen/pytext.py)
     "py_literal", "py_comment", "py_docstring", "py_identifier", "py_attribute", "py_name_from",
     # shared helpers and facts
-    "vocab", "atomic_write", "atomic_write_with", "atomic_dir", "same_file", "use_color",
+    "vocab", "error_codes", "atomic_write", "atomic_write_with", "atomic_dir", "same_file", "use_color",
     "WriteError", "write_error", "sweep_stale", "Stopped", "stop_on_signals", "stop_message",
     "signal_of", "die_with_parent",
     "debug_enabled", "Progress", "format_size", "format_duration",
@@ -375,8 +376,8 @@ def save_checkpoint(path: str, *models: Any) -> None:
 
 
 def __getattr__(name: str) -> Any:
-    if name == "vocab":  # the dtype, domain and device tables, as a module
-        value = importlib.import_module("shapescript.vocab")
+    if name in ("vocab", "error_codes"):  # the vocabulary's tables; the codes' constants
+        value = importlib.import_module(f"shapescript.{name}")
         globals()[name] = value
         return value
     if name == "distributed":  # start/stop the process group, a rank's output (torch)

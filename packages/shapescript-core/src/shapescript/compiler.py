@@ -23,6 +23,7 @@ from shapescript.diagnostics import INTERNAL_NOTE, Diagnostic
 from shapescript.source import SourceDecodeError, Span, read_source
 from shapescript.syntax.parser import parse
 from shapescript.term import debug_enabled
+from shapescript import error_codes as ec
 
 __version__ = "0.1.0"
 PRELUDE_DIR = Path(__file__).parent / "prelude"
@@ -73,7 +74,7 @@ class _Compilation:
         path = self.find(name, importer)
         if path is None:
             self.program.diagnostics.append(Diagnostic.error(
-                "E0204", f"module `{name}` not found", span, f"no `{name}.ss` here",
+                ec.E0204, f"module `{name}` not found", span, f"no `{name}.ss` here",
                 help=f"put `{name}.ss` next to this file or on Python's path"))
             return None
         key = os.path.abspath(path)
@@ -82,7 +83,7 @@ class _Compilation:
                 return done.env
         if key in self.loading:
             self.program.diagnostics.append(Diagnostic.error(
-                "E0204", f"module `{name}` imports itself (a cycle)", span, "circular import",
+                ec.E0204, f"module `{name}` imports itself (a cycle)", span, "circular import",
                 help="move the shared declarations into a third module"))
             return None
         try:
@@ -93,7 +94,7 @@ class _Compilation:
             return None
         except OSError as err:
             self.program.diagnostics.append(Diagnostic.error(
-                "E0204", f"module `{name}` can't be read: {err.strerror or err}", span, ""))
+                ec.E0204, f"module `{name}` can't be read: {err.strerror or err}", span, ""))
             return None
         cm = self.check(src, path)
         return None if cm is None else cm.env
@@ -121,10 +122,10 @@ class _Compilation:
 
 def internal_error(path: str, err: BaseException) -> Diagnostic:
     note = INTERNAL_NOTE
-    d = Diagnostic("E0000", "error", "internal error", path, 1, 1, 1, 1, (), None, (note,))
+    d = Diagnostic(ec.E0000, "error", "internal error", path, 1, 1, 1, 1, (), None, (note,))
     if debug_enabled():
         tb = "".join(traceback.format_exception(err))
-        d = Diagnostic("E0000", "error", "internal error", path, 1, 1, 1, 1, (), None, (note, tb))
+        d = Diagnostic(ec.E0000, "error", "internal error", path, 1, 1, 1, 1, (), None, (note, tb))
     return d
 
 

@@ -21,6 +21,7 @@ import sys
 import types
 from dataclasses import dataclass, field
 from typing import Any
+from shapescript.api import error_codes as ec
 
 __all__ = ["AttentionCall", "ModelExportError", "ModelSource", "DTYPES", "cast_fields",
            "count_attentions", "example_inputs", "load_model_source", "make_weights",
@@ -128,7 +129,7 @@ def load_model_source(path: str, fn: str | None = "forward", *, option: str = "-
     # A model's type (checked by its class's name: the core's types stay inside the core).
     model_type: Any = sig.params[0].type if sig.params else None
     if type(model_type).__name__ != "ModelType":
-        diags = [d for d in api.serving_diagnostics(program, name) if d.code == "E3306"]
+        diags = [d for d in api.serving_diagnostics(program, name) if d.code == ec.E3306]
         raise api.shapescript_error(diags, program.sources)
     # Checked as an exported function is, but that the model may be passed around and
     # its fields read.

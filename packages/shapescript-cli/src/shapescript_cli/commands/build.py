@@ -21,6 +21,7 @@ from shapescript.api import INTERNAL_NOTE, atomic_write, py_comment, same_file
 from shapescript_cli.output import debug_enabled, fail
 
 from ._util import MODE_CHOICE, render
+from shapescript.api import error_codes as ec
 
 
 @click.command()
@@ -89,7 +90,7 @@ def command(file, output, standalone, checks, value_checks, devices, stubs, dims
         click.echo(render(out.diagnostics, out.sources).rstrip("\n"), err=True)
     errors = [d for d in out.diagnostics if getattr(d, "severity", "error") == "error"]
     if out.python is None or errors:
-        sys.exit(3 if any(getattr(d, "code", "") == "E0000" for d in errors) else 1)
+        sys.exit(3 if any(getattr(d, "code", "") == ec.E0000 for d in errors) else 1)
     _refuse_input_as_output(target, list(out.sources))
     stub_target = os.path.splitext(target)[0] + ".pyi"
     if out.stub is not None:

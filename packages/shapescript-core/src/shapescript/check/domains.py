@@ -26,6 +26,7 @@ from shapescript.check.types import (
     FLOAT_DTYPES, INT_DTYPES, MASK, NOBOUND, REAL, Domain, HostType,
 )
 from shapescript.vocab import CLASS_DOMAINS
+from shapescript import error_codes as ec
 
 __all__ = [
     "ProveLe", "binop_domain", "convert", "default_dtype", "host_domains", "interval_view",
@@ -101,7 +102,7 @@ def is_subdomain(a: Domain, b: Domain, prove_le: ProveLe | None = None,
         if count == 1:
             return True
         where = "absent from" if count == 0 else "repeated in"
-        raise Fail("E0705", f"the class axis `{b.over}` is {where} the value",
+        raise Fail(ec.E0705, f"the class axis `{b.over}` is {where} the value",
                    f"`{b.over}` {'missing' if count == 0 else 'repeated'}",
                    help="a value is a `Logit over A` only with exactly one axis labelled `A`")
     return False
@@ -274,7 +275,7 @@ def check_class_over(d: Domain, over: Iterable[Size] | None, op: str) -> None:
     if labels is not None and len(labels) == 1 and labels[0] == d.over:
         return
     said = "every axis" if labels is None else " ".join(str(x) for x in labels)
-    raise Fail("E0704", f"`{op}` of a `{d}` value must reduce `over={d.over}`",
+    raise Fail(ec.E0704, f"`{op}` of a `{d}` value must reduce `over={d.over}`",
                f"reduces {said}",
                help=f"to reduce other axes, first drop the marking: `(x as {_plain(d)})`")
 
@@ -404,7 +405,7 @@ def convert(src_dtype: str, src_domain: Domain, target_dtype: str | None = None,
 
 def _no_conversion(src_dtype: str, src_domain: Domain, target_domain: Domain, help: str) -> Fail:
     what = f"`{src_dtype}`" if src_domain.kind == "Int" else f"`{src_dtype} {src_domain}`"
-    return Fail("E0702", f"no conversion from {what} to `{target_domain}`",
+    return Fail(ec.E0702, f"no conversion from {what} to `{target_domain}`",
                 "no such conversion", help=help)
 
 

@@ -16,6 +16,7 @@ from shapescript.check.types import (
     ERROR, INT_DTYPES, Axis, Domain, ErrorType, HostType, PyType, TensorType, Type,
 )
 from shapescript.syntax import ast
+from shapescript import error_codes as ec
 
 if TYPE_CHECKING:
     from shapescript.check.exprs import ExprChecker
@@ -36,7 +37,7 @@ def slice_bounds(lo: Size, hi: Size, axis: Axis, r: Any, ck: ExprChecker | None 
     facts = ((Size.const(0), lo), (lo, hi), (hi, n))
     for a, b in facts:
         if (a - b).provably_pos():
-            raise Fail("E0406", f"the slice {lo}..{hi} is out of bounds for an axis of {n}",
+            raise Fail(ec.E0406, f"the slice {lo}..{hi} is out of bounds for an axis of {n}",
                        "out of bounds", span=r.span)
     proven = all((b - a).provably_nonneg() for a, b in facts)
     lin = hi.linear()
@@ -76,7 +77,7 @@ def index(ck: ExprChecker, base: TensorType, e: ast.Index) -> Type:
     a gather), tried in that order."""
     idx = e.indices
     if base.has_variadic:
-        raise Fail("E0409", "indexing needs the rank of `...`", "a `[...]` value", span=e.value.span)
+        raise Fail(ec.E0409, "indexing needs the rank of `...`", "a `[...]` value", span=e.value.span)
     if len(idx) == 1 and isinstance(idx[0], ast.Range):
         return _slice(ck, base, e, idx[0])
     ranges = [i for i in idx if isinstance(i, ast.Range)]
@@ -84,7 +85,7 @@ def index(ck: ExprChecker, base: TensorType, e: ast.Index) -> Type:
         for i in idx:
             if not isinstance(i, ast.Range):
                 ck.expr(i)
-        raise Fail("E0410", "a slice `a..b` must be the only index", "a slice beside another index",
+        raise Fail(ec.E0410, "a slice `a..b` must be the only index", "a slice beside another index",
                    span=ranges[0].span,
                    help="slice the first axis alone, `x[a..b]`; reach other axes with `rearrange`")
     types = [ck.expr(i) for i in idx]
@@ -94,13 +95,13 @@ def index(ck: ExprChecker, base: TensorType, e: ast.Index) -> Type:
            for t in types):
         return _host_ints(ck, base, e, types)
     if len(idx) != 1:
-        raise Fail("E0410", "index with one mask or one tensor of indices", "", span=e.span)
+        raise Fail(ec.E0410, "index with one mask or one tensor of indices", "", span=e.span)
     t = types[0]
     if isinstance(t, TensorType) and t.dtype == "bool":
         return _mask(ck, base, e, t)
     if isinstance(t, TensorType) and t.dtype in INT_DTYPES:
         return _gather(ck, base, e, t)
-    raise Fail("E0410", f"can't index with `{t}`", f"this is `{t}`", span=idx[0].span)
+    raise Fail(ec.E0410, f"can't index with `{t}`", f"this is `{t}`", span=idx[0].span)
 
 
 def _slice(ck: ExprChecker, base: TensorType, e: ast.Index, r: ast.Range) -> Type:
@@ -108,7 +109,7 @@ def _slice(ck: ExprChecker, base: TensorType, e: ast.Index, r: ast.Range) -> Typ
     lo = ck.expr_size(r.lo)
     hi = ck.expr_size(r.hi)
     if not base.axes:
-        raise Fail("E0406", "a `[]` value has no axis to slice", "", span=e.span)
+        raise Fail(ec.E0406, "a `[]` value has no axis to slice", "", span=e.span)
     check = False
     if lo is not None and hi is not None:
         size = hi - lo
@@ -121,7 +122,7 @@ def _slice(ck: ExprChecker, base: TensorType, e: ast.Index, r: ast.Range) -> Typ
             if isinstance(t, ErrorType):
                 return ERROR
             if not isinstance(t, PyType) and not (isinstance(t, HostType) and t.name == "int"):
-                raise Fail("E0410", f"a slice's bounds are ints, not `{t}`", f"this is `{t}`",
+                raise Fail(ec.E0410, f"a slice's bounds are ints, not `{t}`", f"this is `{t}`",
                            span=x.span)
         u = fresh_unknown(ck.body.next_id, "k")
         ax = Axis(u, u)
@@ -136,9 +137,9 @@ def _host_ints(ck: ExprChecker, base: TensorType, e: ast.Index, types: list[Type
     idx = e.indices
     for t, i in zip(types, idx):
         if isinstance(t, HostType) and t.name != "int":
-            raise Fail("E0410", f"an index is an int, not `{t}`", f"this is `{t}`", span=i.span)
+            raise Fail(ec.E0410, f"an index is an int, not `{t}`", f"this is `{t}`", span=i.span)
     if len(idx) > base.rank:
-        raise Fail("E0406", f"{len(idx)} indices for a value with {base.rank} axes", "too many indices",
+        raise Fail(ec.E0406, f"{len(idx)} indices for a value with {base.rank} axes", "too many indices",
                    span=e.span)
     check = False
     for k, (t, i) in enumerate(zip(types, idx)):
@@ -155,7 +156,7 @@ def _host_ints(ck: ExprChecker, base: TensorType, e: ast.Index, types: list[Type
                 within = top is not None and (n - top).provably_nonneg()
             check = check or not within
         elif not -n.const_value <= v < n.const_value:  # type: ignore[operator]
-            raise Fail("E0406", f"index {v} is out of bounds for an axis of {n}", "out of bounds",
+            raise Fail(ec.E0406, f"index {v} is out of bounds for an axis of {n}", "out of bounds",
                        span=i.span)
     ck.res[id(e)] = IntIndex(check)
     return TensorType(base.axes[len(idx):], base.dtype, base.domain)
@@ -165,12 +166,12 @@ def _mask(ck: ExprChecker, base: TensorType, e: ast.Index, t: TensorType) -> Typ
     """``x[mask]``: the mask's axes, matched to the leading ones, become one of unknown size."""
     at = e.indices[0].span
     if t.rank > base.rank:
-        raise Fail("E0402", f"the mask `{t}` has more axes than `{base}`",
+        raise Fail(ec.E0402, f"the mask `{t}` has more axes than `{base}`",
                    f"{t.rank} axes, the value has {base.rank}", span=at,
                    help="a mask matches the value's leading axes by position")
     for k, (p, q) in enumerate(zip(t.axes, base.axes)):
         if p.size != q.size:
-            raise Fail("E0401", f"sizes not provably equal: the mask's axis {k} is "
+            raise Fail(ec.E0401, f"sizes not provably equal: the mask's axis {k} is "
                        f"`{axis_words(p)}` but the value's is `{axis_words(q)}`",
                        f"this is `{t}`", span=at,
                        help="a mask matches the value's leading axes by position")
@@ -182,14 +183,14 @@ def _mask(ck: ExprChecker, base: TensorType, e: ast.Index, t: TensorType) -> Typ
 def _gather(ck: ExprChecker, base: TensorType, e: ast.Index, t: TensorType) -> Type:
     """``table[ids]``: rows gathered by indices whose ``Index`` bound is the table's rows."""
     if not base.axes:
-        raise Fail("E0406", "a `[]` value can't be indexed", "", span=e.span)
+        raise Fail(ec.E0406, "a `[]` value can't be indexed", "", span=e.span)
     v = base.axes[0].size
     want = Domain("Index", index=v)
     if t.domain.kind != "Index" or not dm.is_subdomain(t.domain, want, prove_le):
         have = "have no bound" if t.domain.kind != "Index" else f"are `{t.domain}`"
         rows = base.axes[0].label
         target = TensorType(t.axes, t.dtype, Domain("Index", index=rows))
-        raise Fail("E0701", f"the indices {have}, but the table has `{axis_words(base.axes[0])}` rows",
+        raise Fail(ec.E0701, f"the indices {have}, but the table has `{axis_words(base.axes[0])}` rows",
                    f"this is `{t}`", span=e.indices[0].span,
                    help=f"assert the bound with `as {target}`, checked at run time")
     bound, rows_axis = t.domain.index_label, base.axes[0]

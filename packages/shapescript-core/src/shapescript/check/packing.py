@@ -37,6 +37,7 @@ from shapescript.check.types import (
     Type,
 )
 from shapescript.syntax import ast
+from shapescript import error_codes as ec
 
 if TYPE_CHECKING:
     from shapescript.check.exprs import ExprChecker
@@ -69,7 +70,7 @@ def _pattern_of(e: ast.Call, name: str) -> ast.PackPattern:
     pat = e.pattern
     if type(pat) is not ast.PackPattern:
         example = "b * d" if name == "pack" else "b * d -> b d, b n d"
-        raise Fail("E0601", f"`{name}` needs a pattern", "no pattern in this call",
+        raise Fail(ec.E0601, f"`{name}` needs a pattern", "no pattern in this call",
                    help=f"write it after the tensor{'s' if name == 'pack' else ''}: "
                         f"`{name}(x, {example})`")
     return pat
@@ -87,7 +88,7 @@ def _fit(c: ExprChecker, name: ast.PatName, axis: Axis, who: str) -> None:
         want = Size.var(name.name)
         desc = f"`{name.name}` is a generic axis of this signature"
     if want is not None and axis.size != want:
-        raise Fail("E0605", f"{desc} but {who}'s axis is `{axis.label}`"
+        raise Fail(ec.E0605, f"{desc} but {who}'s axis is `{axis.label}`"
                    + ("" if str(axis.size) == str(axis.label) else f" = {axis.size}"),
                    f"`{name.name}` here", span=name.span,
                    help="check the pattern's names against the type's axes")
@@ -105,7 +106,7 @@ def check_pack(c: ExprChecker, name: str, e: ast.Call) -> Type:
     if isinstance(t, ErrorType) or sides is None:
         return ERROR
     if not isinstance(t, TupleType) or not t.items:
-        raise Fail("E0408", "`pack` takes a tuple of tensors", f"this is `{t}`",
+        raise Fail(ec.E0408, "`pack` takes a tuple of tensors", f"this is `{t}`",
                    span=pos[0].span, help="write the tensors in parentheses: `pack((a, b), b * d)`")
     left, right = sides
     nl, nr = len(left), len(right)
@@ -117,14 +118,14 @@ def check_pack(c: ExprChecker, name: str, e: ast.Call) -> Type:
         if isinstance(item, ErrorType):
             return ERROR
         if not isinstance(item, TensorType):
-            raise Fail("E0408", f"element {k} of `pack`'s tuple is `{item}`, not a tensor",
+            raise Fail(ec.E0408, f"element {k} of `pack`'s tuple is `{item}`, not a tensor",
                        "not a tensor", span=pos[0].span)
         if item.has_variadic:
-            raise Fail("E0409", f"`pack` needs the rank of element {k}, `{item}`",
+            raise Fail(ec.E0409, f"`pack` needs the rank of element {k}, `{item}`",
                        "its rank is unknown", span=pos[0].span,
                        help="give it a type without `...` with `as`")
         if item.rank < nl + nr:
-            raise Fail("E0603", f"the pattern names {nl + nr} axes around `*`, but element {k} "
+            raise Fail(ec.E0603, f"the pattern names {nl + nr} axes around `*`, but element {k} "
                        f"is `{item}`, of rank {item.rank}", "too few axes", span=pat.span,
                        help="each element has the pattern's axes, and any number in place of `*`")
         outer = item.axes[:nl] + item.axes[item.rank - nr:]
@@ -135,13 +136,13 @@ def check_pack(c: ExprChecker, name: str, e: ast.Call) -> Type:
             domain = item.domain
         else:
             if item.dtype != first.dtype:
-                raise Fail("E0404", f"element {k} of `pack`'s tuple is `{item.dtype}`, element 0 "
+                raise Fail(ec.E0404, f"element {k} of `pack`'s tuple is `{item.dtype}`, element 0 "
                            f"is `{first.dtype}`", "dtypes differ", span=pos[0].span,
                            help=f"convert it first: `to {first.dtype}`")
             ref = first.axes[:nl] + first.axes[first.rank - nr:]
             for pn, ax, ax0 in zip(left + right, outer, ref):
                 if ax.size != ax0.size:
-                    raise Fail("E0401", f"`{pn.name}` is `{ax0.label}` in element 0 but "
+                    raise Fail(ec.E0401, f"`{pn.name}` is `{ax0.label}` in element 0 but "
                                f"`{ax.label}` in element {k}", "sizes not provably equal",
                                span=pn.span)
             domain = join(domain, item.domain)  # type: ignore[arg-type]
@@ -165,7 +166,7 @@ def check_unpack(c: ExprChecker, name: str, e: ast.Call) -> Type:
 
     pos, kw = split_args(e)
     if len(pos) != 1:
-        raise Fail("E0501", f"`unpack` takes 1 positional argument, {len(pos)} given",
+        raise Fail(ec.E0501, f"`unpack` takes 1 positional argument, {len(pos)} given",
                    "wrong number of arguments", span=e.span)
     pat = _pattern_of(e, "unpack")
     x = tensor_arg(c, pos[0], "unpack")
@@ -175,10 +176,10 @@ def check_unpack(c: ExprChecker, name: str, e: ast.Call) -> Type:
     left, right = sides
     nl, nr = len(left), len(right)
     if x.has_variadic:
-        raise Fail("E0409", f"`unpack` needs the rank of `{x}`", "its rank is unknown",
+        raise Fail(ec.E0409, f"`unpack` needs the rank of `{x}`", "its rank is unknown",
                    span=pos[0].span, help="give it a type without `...` with `as`")
     if x.rank != nl + nr + 1:
-        raise Fail("E0603", f"the pattern has {nl + nr + 1} axes, but the input is `{x}`, of "
+        raise Fail(ec.E0603, f"the pattern has {nl + nr + 1} axes, but the input is `{x}`, of "
                    f"rank {x.rank}", "ranks differ", span=pat.span)
     outer = x.axes[:nl] + x.axes[nl + 1:]
     for pn, ax in zip(left + right, outer):
@@ -188,7 +189,7 @@ def check_unpack(c: ExprChecker, name: str, e: ast.Call) -> Type:
     used = {n.name for part in own for n in part}
     for name, a in kw.items():
         if name not in used:
-            raise Fail("E0502", f"the keyword `{name}` names no axis of a part", "unknown keyword",
+            raise Fail(ec.E0502, f"the keyword `{name}` names no axis of a part", "unknown keyword",
                        span=a.span, help="remove it, or use the name in a part")
     sized = _part_sizes(c, own, kw)
     if sized is None:
@@ -198,7 +199,7 @@ def check_unpack(c: ExprChecker, name: str, e: ast.Call) -> Type:
     sizes = {**known, **solved}
     total = _sum([_prod([sizes[n.name][0] for n in p]) for p in own])
     if not unknown and total != star.size:
-        raise Fail("E0605", f"the parts add up to `{total}`, but the packed axis is "
+        raise Fail(ec.E0605, f"the parts add up to `{total}`, but the packed axis is "
                    f"`{star.label}`" + ("" if str(star.label) == str(star.size) else f" = {star.size}"),
                    "sizes don't add up", span=pat.span,
                    help="the parts' sizes must add up to the packed axis; "
@@ -235,7 +236,7 @@ def _own_names(pat: ast.PackPattern, left: list[ast.PatName],
         clash = next((n for n in mine if n.name in outer_names), None)
         if not ok or clash is not None:
             around = " ".join([n.name for n in left] + ["…"] + [n.name for n in right])
-            raise Fail("E0602", f"part {k} of `unpack` must be `{around}`: the pattern's names "
+            raise Fail(ec.E0602, f"part {k} of `unpack` must be `{around}`: the pattern's names "
                        "around `*`, in order, with the part's own axes in its place",
                        "not the pattern's names" if clash is None else f"`{clash.name}` twice",
                        span=part[0].span if part else pat.span,
@@ -269,7 +270,7 @@ def _part_sizes(c: ExprChecker, own: list[list[ast.PatName]], kw: dict[str, ast.
                     vt = c.expr(v)
                     if isinstance(vt, ErrorType):
                         return None
-                    raise Fail("E0304", f"`{n.name}=` takes a size expression", f"this is `{vt}`",
+                    raise Fail(ec.E0304, f"`{n.name}=` takes a size expression", f"this is `{vt}`",
                                span=v.span, help="use literals, dims and the signature's generics")
                 known[n.name] = (s, label_of_size_expr(c, v, s))
             elif n.name in dims:
@@ -281,7 +282,7 @@ def _part_sizes(c: ExprChecker, own: list[list[ast.PatName]], kw: dict[str, ast.
                 unknown.append(n)
     if len(unknown) > 1:
         names = sorted({u.name for u in unknown})
-        raise Fail("E0604", "`unpack` can solve one size from the packed axis, not "
+        raise Fail(ec.E0604, "`unpack` can solve one size from the packed axis, not "
                    + (" and ".join(f"`{u}`" for u in names) if len(names) > 1
                       else f"`{names[0]}` in two places"),
                    "sizes unknown", span=unknown[-1].span,
@@ -302,7 +303,7 @@ def _solve(own: list[list[ast.PatName]], known: _Sizes, unknown: list[ast.PatNam
     other_labels = [_prod([known[n.name][1] for n in p]) for p in own if p is not part]
     beside = [known[n.name] for n in part if n is not u]
     if any(b[0] == Size.const(0) for b in beside):
-        raise Fail("E0604", f"`{u.name}` can't be solved beside an axis of size 0",
+        raise Fail(ec.E0604, f"`{u.name}` can't be solved beside an axis of size 0",
                    "sizes unknown", span=u.span, help=f"give `{u.name}` as a keyword")
     return {u.name: ((star.size - _sum(others)).floordiv(_prod([b[0] for b in beside])),
                      (star.label - _sum(other_labels)).floordiv(_prod([b[1] for b in beside])))}

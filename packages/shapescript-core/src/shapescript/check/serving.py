@@ -44,6 +44,7 @@ from shapescript.check.sizes import Size
 from shapescript.check.types import INT_DTYPES, ModelType, TensorType
 from shapescript.diagnostics import Diagnostic
 from shapescript.syntax import ast
+from shapescript import error_codes as ec
 
 __all__ = ["ServingForm", "serving_diagnostics", "serving_form"]
 
@@ -127,7 +128,7 @@ class _Follow:
         def bad(node: Any, message: str, label: str, kind: str = "") -> None:
             if kind not in ("mask", "ctor"):  # a mask mixes only in attention
                 self.mixing.append(f"{message}, at {node.span.file}:{node.span.line}")
-            self.report("E3304", message, node.span, label, MIX_HELP.get(kind))
+            self.report(ec.E3304, message, node.span, label, MIX_HELP.get(kind))
 
         nodes = list(body_nodes(sig))
         # The mask written in an attention call is the engine's, not a computation.
@@ -218,7 +219,7 @@ class _Follow:
             if held:
                 why = "a sliding window, which this target can't run yet"
             if why is not None:
-                self.report("E3308", f"attention with {why}", mask.span,
+                self.report(ec.E3308, f"attention with {why}", mask.span,
                             "the engine sets each layer's window before it runs",
                             MIX_HELP["window"] if held else None)
             self.windows[id(e)] = window
@@ -377,7 +378,7 @@ def serving_form(program: Program, fn: str = "forward", *, as_errors: bool = Tru
             inside = any(node is x for c in (form.embed_call, form.output_call) if c is not None
                          for x in walk(c))
             if not inside:
-                report("E3303", f"`{fname}` is read outside the engine's embedding and output layer",
+                report(ec.E3303, f"`{fname}` is read outside the engine's embedding and output layer",
                        node.span, "the engine keeps this table to itself")
     _attentions(form, follow, report)
     out.sort(key=lambda d: d.sort_key())
@@ -391,7 +392,7 @@ def _parameters(form: ServingForm, fn: str, report: Any) -> str | None:
     decl, params = sig.decl, sig.params
     if not params or not isinstance(params[0].type, ModelType):
         where = params[0].span if params else decl.span
-        report("E3306", "the forward function doesn't take the model first", where,
+        report(ec.E3306, "the forward function doesn't take the model first", where,
                f"`{fn}` needs the model's weights as its first parameter")
         return None
     form.model = params[0].type
@@ -403,7 +404,7 @@ def _parameters(form: ServingForm, fn: str, report: Any) -> str | None:
         b, n = ids_t.axes[0].size.var_name, ids_t.axes[1].size.var_name
     if b is None or n is None or b == n:
         span = params[1].span if len(params) > 1 else decl.span
-        report("E3301", "the forward function doesn't take token ids `[b n] Index[V]`", span,
+        report(ec.E3301, "the forward function doesn't take token ids `[b n] Index[V]`", span,
                "the second parameter must be the token ids, V a dim")
         return None
     assert isinstance(ids_t, TensorType)
@@ -420,7 +421,7 @@ def _parameters(form: ServingForm, fn: str, report: Any) -> str | None:
             rest = rest[1:]
     for p in rest:
         if p.default is None:
-            report("E3301", "a parameter the engine can't give", p.span,
+            report(ec.E3301, "a parameter the engine can't give", p.span,
                    f"`{p.name}` is neither the ids nor their positions `[b n]` of an integer "
                    "dtype, and has no default")
     return n
@@ -435,7 +436,7 @@ def _output_layer(form: ServingForm, cm: CheckedModule, mname: str, report: Any)
     value: ast.Expr | None
     if isinstance(body, tuple):
         if len(returns) != 1:
-            report("E3302", "the forward function doesn't end with one return of the output layer",
+            report(ec.E3302, "the forward function doesn't end with one return of the output layer",
                    decl.span, f"{len(returns)} returns")
             value = None
         else:
@@ -461,7 +462,7 @@ def _output_layer(form: ServingForm, cm: CheckedModule, mname: str, report: Any)
         else:
             out_field = None
     if out_field is None:
-        report("E3302", "the forward function doesn't end with the output layer", value.span,
+        report(ec.E3302, "the forward function doesn't end with the output layer", value.span,
                "the engine computes `linear(h, m.W)` itself: `m.W` a param `[V D]`, no bias")
 
 
@@ -482,11 +483,11 @@ def _embedding(form: ServingForm, cm: CheckedModule, mname: str, report: Any) ->
                     form.embed_call, form.embed_field = node, fld
     if form.embed_call is None:
         span = uses[0].span if uses else decl.span
-        report("E3303", "the token ids aren't embedded by `embedding(ids, m.E)`", span,
+        report(ec.E3303, "the token ids aren't embedded by `embedding(ids, m.E)`", span,
                "the engine looks the ids up in the embedding table itself")
     elif len(uses) != 1:
         other = next(u for u in uses if u is not call_args(form.embed_call)[0][0])
-        report("E3303", "the token ids are used again", other.span,
+        report(ec.E3303, "the token ids are used again", other.span,
                "the engine gives the model the embedded ids only")
 
 
@@ -507,12 +508,12 @@ def _attentions(form: ServingForm, follow: _Follow, report: Any) -> None:
             ok = (q.sizes() == k.sizes() == v.sizes() and q.axes[1].size.is_const
                   and q.axes[3].size.is_const and bool(q.axes[2].size.free_vars() & nvars))
         if not ok:
-            report("E3305", "attention the engine can't run", call.span,
+            report(ec.E3305, "attention the engine can't run", call.span,
                    "queries, keys and values must be `[b H n Dh]` of one shape, H and Dh dims")
             continue
         hd = (int(q.axes[1].size.const_value or 0), int(q.axes[3].size.const_value or 0))
         if shapes and hd != shapes[0]:
-            report("E3305", "attentions of different shapes", call.span,
+            report(ec.E3305, "attentions of different shapes", call.span,
                    f"{hd[0]} heads of {hd[1]} here, {shapes[0][0]} of {shapes[0][1]} before")
         shapes.append(hd)
         _group(form, fcm, fsig, call, pos, hd[0], report)
@@ -521,11 +522,11 @@ def _attentions(form: ServingForm, follow: _Follow, report: Any) -> None:
     form.windows = follow.windows
     sizes = sorted({w for w in follow.windows.values() if w is not None})
     if len(sizes) > 1:
-        report("E3308", "sliding windows of different sizes", decl.span,
+        report(ec.E3308, "sliding windows of different sizes", decl.span,
                f"windows of {', '.join(map(str, sizes))} positions: an engine has one size")
     _padding(form, follow)
     if not follow.attentions:
-        report("E3305", "the forward function runs no attention", decl.span,
+        report(ec.E3305, "the forward function runs no attention", decl.span,
                "an engine serves a model with at least one attention")
 
 
@@ -541,12 +542,12 @@ def _group(form: ServingForm, cm: CheckedModule, sig: FnSig, call: ast.Call,
             kv_args |= {id(x) for x in call_args(node)[0][1:3]}
     g = kv_grouping(cm, body if isinstance(body, tuple) else (), call, pos[1], pos[2], kv_args)
     if g.refusal is not None:
-        report("E3307", "keys and values repeated to the query heads in a way the engine "
+        report(ec.E3307, "keys and values repeated to the query heads in a way the engine "
                "can't do itself", call.span, g.refusal)
         return
     kv = g.kv_heads if g.kv_heads is not None else heads
     if form.kv_heads is not None and kv != form.kv_heads:
-        report("E3307", "attentions with different numbers of key heads", call.span,
+        report(ec.E3307, "attentions with different numbers of key heads", call.span,
                f"{kv} key heads here, {form.kv_heads} before")
         return
     form.kv_heads = kv

@@ -36,6 +36,7 @@ from shapescript.check.monomials import (
     Floor, divexact, leading, mono_div, mono_gcd, mono_mul, neg_dict,
 )
 from shapescript.check.size_text import format_sum, src_atom
+from shapescript import error_codes as ec
 
 __all__ = ["Size", "SizeTooLarge", "ZERO", "coerce_size", "size_op"]
 
@@ -52,7 +53,7 @@ class SizeTooLarge(Fail):
     """E0305: a size whose normal form is too large to compute with."""
 
     def __init__(self, why: str) -> None:
-        super().__init__("E0305", f"a size too large to compute with: {why}",
+        super().__init__(ec.E0305, f"a size too large to compute with: {why}",
                          "this size", help="sizes are int64: keep them below 2**63, and "
                                            "products of sums short")
 

@@ -42,6 +42,7 @@ from shapescript.syntax.lexer import Lexer
 from shapescript.syntax.recovery import dropped_decl, recover_statements
 from shapescript.syntax.syntax_errors import syntax_error
 from shapescript.syntax.tokens import Chunk, Tok
+from shapescript import error_codes as ec
 
 __all__ = ["Parsed", "parse", "parse_expr", "parse_file"]
 
@@ -93,7 +94,7 @@ def _internal(e: BaseException, path: str, span: Span | None = None) -> Diagnost
     if debug_enabled():
         import traceback
         notes += ("".join(traceback.format_exception(e)),)
-    return Diagnostic.error("E0000", "internal error", span or Span(path, 1, 1, 1, 1, 0, 0),
+    return Diagnostic.error(ec.E0000, "internal error", span or Span(path, 1, 1, 1, 1, 0, 0),
                             notes=notes)
 
 
@@ -135,7 +136,7 @@ def _parse_decl(table: Tables, chunk: Chunk, src: str, path: str, b: Builder,
     try:
         result = drive(table, "start_decl", toks, end_token(toks, src), b)
     except RecursionError:  # the builder's precedence climbing, past any sane depth
-        diags.append(Diagnostic.error("E0107", "expression nested too deeply",
+        diags.append(Diagnostic.error(ec.E0107, "expression nested too deeply",
                                       _tok_span(path, first), "in this declaration",
                                       help="name parts of the expression with `=`"))
         return None
