@@ -61,3 +61,27 @@ def test_devices_are_read_one_way():
     from shapescript.rt.device import parse_device
 
     assert vocab.device_name("cuda[1]") == "cuda:1" == str(parse_device("cuda[1]"))
+
+
+def test_static_tools_see_each_name_from_the_home_the_loader_uses():
+    # The `if TYPE_CHECKING:` imports are what type checkers and linters read; `_HOMES`
+    # is what `__getattr__` loads: one drifting from the other would type a name wrongly.
+    import ast as pyast
+    from pathlib import Path
+
+    tree = pyast.parse(Path(api.__file__).read_text(encoding="utf-8"))
+    block = next(n for n in tree.body if isinstance(n, pyast.If)
+                 and isinstance(n.test, pyast.Name) and n.test.id == "TYPE_CHECKING"
+                 and any(isinstance(s, pyast.ImportFrom) and s.module == "shapescript.compiler"
+                         for s in n.body))
+    static = {}
+    for stmt in block.body:
+        assert isinstance(stmt, pyast.ImportFrom)
+        for alias in stmt.names:
+            assert alias.asname == alias.name  # the re-export idiom: `X as X`
+            static[alias.name] = f"{stmt.module}.{alias.name}"
+    lazy = {name: f"{home}.{name}" for name, home in api._HOMES.items()}
+    lazy.update(vocab="shapescript.vocab", error_codes="shapescript.error_codes",
+                distributed="shapescript.rt.distributed")
+    assert static == lazy
+    assert set(api.__all__) <= set(static) | {n for n in dir(api) if not n.startswith("_")}

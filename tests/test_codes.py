@@ -138,3 +138,37 @@ def test_docs_list_every_code():
     docs = (Path(__file__).parents[1] / "docs" / "diagnostics.md").read_text(encoding="utf-8")
     for code, entry in CODES.items():
         assert f"| {code} | {entry.title}" in docs
+
+
+def test_every_registered_code_is_a_constant_and_nothing_else_is():
+    from shapescript import error_codes
+
+    constants = {n: v for n, v in vars(error_codes).items() if re.fullmatch(r"E\d{4}", n)}
+    assert all(n == v for n, v in constants.items())
+    assert list(constants) == list(CODES)
+
+
+def test_no_use_site_writes_a_code_as_a_string():
+    # Use sites write `ec.E0414` (shapescript.error_codes): a literal would escape the
+    # registry. The table itself and the constants are the two places a code is spelt.
+    import ast as pyast
+    import io
+    import tokenize
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    homes = {"codes.py", "error_codes.py"}
+    found = []
+    for path in sorted(root.glob("packages/*/src/**/*.py")):
+        if path.name in homes and path.parent.name == "shapescript":
+            continue
+        text = path.read_text(encoding="utf-8")
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.STRING:
+                try:
+                    value = pyast.literal_eval(tok.string)
+                except (ValueError, SyntaxError):
+                    continue
+                if isinstance(value, str) and re.fullmatch(r"E\d{4}", value):
+                    found.append(f"{path.relative_to(root)}:{tok.start[0]}: {value}")
+    assert found == []

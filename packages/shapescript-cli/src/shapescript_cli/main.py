@@ -173,6 +173,7 @@ class ShapeScriptGroup(click.Group):
         except Exception:
             _report_crash(traceback.format_exc())
             ctx.exit(3)
+        return None  # (not reached: each handler above exits)
 
 
 def _report_stop(stop: KeyboardInterrupt) -> int:

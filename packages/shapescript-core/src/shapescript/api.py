@@ -18,7 +18,140 @@ The steps of an exporter, with these names::
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    # What static tools see: each name from its home, re-exported (`X as X`); at run time
+    # `__getattr__` below loads the same homes (`_HOMES`) on first use.
+    from shapescript import error_codes as error_codes
+    from shapescript import vocab as vocab
+    from shapescript.rt import distributed as distributed
+    from shapescript.builtin_registry import (
+        BuiltinDoc as BuiltinDoc, builtin_doc as builtin_doc, builtin_docs as builtin_docs,
+    )
+    from shapescript.check.env import (
+        FieldInfo as FieldInfo, FnSig as FnSig, ModelInfo as ModelInfo,
+        ModuleEnv as ModuleEnv, ParamSig as ParamSig,
+    )
+    from shapescript.check.exports import (
+        export_diagnostics as export_diagnostics,
+    )
+    from shapescript.check.query import (
+        nodes_at as nodes_at, prelude_file as prelude_file, span_contains as span_contains,
+        syntax as syntax, walk as walk,
+    )
+    from shapescript.check.result import (
+        CheckedModule as CheckedModule, Program as Program,
+    )
+    from shapescript.check.serving import (
+        ServingForm as ServingForm, serving_diagnostics as serving_diagnostics,
+        serving_form as serving_form,
+    )
+    from shapescript.check.sizes import (
+        Size as Size,
+    )
+    from shapescript.check.types import (
+        TensorType as TensorType,
+    )
+    from shapescript.codegen.functions import (
+        CallSite as CallSite, generate_functions as generate_functions,
+    )
+    from shapescript.codegen.names import (
+        python_name as python_name,
+    )
+    from shapescript.codegen.pytext import (
+        py_attribute as py_attribute, py_comment as py_comment,
+        py_docstring as py_docstring, py_identifier as py_identifier,
+        py_literal as py_literal, py_name_from as py_name_from,
+    )
+    from shapescript.codegen.stubs import (
+        STUB_STYLES as STUB_STYLES, stub_source as stub_source,
+    )
+    from shapescript.codegen.traced import (
+        TracedModule as TracedModule, domain_of as domain_of,
+        generate_traced as generate_traced,
+    )
+    from shapescript.codes import (
+        CODES as CODES, explain as explain, normalize_code as normalize_code,
+    )
+    from shapescript.compiler import (
+        check_program as check_program, check_source as check_source,
+        choose_function as choose_function, compile_file as compile_file,
+        compile_source as compile_source, internal_error as internal_error,
+        prelude_env as prelude_env,
+    )
+    from shapescript.configured import (
+        load_module as load_module, source_with_dims as source_with_dims,
+    )
+    from shapescript.diagnostics import (
+        INTERNAL_NOTE as INTERNAL_NOTE, Diagnostic as Diagnostic, Label as Label,
+    )
+    from shapescript.errors import (
+        DeviceError as DeviceError, DomainError as DomainError, ShapeError as ShapeError,
+        ShapeScriptError as ShapeScriptError,
+    )
+    from shapescript.files import (
+        WriteError as WriteError, atomic_dir as atomic_dir, atomic_write as atomic_write,
+        atomic_write_with as atomic_write_with, same_file as same_file,
+        sweep_stale as sweep_stale, write_error as write_error,
+    )
+    from shapescript.fixes import (
+        Edit as Edit, Fix as Fix, apply_edits as apply_edits, quick_fix as quick_fix,
+    )
+    from shapescript.importer import (
+        import_file as import_file, install as install,
+    )
+    from shapescript.incremental import (
+        CheckCancelled as CheckCancelled, IncrementalChecker as IncrementalChecker,
+        split_chunks as split_chunks,
+    )
+    from shapescript.plugins import (
+        CHECK_PROFILES as CHECK_PROFILES, COMMANDS as COMMANDS,
+        CheckProfile as CheckProfile, EXPORT_TARGETS as EXPORT_TARGETS,
+        ExportFailed as ExportFailed, ExportTarget as ExportTarget,
+        KNOWN_PROFILES as KNOWN_PROFILES, KNOWN_TARGETS as KNOWN_TARGETS,
+        entry_points as entry_points, load_entry_point as load_entry_point,
+        missing_hint as missing_hint,
+    )
+    from shapescript.progress import (
+        Progress as Progress, format_duration as format_duration,
+        format_size as format_size,
+    )
+    from shapescript.project_config import (
+        CONFIG_FILES as CONFIG_FILES, ConfigError as ConfigError,
+        check_stub_style as check_stub_style, config_table as config_table,
+        find_config as find_config, read_toml as read_toml, stub_style as stub_style,
+    )
+    from shapescript.render import (
+        render as render, render_full as render_full,
+    )
+    from shapescript.rt.device import (
+        device_problem as device_problem,
+    )
+    from shapescript.rt.report import (
+        report_sink as report_sink,
+    )
+    from shapescript.rt.standalone import (
+        helper_source as helper_source,
+    )
+    from shapescript.signals import (
+        Stopped as Stopped, die_with_parent as die_with_parent, signal_of as signal_of,
+        stop_message as stop_message, stop_on_signals as stop_on_signals,
+    )
+    from shapescript.source import (
+        MAX_SOURCE_BYTES as MAX_SOURCE_BYTES, SourceDecodeError as SourceDecodeError,
+        decode_source as decode_source, read_source_bytes as read_source_bytes,
+    )
+    from shapescript.suppressions import (
+        apply_suppressions as apply_suppressions,
+    )
+    from shapescript.term import (
+        debug_enabled as debug_enabled, use_color as use_color,
+    )
+    from shapescript.vocab import (
+        device_name as device_name, device_parts as device_parts,
+    )
 
 __all__ = [
     # checking
@@ -27,7 +160,7 @@ __all__ = [
     "choose_function",
     "export_diagnostics", "serving_diagnostics", "serving_form", "ServingForm",
     # diagnostics
-    "Diagnostic", "Label", "render", "render_diagnostics", "internal_error",
+    "Diagnostic", "Label", "render", "render_diagnostics", "internal_error", "INTERNAL_NOTE",
     "shapescript_error", "ShapeScriptError", "ShapeError", "DomainError", "DeviceError",
     # code generation
     "compile_source", "compile_file", "python_name", "generate_traced", "TracedModule",
@@ -35,13 +168,13 @@ __all__ = [
     # source text in generated Python: the one way there (codegen/pytext.py)
     "py_literal", "py_comment", "py_docstring", "py_identifier", "py_attribute", "py_name_from",
     # shared helpers and facts
-    "vocab", "atomic_write", "atomic_write_with", "atomic_dir", "same_file", "use_color",
+    "vocab", "error_codes", "atomic_write", "atomic_write_with", "atomic_dir", "same_file", "use_color",
     "WriteError", "write_error", "sweep_stale", "Stopped", "stop_on_signals", "stop_message",
     "signal_of", "die_with_parent",
     "debug_enabled", "Progress", "format_size", "format_duration",
     # editors (the language server)
-    "IncrementalChecker", "CheckCancelled", "split_chunks", "syntax", "walk", "nodes_at", "span_contains", "prelude_file",
-    "prelude_env", "BuiltinDoc", "builtin_doc", "builtin_docs",
+    "IncrementalChecker", "CheckCancelled", "split_chunks", "syntax", "walk", "nodes_at", "span_contains",
+    "prelude_file", "prelude_env", "BuiltinDoc", "builtin_doc", "builtin_docs",
     # plugins
     "ExportTarget", "CheckProfile", "ExportFailed", "KNOWN_TARGETS", "KNOWN_PROFILES", "missing_hint",
     # more for the command line
@@ -99,7 +232,7 @@ _HOMES: dict[str, str] = {
     "COMMANDS": "shapescript.plugins",
     "entry_points": "shapescript.plugins",
     "load_entry_point": "shapescript.plugins",
-    "Program": "shapescript.compiler",
+    "Program": "shapescript.check.result",
     "CheckedModule": "shapescript.check.result",
     "ModuleEnv": "shapescript.check.env",
     "FnSig": "shapescript.check.env",
@@ -117,6 +250,7 @@ _HOMES: dict[str, str] = {
     "ServingForm": "shapescript.check.serving",
     "Diagnostic": "shapescript.diagnostics",
     "Label": "shapescript.diagnostics",
+    "INTERNAL_NOTE": "shapescript.diagnostics",
     "render": "shapescript.render",
     "internal_error": "shapescript.compiler",
     "ShapeScriptError": "shapescript.errors",
@@ -188,7 +322,7 @@ def read_source(path: str) -> str:
     return _read(path)
 
 
-def check_file(path: str) -> Any:
+def check_file(path: str) -> Program:
     """Parse and check the file ``path`` and what it imports: a ``Program`` whose
     ``diagnostics`` say what is wrong (``program.ok`` when nothing is). Raises OSError
     when the file can't be read; a file that isn't UTF-8 is a program with one error."""
@@ -197,7 +331,8 @@ def check_file(path: str) -> Any:
     return check_path(path)
 
 
-def render_diagnostics(diagnostics: Any, sources: Any, *, color: bool = False,
+def render_diagnostics(diagnostics: Iterable[Diagnostic], sources: Mapping[str, str] | None, *,
+                       color: bool = False,
                        fmt: str = "full") -> str:
     """The diagnostics in one of the three layouts (``full``: rustc's; ``concise``;
     ``json``)."""
@@ -207,7 +342,7 @@ def render_diagnostics(diagnostics: Any, sources: Any, *, color: bool = False,
 
 
 def internal_error_at(file: str = "", line: int = 1, column: int = 1, *,
-                      note: str | None = None) -> Any:
+                      note: str | None = None) -> Diagnostic:
     """The E0000 diagnostic ("this is a bug in ShapeScript") at a place, without a
     source line."""
     from shapescript.render import internal_error as _at
@@ -215,7 +350,8 @@ def internal_error_at(file: str = "", line: int = 1, column: int = 1, *,
     return _at(file, line, column, **({"note": note} if note is not None else {}))
 
 
-def shapescript_error(diagnostics: Any, sources: Any) -> Exception:
+def shapescript_error(diagnostics: Iterable[Diagnostic],
+                      sources: Mapping[str, str] | None) -> ShapeScriptError:
     """The ``ShapeScriptError`` for a file with these diagnostics (to raise at an API
     boundary)."""
     from shapescript.errors import ShapeScriptError as _Error
@@ -240,8 +376,8 @@ def save_checkpoint(path: str, *models: Any) -> None:
 
 
 def __getattr__(name: str) -> Any:
-    if name == "vocab":  # the dtype, domain and device tables, as a module
-        value = importlib.import_module("shapescript.vocab")
+    if name in ("vocab", "error_codes"):  # the vocabulary's tables; the codes' constants
+        value = importlib.import_module(f"shapescript.{name}")
         globals()[name] = value
         return value
     if name == "distributed":  # start/stop the process group, a rank's output (torch)

@@ -8,7 +8,6 @@ then on ``sys.path``, and checked once per compilation.
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 import traceback
@@ -16,13 +15,15 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
+from shapescript.gc_pause import paused_gc
 from shapescript.check.body import check_module
 from shapescript.check.env import ModuleEnv
-from shapescript.check.result import CheckedModule
-from shapescript.diagnostics import Diagnostic
+from shapescript.check.result import CheckedModule, Program
+from shapescript.diagnostics import INTERNAL_NOTE, Diagnostic
 from shapescript.source import SourceDecodeError, Span, read_source
 from shapescript.syntax.parser import parse
 from shapescript.term import debug_enabled
+from shapescript import error_codes as ec
 
 __version__ = "0.1.0"
 PRELUDE_DIR = Path(__file__).parent / "prelude"
@@ -46,25 +47,6 @@ def prelude_env() -> ModuleEnv:
 
 def _no_imports(name: str, importer: str, span: Span) -> None:
     return None
-
-
-@dataclass
-class Program:
-    """One compilation: the main file and every ``.ss`` module it imports."""
-
-    main: CheckedModule | None
-    modules: dict[str, CheckedModule] = field(default_factory=dict)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    sources: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return not any(d.is_error for d in self.diagnostics)
-
-    @property
-    def dependencies(self) -> tuple[str, ...]:
-        main = self.main.env.path if self.main else None
-        return tuple(p for p in self.modules if p != main)
 
 
 class _Compilation:
@@ -92,16 +74,16 @@ class _Compilation:
         path = self.find(name, importer)
         if path is None:
             self.program.diagnostics.append(Diagnostic.error(
-                "E0204", f"module `{name}` not found", span, f"no `{name}.ss` here",
+                ec.E0204, f"module `{name}` not found", span, f"no `{name}.ss` here",
                 help=f"put `{name}.ss` next to this file or on Python's path"))
             return None
         key = os.path.abspath(path)
-        for cm in self.program.modules.values():
-            if os.path.abspath(cm.env.path) == key:
-                return cm.env
+        for done in self.program.modules.values():
+            if os.path.abspath(done.env.path) == key:
+                return done.env
         if key in self.loading:
             self.program.diagnostics.append(Diagnostic.error(
-                "E0204", f"module `{name}` imports itself (a cycle)", span, "circular import",
+                ec.E0204, f"module `{name}` imports itself (a cycle)", span, "circular import",
                 help="move the shared declarations into a third module"))
             return None
         try:
@@ -112,7 +94,7 @@ class _Compilation:
             return None
         except OSError as err:
             self.program.diagnostics.append(Diagnostic.error(
-                "E0204", f"module `{name}` can't be read: {err.strerror or err}", span, ""))
+                ec.E0204, f"module `{name}` can't be read: {err.strerror or err}", span, ""))
             return None
         cm = self.check(src, path)
         return None if cm is None else cm.env
@@ -139,30 +121,24 @@ class _Compilation:
 
 
 def internal_error(path: str, err: BaseException) -> Diagnostic:
-    note = "this is a bug in ShapeScript, not in your program; please report it, with this file"
-    d = Diagnostic("E0000", "error", "internal error", path, 1, 1, 1, 1, (), None, (note,))
+    note = INTERNAL_NOTE
+    d = Diagnostic(ec.E0000, "error", "internal error", path, 1, 1, 1, 1, (), None, (note,))
     if debug_enabled():
         tb = "".join(traceback.format_exception(err))
-        d = Diagnostic("E0000", "error", "internal error", path, 1, 1, 1, 1, (), None, (note, tb))
+        d = Diagnostic(ec.E0000, "error", "internal error", path, 1, 1, 1, 1, (), None, (note, tb))
     return d
 
 
 def check_program(src: str, path: str, search: list[str] | None = None) -> Program:
     """Parse and check ``src`` (the file ``path``) and what it imports."""
     comp = _Compilation(search)
-    # Parsing and checking allocate many small, acyclic objects: the cyclic collector
-    # would only slow them down, so it waits until the whole program is checked.
-    gc_was_on = gc.isenabled()
-    gc.disable()
-    try:
-        comp.program.main = comp.check(src, path)
-    except RecursionError as err:
-        comp.program.diagnostics.append(internal_error(path, err))
-    except Exception as err:  # a checker bug: one diagnostic, never a traceback
-        comp.program.diagnostics.append(internal_error(path, err))
-    finally:
-        if gc_was_on:
-            gc.enable()
+    with paused_gc():  # until the whole program is checked
+        try:
+            comp.program.main = comp.check(src, path)
+        except RecursionError as err:
+            comp.program.diagnostics.append(internal_error(path, err))
+        except Exception as err:  # a checker bug: one diagnostic, never a traceback
+            comp.program.diagnostics.append(internal_error(path, err))
     p = comp.program
     p.diagnostics = _sorted(p.diagnostics, path)
     return p
@@ -291,7 +267,7 @@ def to_code(out: CompileOutput, path: str):
         if line is not None:
             for sub in pyast.walk(node):
                 if hasattr(sub, "lineno"):
-                    sub.lineno = sub.end_lineno = line
+                    sub.lineno = sub.end_lineno = line  # type: ignore[attr-defined]
     return compile(tree, path, "exec", dont_inherit=True)
 
 

@@ -6,6 +6,11 @@ from dataclasses import dataclass, field
 
 from shapescript.source import Span
 
+# What an internal error (E0000) tells the user, wherever one is made.
+INTERNAL_NOTE = (
+    "this is a bug in ShapeScript, not in your program; please report it, with this file"
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Label:

@@ -193,7 +193,7 @@ def render_diagnostics(diagnostics, sources, color=False):
 
 
 # -- the cache ------------------------------------------------------------------------
-_VERSION = []
+_VERSION: list[str] = []  # [version, hash of the compiler's files], made once
 
 
 def _compiler_version():
@@ -274,7 +274,7 @@ def _write_cache(cache, key, dependencies, code):
 
 
 # -- type stubs -----------------------------------------------------------------------
-_STUBS = []  # the style install() was given (False: none); empty: the defaults
+_STUBS: list[str | bool] = []  # the style install() was given (False: none); empty: the defaults
 
 
 def stub_setting(path):

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from shapescript.diagnostics import Diagnostic
 
 __all__ = [
-    "CHECK_PROFILES", "COMMANDS", "EXPORT_TARGETS", "KNOWN_NOTEBOOK", "NOTEBOOK", "ExportFailed", "KNOWN_PROFILES", "KNOWN_TARGETS",
+    "CHECK_PROFILES", "COMMANDS", "EXPORT_TARGETS", "KNOWN_NOTEBOOK", "NOTEBOOK", "ExportFailed", "KNOWN_PROFILES",
+    "KNOWN_TARGETS",
     "CheckProfile", "ExportTarget", "Known", "entry_points", "load_entry_point",
     "missing_hint", "python_api",
 ]

@@ -198,7 +198,7 @@ class ShapeScriptLexer(RegexLexer):
         ],
     }
 
-    def analyse_text(text: str) -> float:  # type: ignore[misc]  # Pygments' convention
+    def analyse_text(text: str) -> float:  # Pygments' convention: no self
         """Likely ShapeScript: a `dim` or a function whose parameters have shapes."""
         if re.search(r"^dim [A-Za-z_]\w* = ", text, re.M) or re.search(
                 r"^(?:export )?fn \w+\([^)]*\[", text, re.M):

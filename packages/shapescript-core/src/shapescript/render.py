@@ -28,7 +28,8 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from shapescript.diagnostics import Diagnostic, Label
+from shapescript.diagnostics import INTERNAL_NOTE, Diagnostic, Label
+from shapescript import error_codes as ec
 
 __all__ = [
     "INTERNAL_NOTE",
@@ -39,9 +40,6 @@ __all__ = [
     "render_json",
 ]
 
-INTERNAL_NOTE = (
-    "this is a bug in ShapeScript, not in your program; please report it, with this file"
-)
 TAB_WIDTH = 4  # rustc shows a tab as four spaces
 
 # ANSI styles, as rustc uses them.
@@ -61,7 +59,7 @@ def internal_error(file: str = "", line: int = 1, column: int = 1, *,
     >>> internal_error("model.ss", 12, 5).code
     'E0000'
     """
-    return Diagnostic("E0000", "error", "internal error", file, line, column, line, column,
+    return Diagnostic(ec.E0000, "error", "internal error", file, line, column, line, column,
                       labels=(), help=None, notes=(note,))
 
 
@@ -161,7 +159,7 @@ def _footer(codes: Sequence[str], paint: "_Painter") -> str:
     # doesn't. Imported here so that rendering never needs the pages themselves.
     from shapescript.codes import CODES
 
-    seen = list(dict.fromkeys(c for c in codes if c in CODES and c != "E0000"))
+    seen = list(dict.fromkeys(c for c in codes if c in CODES and c != ec.E0000))
     if not seen:
         return ""
     if len(seen) == 1:

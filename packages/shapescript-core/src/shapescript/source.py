@@ -8,6 +8,7 @@ import re
 import stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from shapescript import error_codes as ec
 
 if TYPE_CHECKING:
     from shapescript.diagnostics import Diagnostic
@@ -138,7 +139,7 @@ def decode_source(data: bytes, path: str) -> str:
         shown = " ".join(f"0x{b:02X}" for b in bad)
         span = Span(path, line, col, line, col + 1, offset, offset + 1)
         diag = Diagnostic.error(
-            "E0101", f"this file isn't UTF-8: byte {shown} at offset {err.start} can't be "
+            ec.E0101, f"this file isn't UTF-8: byte {shown} at offset {err.start} can't be "
                      "decoded", span, "not UTF-8",
             help="save the file as UTF-8 (in an editor: \"save with encoding\", UTF-8)")
         raise SourceDecodeError(path, diag, text) from None

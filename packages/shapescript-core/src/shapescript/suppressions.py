@@ -15,10 +15,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from shapescript.diagnostics import Diagnostic, Label
+from shapescript import error_codes as ec
 
 __all__ = ["Suppression", "apply_suppressions", "suppressions"]
 
-UNUSED = "E1901"
+UNUSED = ec.E1901
 # `# noqa` then, optionally, `: CODES`; case-insensitive, as flake8 and ruff read it.
 _NOQA = re.compile(r"#[ \t]*noqa(?![\w-])(?:[ \t]*:[ \t]*(?P<codes>[^#\n]*))?", re.IGNORECASE)
 _CODE = re.compile(r"[A-Za-z]+\d+")
@@ -104,7 +105,7 @@ def apply_suppressions(diags: Sequence[Diagnostic], sources: Mapping[str, str],
     kept = []
     for d in diags:
         s = by_line.get((d.file, d.line))
-        if s is not None and d.code != "E0000" and any(c == d.code for c, _, _ in s.codes):
+        if s is not None and d.code != ec.E0000 and any(c == d.code for c, _, _ in s.codes):
             used.add((d.file, d.line, d.code))
             continue
         kept.append(d)

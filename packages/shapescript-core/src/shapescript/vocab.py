@@ -38,6 +38,9 @@ DOMAINS = ("Real", "NonNeg", "Pos", "Unit", "Signed", "Logit", "LogProb", "Prob"
 CLASS_DOMAINS = frozenset({"Logit", "LogProb", "Prob"})
 # Domains with nothing to check at run time.
 UNCHECKED_DOMAINS = frozenset({"Real", "Logit", "Mask", "Int"})
+# Domains a run-time spec leaves out: nothing to check, and no class axis to name (a
+# `Logit over C` has nothing to check either, but its spec names its class axis).
+PLAIN_DOMAINS = UNCHECKED_DOMAINS - CLASS_DOMAINS
 # kind -> (lowest allowed, highest allowed, low bound inclusive); Index's high bound is
 # its ``Index[C]`` less one.
 DOMAIN_BOUNDS = {

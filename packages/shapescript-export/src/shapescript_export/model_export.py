@@ -21,6 +21,7 @@ import sys
 import types
 from dataclasses import dataclass, field
 from typing import Any
+from shapescript.api import error_codes as ec
 
 __all__ = ["AttentionCall", "ModelExportError", "ModelSource", "DTYPES", "cast_fields",
            "count_attentions", "example_inputs", "load_model_source", "make_weights",
@@ -125,9 +126,10 @@ def load_model_source(path: str, fn: str | None = "forward", *, option: str = "-
     except ValueError as err:
         raise ModelExportError(str(err)) from None
     sig = env.fns[name]
-    model_type = sig.params[0].type if sig.params else None
+    # A model's type (checked by its class's name: the core's types stay inside the core).
+    model_type: Any = sig.params[0].type if sig.params else None
     if type(model_type).__name__ != "ModelType":
-        diags = [d for d in api.serving_diagnostics(program, name) if d.code == "E3306"]
+        diags = [d for d in api.serving_diagnostics(program, name) if d.code == ec.E3306]
         raise api.shapescript_error(diags, program.sources)
     # Checked as an exported function is, but that the model may be passed around and
     # its fields read.
@@ -135,9 +137,9 @@ def load_model_source(path: str, fn: str | None = "forward", *, option: str = "-
     if extra:
         raise api.shapescript_error(extra, program.sources)
     info = None
-    for module in program.modules.values():
-        if module.env.path == model_type.module:
-            info = module.env.models.get(model_type.name)
+    for checked in program.modules.values():
+        if checked.env.path == model_type.module:
+            info = checked.env.models.get(model_type.name)
     info = info or env.models.get(model_type.name)
     if info is None:  # the checker resolved the type, so this is a bug
         raise AssertionError(f"model {model_type.name} of {path} not found")
@@ -326,7 +328,7 @@ class AttentionCall:
 def _ss_site() -> tuple[str, int] | None:
     """The ``.ss`` file and line of the innermost compiled source running: the generated
     code keeps each statement on its source line."""
-    frame = sys._getframe(1)
+    frame: types.FrameType | None = sys._getframe(1)
     while frame is not None:
         name = frame.f_code.co_filename
         if name.endswith(".ss"):

@@ -43,7 +43,7 @@ def takes_model(path: str, fn: str | None) -> bool:
     return type(sig.params[0].type).__name__ == "ModelType"
 
 
-def export_model(path: str, fn: str, output: str | None = None, *, weights: Any = None,
+def export_model(path: str, fn: str | None, output: str | None = None, *, weights: Any = None,
                  seed: int = 0, aoti: bool = False, checks: str = "always",
                  value_checks: str = "debug", devices: str | None = None) -> Any:
     """Exports ``fn`` of ``path``, which takes the model first, with the model's fields as

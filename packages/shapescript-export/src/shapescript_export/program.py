@@ -58,7 +58,9 @@ def _atomic_writer_source() -> str:
     """``shapescript.files.atomic_write_with`` and what it uses, as the module's own
     ``_ss_ex_atomic_write_with`` (``WriteError`` as ``_ss_ex_WriteError`` …): one atomic
     writer, copied rather than imported."""
-    tree = ast.parse(inspect.getsource(inspect.getmodule(atomic_write_with)))
+    home = inspect.getmodule(atomic_write_with)
+    assert home is not None
+    tree = ast.parse(inspect.getsource(home))
     kept = []
     for node in tree.body:
         names = ([node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else
@@ -76,8 +78,10 @@ def _atomic_writer_source() -> str:
 
 def _drop_docstrings(node: ast.AST) -> None:
     for inner in ast.walk(node):
-        body = getattr(inner, "body", None)
-        if (isinstance(inner, (ast.FunctionDef, ast.ClassDef)) and len(body) > 1
+        if not isinstance(inner, (ast.FunctionDef, ast.ClassDef)):
+            continue
+        body = inner.body
+        if (len(body) > 1
                 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
                 and isinstance(body[0].value.value, str)):
             inner.body = body[1:]

@@ -115,7 +115,7 @@ def run_module(source: str, output: str, *, python: str, aoti: bool = False,
     reader = _Reader(read_fd)
     try:
         try:
-            out, err = proc.communicate(source)
+            out, stderr_text = proc.communicate(source)
         except BaseException:
             proc.kill()
             proc.wait()
@@ -128,22 +128,22 @@ def run_module(source: str, output: str, *, python: str, aoti: bool = False,
             # What a killed child left (it is dead now, so its temporaries are stale).
             sweep_stale(os.path.dirname(os.path.abspath(output)))
     if stopped:
-        return RunResult("interrupted", "interrupted", stderr=err, signum=stopped[0])
+        return RunResult("interrupted", "interrupted", stderr=stderr_text, signum=stopped[0])
     if proc.returncode == 0:
-        return RunResult("ok", stderr=err)
+        return RunResult("ok", stderr=stderr_text)
     if error:
         data = json.loads(error)
         if data.get("write"):
             code, why = data["write"]
-            return RunResult("write", why, stderr=err, errno=code)
+            return RunResult("write", why, stderr=stderr_text, errno=code)
         loc = data.get("location")
         return RunResult("torch" if data.get("torch", True) else "export",
                          data.get("message", ""), tuple(loc) if loc else None,
-                         err, data.get("traceback", ""))
+                         stderr_text, data.get("traceback", ""))
     for mod in ("torch", "einops"):
-        if f"No module named '{mod}'" in err:
-            return RunResult("no-torch", f"`{python}` can't import {mod}", stderr=err)
-    return RunResult("crash", f"`{python}` exited with code {proc.returncode}", stderr=err)
+        if f"No module named '{mod}'" in stderr_text:
+            return RunResult("no-torch", f"`{python}` can't import {mod}", stderr=stderr_text)
+    return RunResult("crash", f"`{python}` exited with code {proc.returncode}", stderr=stderr_text)
 
 
 class _Reader:

@@ -86,7 +86,7 @@ def signature_shapes(sig: FnSig, env_path: str,
                 mins[v] = max(mins.get(v, 0), max(0, ceil((1 - c) / aa)))
     if isinstance(sig.ret, TensorType):
         statics |= {a.size.const_value for a in sig.ret.axes
-                    if not a.variadic and a.size.is_const}
+                    if not a.variadic and a.size.is_const and a.size.const_value is not None}
     for v in order:
         mins.setdefault(v, 1)
     maxes = {v: m for v, m in (max_sizes or {}).items() if v in order}

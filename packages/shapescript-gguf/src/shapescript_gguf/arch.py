@@ -155,7 +155,7 @@ def variant_groups(target: Target, hp: dict[str, int],
     parallels = (False, True) if c.parallel else (False,)
     regroup = (False, True) if "attn_qkv" in keys and hp["H"] == hp["KV"] else (False,)
     hd = hp["hd"]
-    dims = [None]
+    dims: list[int | None] = [None]
     if c.partial_rotary:
         dims += [d for d in (hd // 2, hd // 4) if d >= 2 and d % 2 == 0]
     groups = []
@@ -173,7 +173,9 @@ def variant_groups(target: Target, hp: dict[str, int],
 
 # ---------------------------------------------------------------------- computation
 
-Tensors = Callable[[str, int | None], torch.Tensor | None]
+# A file's tensor by slot and block: None for a slot the file lacks (an optional one; the
+# required ones are there, as the search checked), so the result is used unchecked.
+Tensors = Callable[[str, int | None], Any]
 
 
 def _plus(x: torch.Tensor, b: torch.Tensor | None) -> torch.Tensor:

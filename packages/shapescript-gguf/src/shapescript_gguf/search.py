@@ -294,6 +294,7 @@ def _try(arch: Architecture, source: Source, obs: Observation,
     if why is not None:
         attempt.reason = why
         return attempt
+    assert eps is not None  # the norms' one eps, when they have no reason against them
     reads = obs.reads
     shapes = {f: source.fields[f] for f in reads}
     shape_failure = None
@@ -322,7 +323,8 @@ def _try(arch: Architecture, source: Source, obs: Observation,
                 if _diagnose(arch, attempt, values, obs, ids, pos, eps, first):
                     return attempt
         if not fitted and deepest[1] is not None and shape_failure is None:
-            shape_failure = _unfitted(*deepest[1], known)
+            slot, bound = deepest[1]
+            shape_failure = _unfitted(slot, bound, known)
     if attempt.best is None or first is None:
         attempt.reason = shape_failure or "no pairing of the fields fits the tensors' shapes"
         return attempt

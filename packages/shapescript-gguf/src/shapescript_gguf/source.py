@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import sys
+import types
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -153,7 +154,7 @@ class _Watch(TorchFunctionMode):
         self.sites: dict[str, str] = {}
 
     def _site(self, kind: str) -> None:
-        frame = sys._getframe(2)
+        frame: types.FrameType | None = sys._getframe(2)
         while frame is not None and frame.f_code.co_filename != self.path:
             frame = frame.f_back
         if frame is not None:

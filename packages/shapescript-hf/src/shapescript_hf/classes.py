@@ -250,7 +250,7 @@ def _model_init(plan: Plan, fields: list[str]) -> str:
                  "function's other parameters, by position or by name.")
     fields_code = textwrap.indent("\n".join(fields), " " * 8) if fields else ""
     embed_init = ("        # The embedding table, which an engine replaces with its own.\n"
-                  f"        self.embed_tokens = nn.Embedding(config.vocab_size, config.hidden_size)\n"
+                  "        self.embed_tokens = nn.Embedding(config.vocab_size, config.hidden_size)\n"
                   if plan.split else "")
     attn_init = ("        # One attention module a layer: transformers' attention interface needs its\n"
                  "        # layer_idx, and the engine keeps a part of its cache for each.\n"

@@ -44,11 +44,11 @@ def _computes_in_f32(sig: Any) -> bool:
              if type(p.type).__name__ == "TensorTypeExpr" and p.type.dtype in FLOAT_DTYPES}
     body = sig.decl.body if isinstance(sig.decl.body, tuple) else (sig.decl.body,)
     for node in (n for item in body for n in walk(item)):
-        if type(node).__name__ in ("BinOp", "UnaryOp") and any(
-                type(x).__name__ == "Name" and x.id in typed
-                for x in (getattr(node, "left", None), getattr(node, "right", None),
-                          getattr(node, "operand", None))):
-            return True
+        if type(node).__name__ in ("BinOp", "UnaryOp"):
+            operands: tuple[Any, ...] = (getattr(node, "left", None), getattr(node, "right", None),
+                                         getattr(node, "operand", None))
+            if any(type(x).__name__ == "Name" and x.id in typed for x in operands):
+                return True
         kind = type(node).__name__
         if kind == "Convert" and getattr(node.target, "dtype", None) in FLOAT_DTYPES:
             return True
@@ -58,7 +58,7 @@ def _computes_in_f32(sig: Any) -> bool:
 
 
 def _defaulted_float_return(sig: Any) -> bool:
-    ret = getattr(sig.decl, "ret", None)
+    ret: Any = getattr(sig.decl, "ret", None)
     if type(ret).__name__ != "TensorTypeExpr" or ret.dtype is not None:
         return False
     dom = ret.domain.name if ret.domain is not None else None

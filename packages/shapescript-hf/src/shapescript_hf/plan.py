@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shapescript_export.model_export import ModelSource
+from shapescript.api import error_codes as ec
 
 
 def walk(node: Any) -> Iterator[Any]:
@@ -42,14 +43,14 @@ class Plan:
         """It has the engine's embedding and output layer where the rules put them, so
         the folder cuts the model there (``embed_tokens``, ``lm_head``)."""
         f = self.form
-        return (not any(d.code in ("E3301", "E3302", "E3303", "E3306") for d in self.notes)
+        return (not any(d.code in (ec.E3301, ec.E3302, ec.E3303, ec.E3306) for d in self.notes)
                 and f.embed_call is not None and f.output_call is not None)
 
     @property
     def language_model(self) -> bool:
         """It maps token ids (and positions) to a score for every token of V."""
         f = self.form
-        if any(d.code in ("E3301", "E3306") for d in self.notes) or f.ids is None:
+        if any(d.code in (ec.E3301, ec.E3306) for d in self.notes) or f.ids is None:
             return False
         ret = self.source.sig.ret
         if type(ret).__name__ != "TensorType" or len(ret.axes) != 3:
@@ -68,7 +69,7 @@ class Plan:
     @property
     def written_types(self) -> dict[str, str]:
         """Each field's type as its declaration writes it (for the modeling file)."""
-        out = {}
+        out: dict[str, str] = {}
         info = None
         for module in self.source.program.modules.values():
             info = info or module.env.models.get(self.source.model_name)

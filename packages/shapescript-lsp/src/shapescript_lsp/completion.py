@@ -91,7 +91,9 @@ class _Items:
     """The completion items gathered so far, each label once."""
 
     def __init__(self, doc: Document, cm: Any, pos: lsp.Position) -> None:
-        self.doc, self.cm, self.env = doc, cm, cm.env if cm is not None else None
+        self.doc, self.cm = doc, cm
+        # The file's environment; the completions that read it run only where it checked.
+        self.env: Any = cm.env if cm is not None else None
         self.items: list[lsp.CompletionItem] = []
         self.seen: set[str] = set()
         line_start = doc.lines.starts[pos.line] if pos.line < len(doc.lines.starts) else 0
@@ -263,8 +265,8 @@ def _in_scope(items: _Items) -> None:
                         tt = cm.types.get(id(t))
                         items.add(t.id, K.Variable, str(tt) if tt else None)
             elif isinstance(n, S.For):
-                for t in n.targets:
-                    items.add(t, K.Variable)
+                for target in n.targets:
+                    items.add(target, K.Variable)
     for name, sig in env.fns.items():
         items.add(name, K.Function, signature_text(doc, sig), sig.decl.doc)
     for local, (sub, orig) in env.imported.items():

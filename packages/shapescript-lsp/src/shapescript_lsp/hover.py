@@ -67,9 +67,10 @@ def const_markdown(doc: Document, target: Target) -> str:
     """A const's hover: its value and type, its ``##`` comment, the expression it was
     written as (when that isn't the value itself), and the file it comes from."""
     env = target.env
-    decl = env.const_decls.get(target.key[1]) if env is not None and target.key else None
+    key = target.key[1] if target.key else None
+    decl = env.const_decls.get(key) if env is not None and key is not None else None
     written = doc.source(decl.span.file, decl.value.span) if decl is not None else ""
-    if decl is not None and target.key[1] in env.consts:
+    if decl is not None and env is not None and key in env.consts:
         value = target.info
         code = f"const {target.name}: {const_type_name(value)} = {const_value_text(value)}"
         shown = const_value_text(value)
@@ -77,7 +78,8 @@ def const_markdown(doc: Document, target: Target) -> str:
         code = f"const {target.name} = {written}" if written else f"const {target.name}"
         shown = written
     parts = [decl.doc] if decl is not None and decl.doc else []
-    if written and not isinstance(decl.value, (S.Num, S.Str, S.Bool)) and written.strip() != shown:
+    if written and decl is not None and not isinstance(decl.value, (S.Num, S.Str, S.Bool)) \
+            and written.strip() != shown:
         parts.append(f"Written `{written.strip()}`.")
     where = _where(env.path) if env is not None else None
     if where is None and env is not None and not doc.is_self(env.path):
@@ -107,7 +109,7 @@ def hover(doc: Document, pos: lsp.Position) -> lsp.Hover | None:
         if target.kind == "builtin":  # and what this call gives
             call = next((n for n in reversed(path[:-1]) if id(n) in cm.types), None)
             t = cm.types.get(id(call)) if call is not None else None
-            if t is not None and str(t) != "<error>":
+            if t is not None and str(t) != "<error>" and text is not None:
                 text += f"\n\nThis call: `{t}`"
     if text is None:
         for n in reversed(path):

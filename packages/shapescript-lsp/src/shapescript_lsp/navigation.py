@@ -53,7 +53,8 @@ def references(doc: Document, pos: lsp.Position, include_declaration: bool,
                     continue
                 sp = n.span
         elif isinstance(n, (S.SizeName, S.PatName)) and target.kind in ("dim", "axis", "alias"):
-            full = n.name if not getattr(n, "module", None) else f"{n.module}.{n.name}"
+            module = getattr(n, "module", None)
+            full = n.name if not module else f"{module}.{n.name}"
             if full == target.name:
                 sp = n.span
         elif isinstance(n, S.SpecialTypeExpr) and target.kind == "axis" and n.name == target.name:

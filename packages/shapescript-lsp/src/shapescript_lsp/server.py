@@ -307,4 +307,4 @@ def main(settings: Settings | None = None) -> None:
     """Serve over stdin/stdout until the editor says exit. The editor's stream is read
     frame by frame (``FrameReader``): a malformed message is skipped, not the next."""
     logging.basicConfig(level=logging.WARNING, format="shapescript lsp: %(message)s")
-    build(settings).start_io(stdin=FrameReader(sys.stdin.buffer))  # type: ignore[arg-type]
+    build(settings).start_io(stdin=FrameReader(sys.stdin.buffer))

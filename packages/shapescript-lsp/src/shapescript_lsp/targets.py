@@ -76,8 +76,8 @@ def local_decl(fn: Any, name: str) -> Any:
                 if isinstance(t, S.Name) and t.id == name:
                     return t.span
         elif isinstance(n, S.For):
-            for t, sp in zip(n.targets, n.target_spans):
-                if t == name:
+            for tname, sp in zip(n.targets, n.target_spans):
+                if tname == name:
                     return sp
         elif isinstance(n, S.Lambda) and name in n.params:
             sp = n.span
@@ -173,7 +173,8 @@ def target_at(doc: Document, pos: lsp.Position) -> Target | None:
         in_default = any(isinstance(n, S.Param) for n in path)
         return _name_target(cm, node, None if in_default else fn)
     if isinstance(node, (S.SizeName, S.PatName)):
-        name = node.name if not getattr(node, "module", None) else f"{node.module}.{node.name}"
+        module = getattr(node, "module", None)
+        name = node.name if not module else f"{module}.{node.name}"
         return _dim_target(env, name, node, fn)
     if isinstance(node, S.SpecialTypeExpr):
         return Target("axis", node.name, node.span, owner=fn, node=node)

@@ -84,7 +84,7 @@ class _Tokens:
         """A declaration's own name (and its parameters' or fields'); the parameters'
         names."""
         params: set[str] = set()
-        ns = d.name_span if hasattr(d, "name_span") else None
+        ns: Any = d.name_span if hasattr(d, "name_span") else None
         if isinstance(d, (S.FnDecl, S.ExternDecl)):
             self.put(ns.line, ns.col, len(d.name), "function", DECL)
             for p in d.params:

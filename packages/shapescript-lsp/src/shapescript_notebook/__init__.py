@@ -29,6 +29,7 @@ import sys
 import types
 from dataclasses import dataclass, field
 from typing import Any
+from shapescript.api import error_codes as ec
 
 __all__ = ["load_ipython_extension", "unload_ipython_extension", "CellMagic", "Diagnostics"]
 
@@ -123,7 +124,7 @@ class CellMagic:
         """The names an E0201 ("unknown name `x`") says the cell uses."""
         out = []
         for d in diagnostics:
-            if d.code == "E0201" and d.file == path:
+            if d.code == ec.E0201 and d.file == path:
                 m = re.search(r"`([A-Za-z_]\w*)`", d.message)
                 if m and m.group(1) not in out:
                     out.append(m.group(1))

@@ -16,11 +16,12 @@ import traceback
 
 import click
 
-from shapescript.api import atomic_write, py_comment, same_file
+from shapescript.api import INTERNAL_NOTE, atomic_write, py_comment, same_file
 
 from shapescript_cli.output import debug_enabled, fail
 
 from ._util import MODE_CHOICE, render
+from shapescript.api import error_codes as ec
 
 
 @click.command()
@@ -80,9 +81,8 @@ def command(file, output, standalone, checks, value_checks, devices, stubs, dims
         click.echo(f"error: cannot read {file}: {err.strerror or err}", err=True)
         sys.exit(2)
     except Exception:
-        click.echo(f"error[E0000]: internal error\n --> {file}\n  |\n  = note: this is a "
-                   "bug in ShapeScript, not in your program; please report it, with this "
-                   "file", err=True)
+        click.echo(f"error[E0000]: internal error\n --> {file}\n  |\n  = note: {INTERNAL_NOTE}",
+                   err=True)
         if debug_enabled():
             traceback.print_exc()
         sys.exit(3)
@@ -90,7 +90,7 @@ def command(file, output, standalone, checks, value_checks, devices, stubs, dims
         click.echo(render(out.diagnostics, out.sources).rstrip("\n"), err=True)
     errors = [d for d in out.diagnostics if getattr(d, "severity", "error") == "error"]
     if out.python is None or errors:
-        sys.exit(3 if any(getattr(d, "code", "") == "E0000" for d in errors) else 1)
+        sys.exit(3 if any(getattr(d, "code", "") == ec.E0000 for d in errors) else 1)
     _refuse_input_as_output(target, list(out.sources))
     stub_target = os.path.splitext(target)[0] + ".pyi"
     if out.stub is not None:

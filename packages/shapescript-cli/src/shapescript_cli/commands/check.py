@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from shapescript_cli.output import COLOR_KEY, debug_enabled, fail, use_color
+from shapescript.api import error_codes as ec
 
 if TYPE_CHECKING:
     from shapescript.diagnostics import Diagnostic
@@ -321,7 +322,7 @@ def filter_diagnostics(diags: Sequence[Diagnostic], config: Config) -> list[Diag
                     for pattern, codes in config.per_file_ignores.items()]
     kept = []
     for d in diags:
-        if d.code != "E0000":
+        if d.code != ec.E0000:
             if not config.reports(d.code):
                 continue
             if per_file and d.file and _ignored_for_file(d, per_file, config.root):
@@ -330,7 +331,7 @@ def filter_diagnostics(diags: Sequence[Diagnostic], config: Config) -> list[Diag
     return kept
 
 
-def _ignored_for_file(d: Diagnostic, per_file: list[tuple[Any, Sequence[str]]],
+def _ignored_for_file(d: Diagnostic, per_file: Sequence[tuple[Any, Sequence[str]]],
                       root: Path) -> bool:
     from shapescript_cli.config import code_matches
 
@@ -403,7 +404,7 @@ def check_files(paths: Sequence[str], profiles: Sequence[Any] = (), fn: str | No
             else:
                 found, texts = compiler.check_file(path)
         except Exception as exc:  # any failure in the compiler is a bug in it
-            span = getattr(exc, "span", None)
+            span: Any = getattr(exc, "span", None)
             where = ((span.file, span.line, span.col) if _is_span(span) else (name, 1, 1))
             diags.append(internal_error_at(*where))
             tracebacks.append(traceback.format_exc())
@@ -415,7 +416,7 @@ def check_files(paths: Sequence[str], profiles: Sequence[Any] = (), fn: str | No
 
 def exit_code(diags: Sequence[Diagnostic]) -> int:
     """3 for an internal error, else 1 for any error, else 0 (warnings allowed)."""
-    if any(d.code == "E0000" for d in diags):
+    if any(d.code == ec.E0000 for d in diags):
         return 3
     return 1 if any(d.severity == "error" for d in diags) else 0
 

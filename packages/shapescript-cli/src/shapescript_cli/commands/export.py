@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from shapescript_cli.output import fail, use_color
+from shapescript.api import error_codes as ec
 
 __all__ = ["build_command", "get_command", "installed_targets"]
 
@@ -178,7 +179,7 @@ def _report_diagnostics(err: Any) -> None:
     text = (render_full(err.diagnostics, err.sources, color=use_color(sys.stderr))
             if err.diagnostics else str(err))
     click.echo(text.rstrip("\n"), err=True)
-    internal = any(getattr(d, "code", "") == "E0000" for d in err.diagnostics)
+    internal = any(getattr(d, "code", "") == ec.E0000 for d in err.diagnostics)
     raise click.exceptions.Exit(3 if internal else 1)
 def get_command() -> click.Command:
     """The command, built anew from the installed targets each time it is asked for."""

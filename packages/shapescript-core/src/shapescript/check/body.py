@@ -8,10 +8,10 @@ the call graph from every ``export fn`` and reports those sites (E17xx).
 
 from __future__ import annotations
 
-import gc
 from itertools import count
 from typing import Any
 
+from shapescript.gc_pause import paused_gc
 from shapescript.check.declare import Loader, declare
 from shapescript.check.env import AxisParam, FnSig, ModuleEnv, SizeParam
 from shapescript.check.exprs import ExprChecker
@@ -26,6 +26,7 @@ from shapescript.check.types import ERROR, Axis, HostType, ModelType, PyType, Te
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
+from shapescript import error_codes as ec
 
 
 class BodyChecker:
@@ -97,7 +98,7 @@ class BodyChecker:
             split = self.split_orders.get(key)
             if split is not None and split != roles and len(key) == len(roles):
                 shown = lambda rs: "(" + " ".join(str(r) for r in rs) + ")"  # noqa: E731
-                raise Fail("E0418", f"the group is merged as `{shown(roles)}` but was split as "
+                raise Fail(ec.E0418, f"the group is merged as `{shown(roles)}` but was split as "
                            f"`{shown(split)}` in this function", "another order",
                            span=node.span,
                            help=f"merge them as `{shown(split)}`, the order they were split "
@@ -145,17 +146,17 @@ class BodyChecker:
             self.host_only(p, "a model")
 
     def python_use(self, node: ast.Expr) -> None:
-        self.event("E1701", node.span, "Python in an exported function",
+        self.event(ec.E1701, node.span, "Python in an exported function",
                    "a Python value: torch.export records torch operations only")
 
     def as_python(self, e: ast.AssertType) -> None:
         v = e.value
         if isinstance(v, ast.Name) and self.scope.get(v.id) is not None:
-            self.event("E1703", e.span, "`as` on a Python value in an exported function",
+            self.event(ec.E1703, e.span, "`as` on a Python value in an exported function",
                        f"`{v.id}` is a Python value")
 
     def host_only(self, node: Any, what: str) -> None:
-        self.event("E1704", node.span, f"{what} has no torch-only lowering",
+        self.event(ec.E1704, node.span, f"{what} has no torch-only lowering",
                    "host-only: not allowed in an exported function")
 
     # -- a function -----------------------------------------------------------------
@@ -178,7 +179,7 @@ class BodyChecker:
                         self.fail(f, p.default)
             if isinstance(ps.type, (AxisParam, SizeParam)):
                 self.report(Diagnostic.error(
-                    "E0504", f"`{ps.type}` is only for `extern fn` parameters", p.span,
+                    ec.E0504, f"`{ps.type}` is only for `extern fn` parameters", p.span,
                     "a `fn` parameter", help="take the axis's position or size from the types instead"))
                 t = ERROR
             self.host_only_param(p, t)
@@ -187,7 +188,7 @@ class BodyChecker:
             returns = self.stmts.block(decl.body)
             if sig.ret is not None and not returns:
                 self.report(Diagnostic.error(
-                    "E0801", f"`{sig.name}` doesn't return on every path", decl.name_span,
+                    ec.E0801, f"`{sig.name}` doesn't return on every path", decl.name_span,
                     f"declared to return `{self.stmts.ret_text()}`",
                     help="end every path with `return`"))
         else:
@@ -196,7 +197,7 @@ class BodyChecker:
                 try:
                     if isinstance(t, PyType):
                         written = self.stmts.ret_text()
-                        raise Fail("E0413", "the shape of this Python value is unknown",
+                        raise Fail(ec.E0413, "the shape of this Python value is unknown",
                                    f"the return type is `{written}`", span=decl.body.span,
                                    help=f"assert its shape with `as {written}`")
                     self.exprs.expect_fits(t, sig.ret, decl.body, "the return type")
@@ -211,7 +212,7 @@ class BodyChecker:
         events = list(self.events)
         for call, n in self.map_sites:
             if n.free_vars():
-                events.append(("E1707", call.span, "`map` over a generic size in an exported function",
+                events.append((ec.E1707, call.span, "`map` over a generic size in an exported function",
                                f"`{n}` is a generic size, so the loop can't be unrolled"))
         events += self.extern_sites
         return ExportSites(tuple(events), tuple(c for c in self.callees if not c.is_extern))
@@ -240,7 +241,7 @@ def check_model_inits(cm: CheckedModule, env: ModuleEnv) -> None:
                     key = a.name if a.name is not None else (allowed[i] if i < len(allowed) else None)
                     if key not in allowed:
                         cm.diagnostics.append(Diagnostic.error(
-                            "E0502", f"`{kind}` has no parameter `{a.name or i}`", a.span,
+                            ec.E0502, f"`{kind}` has no parameter `{a.name or i}`", a.span,
                             "unknown keyword" if a.name else "one argument too many",
                             help="`normal(std=…, mean=…)` or `uniform(lo, hi)`"))
                         ok = False
@@ -249,33 +250,26 @@ def check_model_inits(cm: CheckedModule, env: ModuleEnv) -> None:
                     if not isinstance(t, HostType) or t.name not in ("int", "float"):
                         if t is not ERROR:
                             cm.diagnostics.append(Diagnostic.error(
-                                "E0410", f"`{key}` is a number", a.value.span, f"this is `{t}`"))
+                                ec.E0410, f"`{key}` is a number", a.value.span, f"this is `{t}`"))
                         ok = False
                     values[key] = a.value
                 if kind == "uniform" and ok and len(values) != 2:
                     cm.diagnostics.append(Diagnostic.error(
-                        "E0501", "`uniform` takes `lo` and `hi`", init.span, ""))
+                        ec.E0501, "`uniform` takes `lo` and `hi`", init.span, ""))
                     ok = False
                 if ok:
                     cm.res[id(init)] = FieldInit(kind, tuple(values.items()))
                 continue
             cm.diagnostics.append(Diagnostic.error(
-                "E0503", "not a parameter initialiser", init.span, "unknown initialiser",
+                ec.E0503, "not a parameter initialiser", init.span, "unknown initialiser",
                 help="use `normal(std=…)`, `uniform(lo, hi)`, `zeros` or `ones`"))
 
 
 def check_module(module: ast.Module, source: str, prelude: ModuleEnv | None,
                  load: Loader) -> CheckedModule:
     """Check one parsed file; its diagnostics come sorted by position."""
-    # The checker allocates many small, acyclic objects (sizes, types, records): the
-    # cyclic collector would only slow it down (as in the parser), so it waits.
-    gc_was_on = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_gc():
         return _check_module(module, source, prelude, load)
-    finally:
-        if gc_was_on:
-            gc.enable()
 
 
 def _check_module(module: ast.Module, source: str, prelude: ModuleEnv | None,

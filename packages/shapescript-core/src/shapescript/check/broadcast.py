@@ -25,6 +25,7 @@ from typing import Any, Callable, Sequence
 from shapescript.check.fail import Fail
 from shapescript.check.sizes import Size
 from shapescript.check.types import Axis, TensorType
+from shapescript import error_codes as ec
 
 __all__ = ["Broadcast", "Plan", "IDENTITY", "broadcast", "matmul", "check_fits", "role_fail",
            "Clash", "RoleOf"]
@@ -114,7 +115,7 @@ def _plan(src_pos: list[int | None]) -> Plan:
 def _size_fail(lab: Size, sa: Size, sb: Size, left: str = "left operand",
                right: str = "right") -> Fail:
     return Fail(
-        "E0401",
+        ec.E0401,
         f"sizes not provably equal: `{lab}` is {sa} in the {left} but {sb} in the {right}",
         f"`{lab}` is {sa} here but {sb} there",
         help="if they are equal at run time, assert it with `as`; if these are different "
@@ -159,7 +160,7 @@ def _align(a_axes: Sequence[Axis], b_axes: Sequence[Axis], what: str = "operand"
         ca, cb = _count(la, lab), _count(lb, lab)
         if ca and cb and ca != cb:
             raise Fail(
-                "E0405",
+                ec.E0405,
                 f"the label `{lab}` occurs {ca} time{'s' * (ca != 1)} in the left {what} but "
                 f"{cb} time{'s' * (cb != 1)} in the right",
                 f"`{lab}` is repeated unevenly",
@@ -178,7 +179,7 @@ def _align(a_axes: Sequence[Axis], b_axes: Sequence[Axis], what: str = "operand"
         # labels that differ by a number are one axis off by some rows, never meant apart.
         gap = la[i] - lb[j]
         if la[i].free_vars() and gap.is_const and gap.const_value != 0:
-            raise Fail("E0401", f"sizes not provably equal: the left {what}'s axis `{la[i]}` and "
+            raise Fail(ec.E0401, f"sizes not provably equal: the left {what}'s axis `{la[i]}` and "
                        f"the right's `{lb[j]}` differ by {abs(gap.const_value)}",  # type: ignore[arg-type]
                        f"`{la[i]}` against `{lb[j]}`",
                        help="slice both to the same rows; if they are different axes, give one "
@@ -216,7 +217,7 @@ def broadcast(a: TensorType | Any, b: TensorType | Any, role_of: RoleOf | None =
         if not b.has_variadic and b.rank <= a.rank and a.axes[a.rank - b.rank:] == b.axes \
                 and all(not x.variadic for x in a.axes[a.rank - b.rank:]):
             return Broadcast(a.axes)
-        raise Fail("E0409",
+        raise Fail(ec.E0409,
                    f"can't broadcast `{_fmt_axes(a.axes)}` with `{_fmt_axes(b.axes)}`: "
                    "it needs the rank of `...`",
                    "`...` has an unknown rank",
@@ -231,7 +232,7 @@ def role_fail(have: Axis, want: Axis, head: str | None = None) -> Fail:
     ``head`` says where (default: "`S` where `C` is declared")."""
     head = head or f"`{have.label}` where `{want.label}` is declared"
     return Fail(
-        "E0414",
+        ec.E0414,
         f"{head}; they are equal only in value ({have.size})",
         f"`{have.label}` here, `{want.label}` expected",
         help=f"if `{have.label}` is meant as `{want.label}`, say so with `as`; if one is made "
@@ -262,15 +263,15 @@ def matmul(a: TensorType, b: TensorType, clash: Clash | None = None) -> Broadcas
     """
     if a.rank == 0 or b.rank == 0:
         which = "left" if a.rank == 0 else "right"
-        raise Fail("E0402", f"`@` needs at least one axis on each side; the {which} operand "
+        raise Fail(ec.E0402, f"`@` needs at least one axis on each side; the {which} operand "
                    "has none", "a `[]` value", help="multiply by it with `*`")
     ka, kb = a.axes[-1], (b.axes[-2] if b.rank >= 2 else b.axes[0])
     if ka.variadic or kb.variadic:
-        raise Fail("E0409", "`@` needs the contracted axes written out, not `...`",
+        raise Fail(ec.E0409, "`@` needs the contracted axes written out, not `...`",
                    "`...` has an unknown rank")
     if ka.size != kb.size:
         raise Fail(
-            "E0401",
+            ec.E0401,
             f"sizes not provably equal: `@` contracts {_axis_text(ka)} of the left "
             f"operand with {_axis_text(kb)} of the right",
             f"`{ka.written}` against `{kb.written}`",
@@ -292,7 +293,7 @@ def matmul(a: TensorType, b: TensorType, clash: Clash | None = None) -> Broadcas
             return Broadcast(lead_a + tail)
         if not lead_a:
             return Broadcast(lead_b + tail)
-        raise Fail("E0409", "`@` needs the batch axes of both operands to be the same `...`",
+        raise Fail(ec.E0409, "`@` needs the batch axes of both operands to be the same `...`",
                    "`...` has an unknown rank",
                    help="write the axes out instead of `...`")
     axes, a_pos, b_pos = _align(lead_a, lead_b, "operand's batch axes")
@@ -315,7 +316,7 @@ def check_fits(value: TensorType, declared: TensorType, what: str = "the value",
     """
     va, da = value.axes, declared.axes
     if len(va) != len(da):
-        raise Fail("E0402",
+        raise Fail(ec.E0402,
                    f"ranks differ: {what} is `{_fmt_axes(da)}`, with {len(da)} "
                    f"ax{'is' if len(da) == 1 else 'es'}, but this is `{_fmt_axes(va)}`, with "
                    f"{len(va)}",
@@ -324,7 +325,7 @@ def check_fits(value: TensorType, declared: TensorType, what: str = "the value",
         if v.variadic or d.variadic:
             if v.variadic and d.variadic:
                 continue
-            raise Fail("E0409", f"{what} is `{_fmt_axes(da)}`, but the rank of this "
+            raise Fail(ec.E0409, f"{what} is `{_fmt_axes(da)}`, but the rank of this "
                        f"`{_fmt_axes(va)}` is unknown" if v.variadic else
                        f"{what} is `{_fmt_axes(da)}`, whose `...` this `{_fmt_axes(va)}` can't fill",
                        "`...` has an unknown rank" if v.variadic else "a known rank",
@@ -344,7 +345,7 @@ def check_fits(value: TensorType, declared: TensorType, what: str = "the value",
                     "operation puts its left operand's axes first, so swap its operands "
                     f"(`x * s`, not `s * x`), or write `rearrange(…, {src} -> {dst})`")
         raise Fail(
-            "E0401",
+            ec.E0401,
             f"sizes not provably equal: axis {i} is {_axis_text(v)}, but {what} "
             f"`{_fmt_axes(da)}` has {_axis_text(d)}",
             f"`{_fmt_axes(va)}` here", help=help)

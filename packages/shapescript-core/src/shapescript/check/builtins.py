@@ -55,6 +55,7 @@ from shapescript.check.types import (
 from shapescript.source import word_span
 from shapescript.syntax import ast
 from shapescript.vocab import DTYPE_CLASSES, DTYPES, HOST_DTYPE
+from shapescript import error_codes as ec
 
 if TYPE_CHECKING:
     from shapescript.check.exprs import ExprChecker
@@ -86,7 +87,7 @@ def split_args(e: ast.Call) -> tuple[list[ast.Arg], dict[str, ast.Arg]]:
     for a in e.args:
         if a.name is not None:
             if a.name in kw:
-                raise Fail("E0502", f"argument `{a.name}` is given twice", "repeated", span=a.span)
+                raise Fail(ec.E0502, f"argument `{a.name}` is given twice", "repeated", span=a.span)
             kw[a.name] = a
     return pos, kw
 
@@ -94,15 +95,15 @@ def split_args(e: ast.Call) -> tuple[list[ast.Arg], dict[str, ast.Arg]]:
 def need(e: ast.Call, name: str, pos: list[ast.Arg], kw: dict[str, ast.Arg], n: int,
          allowed: tuple[str, ...] = (), required: tuple[str, ...] = ()) -> None:
     if len(pos) != n:
-        raise Fail("E0501", f"`{name}` takes {n} positional argument{'s' if n != 1 else ''}, "
+        raise Fail(ec.E0501, f"`{name}` takes {n} positional argument{'s' if n != 1 else ''}, "
                    f"{len(pos)} given", "wrong number of arguments", span=e.span)
     for k, a in kw.items():
         if k not in allowed:
-            raise Fail("E0502", f"`{name}` has no parameter `{k}`", "unknown keyword", span=a.span,
+            raise Fail(ec.E0502, f"`{name}` has no parameter `{k}`", "unknown keyword", span=a.span,
                        help=("parameters: " + ", ".join(f"`{x}`" for x in allowed)) if allowed else None)
     for r in required:
         if r not in kw:
-            raise Fail("E0501", f"`{name}` needs `{r}=`", f"missing `{r}=`", span=e.span)
+            raise Fail(ec.E0501, f"`{name}` needs `{r}=`", f"missing `{r}=`", span=e.span)
 
 
 def checked_args(e: ast.Call, name: str, *, check_required: bool = True,
@@ -127,7 +128,7 @@ def over_labels(a: ast.Arg) -> list[tuple[str, ast.Expr]]:
                                                         for x in v.items):
         return [(x.id if isinstance(x, ast.Name) else f"{x.value.id}.{x.attr}", x)  # type: ignore[union-attr]
                 for x in v.items]
-    raise Fail("E0403", "`over=` takes an axis name or a group of names, not an expression",
+    raise Fail(ec.E0403, "`over=` takes an axis name or a group of names, not an expression",
                "not an axis name", span=v.span,
                help="reduce an axis labelled by an expression with a pattern, or relabel it with an annotation")
 
@@ -141,12 +142,12 @@ def find_axis(t: TensorType, label: str, node: ast.Expr, role_of: Any = None) ->
     hits = label_hits(t.axes, label, role_of)
     if not hits:
         if t.has_variadic:
-            raise Fail("E0409", f"`{label}` isn't an axis outside `...` of `{t}`", "needs the rank of `...`",
+            raise Fail(ec.E0409, f"`{label}` isn't an axis outside `...` of `{t}`", "needs the rank of `...`",
                        span=node.span)
-        raise Fail("E0403", f"`{t}` has no axis labelled `{label}`", "unknown axis label", span=node.span,
+        raise Fail(ec.E0403, f"`{t}` has no axis labelled `{label}`", "unknown axis label", span=node.span,
                    help="axes: " + " ".join(str(ax) for ax in t.axes))
     if len(hits) > 1:
-        raise Fail("E0405", f"the axis label `{label}` occurs {len(hits)} times in `{t}`",
+        raise Fail(ec.E0405, f"the axis label `{label}` occurs {len(hits)} times in `{t}`",
                    "ambiguous axis label", span=node.span,
                    help="reduce with a pattern instead, e.g. `reduce(x, b c h w -> b c, sum)`")
     i = hits[0]
@@ -171,11 +172,11 @@ def tensor_arg(ck: ExprChecker, a: ast.Arg, fn: str, what: str = "argument") -> 
     if isinstance(t, ErrorType):
         return None
     if isinstance(t, PyType):
-        raise Fail("E0413", "the shape of this Python value is unknown",
+        raise Fail(ec.E0413, "the shape of this Python value is unknown",
                    f"`{fn}` needs a tensor", span=a.value.span,
                    help="assert its shape with `as [ … ]`")
     if not isinstance(t, TensorType):
-        raise Fail("E0410", f"the {what} of `{fn}` is a tensor, not `{t}`", f"this is `{t}`",
+        raise Fail(ec.E0410, f"the {what} of `{fn}` is a tensor, not `{t}`", f"this is `{t}`",
                    span=a.value.span)
     return t
 
@@ -192,10 +193,10 @@ def b_elementwise(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     if op in ("maximum", "minimum"):
         for x, arg in ((a, pos[0]), (b, pos[1])):
             if isinstance(x, PyType):
-                raise Fail("E0413", "the shape of this Python value is unknown", f"`{name}` needs a tensor",
+                raise Fail(ec.E0413, "the shape of this Python value is unknown", f"`{name}` needs a tensor",
                            span=arg.value.span, help="assert its shape with `as [ … ]`")
         if not isinstance(a, TensorType) and not isinstance(b, TensorType):
-            raise Fail("E0410", f"`{name}` needs a tensor", "two host values", span=e.span)
+            raise Fail(ec.E0410, f"`{name}` needs a tensor", "two host values", span=e.span)
         t, plan = ops.elementwise(op, a, b, ck.body.role_of)
     else:
         t = ck.binop(op, a, b, e)
@@ -232,7 +233,7 @@ def b_where(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     if any(isinstance(x, ErrorType) for x in (m, a, b)):
         return ERROR
     if isinstance(m, TensorType) and m.dtype != "bool":
-        raise Fail("E0804", f"`where` needs a mask, not `{m}`", f"this is `{m}`", span=pos[0].span)
+        raise Fail(ec.E0804, f"`where` needs a mask, not `{m}`", f"this is `{m}`", span=pos[0].span)
     t, select = ops.where(m, a, b, ck.body.role_of)
     ck.res[id(e)] = BuiltinCall("where", select)
     return t
@@ -256,9 +257,9 @@ def b_reduction(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         for lab, node in labels:
             ck.types[id(node)] = INT
         if entry.one_axis and len(positions) != 1:
-            raise Fail("E0403", f"`{name}` takes one axis", "", span=kw["over"].span)
+            raise Fail(ec.E0403, f"`{name}` takes one axis", "", span=kw["over"].span)
     elif "over" in entry.required:
-        raise Fail("E0501", f"`{name}` needs `over=`", "missing `over=`", span=e.span)
+        raise Fail(ec.E0501, f"`{name}` needs `over=`", "missing `over=`", span=e.span)
     out = ops.reduction(name, t, positions, labels, e)
     ck.res[id(e)] = BuiltinCall(name, Reduction(None if positions is None else tuple(positions)))
     return out
@@ -273,7 +274,7 @@ def b_cross_entropy(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     if logits is None or y is None:
         return ERROR
     if len(labels) != 1:
-        raise Fail("E0403", "`cross_entropy` takes one class axis", "", span=kw["over"].span)
+        raise Fail(ec.E0403, "`cross_entropy` takes one class axis", "", span=kw["over"].span)
     lab, node = labels[0]
     ck.types[id(node)] = INT
     c = find_axis(logits, lab, node, ck.body.role_of)
@@ -295,7 +296,7 @@ def b_topk(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     ax = t.axes[i]
     kk = Size.const(k)
     if k < 0 or (kk - ax.size).provably_pos():
-        raise Fail("E0406", f"`topk` takes {k} of the axis `{ax.written}`",
+        raise Fail(ec.E0406, f"`topk` takes {k} of the axis `{ax.written}`",
                    "more than the axis has", span=pos[1].value.span,
                    help=f"take at most `{ax.written}`")
     # An axis the prover can't compare with k (a generic) is checked at run time.
@@ -319,7 +320,7 @@ def b_scan(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     if t is None:
         return ERROR
     if len(labels) != 1:
-        raise Fail("E0403", f"`{name}` takes one axis", "", span=kw["over"].span)
+        raise Fail(ec.E0403, f"`{name}` takes one axis", "", span=kw["over"].span)
     lab, node = labels[0]
     ck.types[id(node)] = INT
     dim = find_axis(t, lab, node, ck.body.role_of)
@@ -336,8 +337,9 @@ def b_pattern(ck: ExprChecker, name: str, e: ast.Call) -> Type:
             # `einsum(…)` without `: pattern`: the parser reported it (E0601).
             ck.args_only(e)
             return ERROR
-        raise Fail("E0601", f"`{name}` needs a pattern such as `b n d -> b d`", "no pattern",
+        raise Fail(ec.E0601, f"`{name}` needs a pattern such as `b n d -> b d`", "no pattern",
                    span=e.span)
+    assert isinstance(e.pattern, ast.Pattern)  # `pack` and `unpack` have rules of their own
     if name == "einsum" and not e.pattern.output and not any(e.pattern.inputs):
         # `einsum(a, b: )`: the parser reported the missing pattern (E0601).
         ck.args_only(e)
@@ -347,26 +349,26 @@ def b_pattern(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     operands = pos[:e.pattern_pos]
     rest = pos[e.pattern_pos:]
     if name != "einsum" and len(operands) != 1:
-        raise Fail("E0501", f"`{name}` takes one tensor before its pattern", "", span=e.span)
+        raise Fail(ec.E0501, f"`{name}` takes one tensor before its pattern", "", span=e.span)
     if name == "einsum" and len(operands) != n_inputs:
-        raise Fail("E0601", f"the pattern has {n_inputs} input{'s' if n_inputs != 1 else ''} "
+        raise Fail(ec.E0601, f"the pattern has {n_inputs} input{'s' if n_inputs != 1 else ''} "
                    f"but `einsum` got {len(operands)} operand{'s' if len(operands) != 1 else ''}",
                    f"{n_inputs} input{'s' if n_inputs != 1 else ''}", span=e.pattern.span,
                    help="write one input per operand, separated by commas: `einsum(a, b: i j, j k -> i k)`")
     reduce_op = None
     if name == "reduce":
         if len(rest) != 1 or not isinstance(rest[0].value, ast.Name):
-            raise Fail("E0602", "`reduce` needs an operation after its pattern",
+            raise Fail(ec.E0602, "`reduce` needs an operation after its pattern",
                        "missing operation", span=e.span,
                        help="add one of `sum`, `mean`, `max`, `min`, `prod`: "
                             "`reduce(x, b h w -> b, max)`")
         reduce_op = rest[0].value.id
         if reduce_op not in REDUCE_OPS:
-            raise Fail("E0602", f"unknown `reduce` operation `{reduce_op}`", "not an operation",
+            raise Fail(ec.E0602, f"unknown `reduce` operation `{reduce_op}`", "not an operation",
                        span=rest[0].span,
                        help="use one of " + ", ".join(f"`{o}`" for o in REDUCE_OPS))
     elif rest:
-        raise Fail("E0501", f"`{name}` takes no argument after its pattern but keyword sizes",
+        raise Fail(ec.E0501, f"`{name}` takes no argument after its pattern but keyword sizes",
                    "unexpected argument", span=rest[0].span)
     inputs: list[TensorType] = []
     stacked = False
@@ -378,10 +380,10 @@ def b_pattern(ck: ExprChecker, name: str, e: ast.Call) -> Type:
             t = ops.stack_tuple(t, a)
             stacked = True
         if isinstance(t, PyType):
-            raise Fail("E0413", "the shape of this Python value is unknown", f"`{name}` needs a tensor",
+            raise Fail(ec.E0413, "the shape of this Python value is unknown", f"`{name}` needs a tensor",
                        span=a.value.span, help="assert its shape with `as [ … ]`")
         if not isinstance(t, TensorType):
-            raise Fail("E0410", f"`{name}` needs a tensor, not `{t}`", f"this is `{t}`", span=a.span)
+            raise Fail(ec.E0410, f"`{name}` needs a tensor, not `{t}`", f"this is `{t}`", span=a.span)
         inputs.append(t)
     kw_sizes: dict[str, tuple[Size, Size]] = {}
     for k, a in kw.items():
@@ -391,7 +393,7 @@ def b_pattern(ck: ExprChecker, name: str, e: ast.Call) -> Type:
             t = ck.expr(a.value)
             if isinstance(t, ErrorType):
                 return ERROR
-            raise Fail("E0304", f"the size `{k}=` must be a size expression",
+            raise Fail(ec.E0304, f"the size `{k}=` must be a size expression",
                        f"this is `{t}`, not a size",
                        span=a.value.span, help="use literals, dims and the signature's generics")
         label = label_of_size_expr(ck, a.value, s)
@@ -400,7 +402,7 @@ def b_pattern(ck: ExprChecker, name: str, e: ast.Call) -> Type:
                              ck.sig.generics if ck.sig else frozenset(), reduce_op, stacked,
                              ck.body.next_id, ck.body.clash)
     for msg, help_ in r.warnings:
-        ck.body.report(Diagnostic.warning("E0417", msg, e.pattern.span,
+        ck.body.report(Diagnostic.warning(ec.E0417, msg, e.pattern.span,
                                           "a new axis name", help=help_))
     ck.body.group_order(r.splits, r.merges, e.pattern)
     out = ck.body.name_local_roles(r.out, r.locals)
@@ -435,7 +437,7 @@ def b_stack(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     if isinstance(t, ErrorType):
         return ERROR
     if not isinstance(t, TupleType):
-        raise Fail("E0408", "`stack` takes a tuple of tensors", f"this is `{t}`", span=pos[0].span)
+        raise Fail(ec.E0408, "`stack` takes a tuple of tensors", f"this is `{t}`", span=pos[0].span)
     out = ops.stack_tuple(t, pos[0])
     ck.res[id(e)] = BuiltinCall("stack", Stacked())
     return out
@@ -448,7 +450,7 @@ def b_concat(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     if isinstance(t, ErrorType):
         return ERROR
     if not isinstance(t, TupleType) or not t.items:
-        raise Fail("E0408", "`concat` takes a tuple of tensors", f"this is `{t}`", span=pos[0].span)
+        raise Fail(ec.E0408, "`concat` takes a tuple of tensors", f"this is `{t}`", span=pos[0].span)
     lab, node = over_labels(kw["over"])[0]
     ck.types[id(node)] = INT
     out, dim = ops.concat(t, lab, node, pos[0], ck.body.role_of)
@@ -472,17 +474,17 @@ def b_split(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         s = ck.expr_size(it)
         if s is None:
             ck.const_not_size(it)
-            t = ck.expr(it)
-            if isinstance(t, ErrorType):
+            it_t = ck.expr(it)
+            if isinstance(it_t, ErrorType):
                 return ERROR
-            raise Fail("E0304", "`sizes=` takes size expressions", f"this is `{t}`, not a size",
+            raise Fail(ec.E0304, "`sizes=` takes size expressions", f"this is `{it_t}`, not a size",
                        span=it.span, help="use literals, dims and the signature's generics")
         sizes.append((s, label_of_size_expr(ck, it, s)))
     total, total_label = Size.const(0), Size.const(0)
     for s, label in sizes:
         total, total_label = total + s, total_label + label
     if total != t.axes[i].size:
-        raise Fail("E0401", f"the sizes add up to `{size_text(total, total_label)}`, but the "
+        raise Fail(ec.E0401, f"the sizes add up to `{size_text(total, total_label)}`, but the "
                    f"axis `{lab}` is `{t.axes[i].size}`", "sizes don't add up",
                    span=kw["sizes"].span)
     outs = []
@@ -504,14 +506,14 @@ def b_map(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         t = ck.expr(pos[0].value)
         if isinstance(t, ErrorType):
             return ERROR
-        raise Fail("E0304", "`map` counts over a size, not a value", f"this is `{t}`, not a size",
+        raise Fail(ec.E0304, "`map` counts over a size, not a value", f"this is `{t}`, not a size",
                    span=pos[0].value.span,
                    help="count over a dim, a generic axis, a literal or a size expression "
                         "of them: `C |> map(c => …)`")
     ck.types[id(pos[0].value)] = INT
     lam = pos[1].value
     if not isinstance(lam, ast.Lambda) or len(lam.params) != 1:
-        raise Fail("E0503", "`map` takes a lambda of one parameter", "not a lambda",
+        raise Fail(ec.E0503, "`map` takes a lambda of one parameter", "not a lambda",
                    span=pos[1].span, help="write `C |> map(c => …)`")
     label = label_of_size_expr(ck, pos[0].value, count)
     ck.body.map_params.append((lam.span, lam.params[0], count))
@@ -534,7 +536,7 @@ def b_map(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         dom = Domain("Mask") if body.name == "bool" else (Domain("Int") if body.name == "int" else Domain("Real"))
         out = TensorType((axis,), dt, dom)
     else:
-        raise Fail("E0410", f"`map`'s lambda gives `{body}`, not a tensor or number", "",
+        raise Fail(ec.E0410, f"`map`'s lambda gives `{body}`, not a tensor or number", "",
                    span=lam.body.span)
     ck.body.map_sites.append((e, count))
     ck.res[id(e)] = BuiltinCall("map", MapOver(count, lam.params[0], lam.body))
@@ -552,7 +554,7 @@ def b_constructor(ck: ExprChecker, name: str, e: ast.Constructor) -> Type:
         return ERROR
     for ax in axes:
         if ax.variadic:
-            raise Fail("E0409", f"`{e.name}[...]` needs a known rank", "`...`")
+            raise Fail(ec.E0409, f"`{e.name}[...]` needs a known rank", "`...`")
         ck.body.used_generics |= ax.size.free_vars() & (ck.sig.generics if ck.sig else set())
     fill_t = ck.expr(e.fill) if e.fill is not None else None
     if e.dtype is not None and e.dtype not in DTYPES and e.dtype not in DTYPE_CLASSES:

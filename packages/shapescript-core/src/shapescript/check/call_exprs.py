@@ -16,6 +16,7 @@ from shapescript.check.resolutions import (
 )
 from shapescript.check.types import PY, ErrorType, HostType, PyType, Type
 from shapescript.syntax import ast
+from shapescript import error_codes as ec
 
 if TYPE_CHECKING:
     from shapescript.check.exprs import ExprChecker
@@ -45,7 +46,7 @@ def call_expr(ck: ExprChecker, e: ast.Call) -> Type:
         if name in ck.env.poisoned:
             return ck.args_only(e)
         if name in CONSTRUCTORS:
-            raise Fail("E0503", f"`{name}` is a constructor, not a function",
+            raise Fail(ec.E0503, f"`{name}` is a constructor, not a function",
                        "called like a function",
                        help=f"write its axes in brackets, e.g. `{name}[n D]`")
     if isinstance(f, ast.Attr) and isinstance(f.value, ast.Name) and ck.body.scope.get(f.value.id) is None:
@@ -54,7 +55,7 @@ def call_expr(ck: ExprChecker, e: ast.Call) -> Type:
             sub = ck.env.ssmods[base]
             ck.res[id(f.value)] = SsModuleName(sub, base)
             if not sub.public(f.attr) or f.attr not in sub.fns:
-                raise Fail("E0205", f"`{f.attr}` is not a public function of `{base}`",
+                raise Fail(ec.E0205, f"`{f.attr}` is not a public function of `{base}`",
                            "no such public function", span=f.span,
                            help="public names are top-level names not starting with `_`"
                            if f.attr.startswith("_") and f.attr in sub.fns else None)
@@ -75,7 +76,7 @@ def call_expr(ck: ExprChecker, e: ast.Call) -> Type:
     ft = ck.expr(f)
     if isinstance(ft, (PyType, ErrorType)):
         return python_call(ck, e) if isinstance(ft, PyType) else ck.args_only(e)
-    raise Fail("E0503", f"`{ck.source[f.span.start:f.span.end]}` is not callable",
+    raise Fail(ec.E0503, f"`{ck.source[f.span.start:f.span.end]}` is not callable",
                f"this is `{ft}`", span=f.span)
 
 
@@ -89,7 +90,7 @@ def python_call(ck: ExprChecker, e: ast.Call) -> Type:
 def model_literal(ck: ExprChecker, model: ModelInfo, e: ast.Call) -> Type:
     args = {a.name: a for a in e.args}
     if None in args:
-        raise Fail("E0501", f"`{model.name}(…)` takes its fields by name", "a field without its name",
+        raise Fail(ec.E0501, f"`{model.name}(…)` takes its fields by name", "a field without its name",
                    help=f"write `{model.name}(" + ", ".join(f"{n}=…" for n in model.fields) + ")`")
     for a in e.args:
         fi = model.fields.get(a.name or "")
@@ -97,18 +98,18 @@ def model_literal(ck: ExprChecker, model: ModelInfo, e: ast.Call) -> Type:
             ck.expr(a.value)
             continue
         if fi is None:
-            raise Fail("E0901", f"model `{model.name}` has no field `{a.name}`", "unknown field",
+            raise Fail(ec.E0901, f"model `{model.name}` has no field `{a.name}`", "unknown field",
                        span=a.span)
         t = ck.expr(a.value)
         try:
             ck.expect_fits(t, fi.type, a.value, f"field `{a.name}`")
         except Fail as err:
-            raise Fail("E0903", f"field `{model.name}.{a.name}` is `{fi.type}`, not `{t}`",
+            raise Fail(ec.E0903, f"field `{model.name}.{a.name}` is `{fi.type}`, not `{t}`",
                        f"this is `{t}`", span=a.value.span,
                        help=err.help or "a field keeps its declared type") from None
     missing = [n for n in model.fields if n not in args]
     if missing:
-        raise Fail("E0501", f"`{model.name}(…)` is missing " + ", ".join(f"`{m}`" for m in missing),
+        raise Fail(ec.E0501, f"`{model.name}(…)` is missing " + ", ".join(f"`{m}`" for m in missing),
                    "every field is required", help="give each field by name")
     ck.res[id(e)] = ModelNew(model)
     ck.body.host_only(e, "a model")
@@ -119,10 +120,10 @@ def model_init(ck: ExprChecker, model: ModelInfo, e: ast.Call) -> Type:
     seed = None
     for a in e.args:
         if a.name not in (None, "seed"):
-            raise Fail("E0502", f"`init` has no parameter `{a.name}`", "", span=a.span)
+            raise Fail(ec.E0502, f"`init` has no parameter `{a.name}`", "", span=a.span)
         t = ck.expr(a.value)
         if not (isinstance(t, (HostType, PyType, ErrorType)) and getattr(t, "name", "int") in ("int",)):
-            raise Fail("E0410", "`seed` is an int", f"this is `{t}`", span=a.span)
+            raise Fail(ec.E0410, "`seed` is an int", f"this is `{t}`", span=a.span)
         seed = a.value
     ck.res[id(e)] = ModelInit(model, seed)
     ck.body.host_only(e, "a model")

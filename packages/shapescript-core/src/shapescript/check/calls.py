@@ -27,6 +27,7 @@ from shapescript.check.types import (
     is_int, label_hits,
 )
 from shapescript.syntax import ast
+from shapescript import error_codes as ec
 
 if TYPE_CHECKING:
     from shapescript.check.exprs import ExprChecker
@@ -38,7 +39,7 @@ def match_args(call: ast.Call, params: list[ParamSig], what: str) -> dict[str, a
     positional = [a for a in call.args if a.name is None]
     if len(positional) > len(params):
         extra = positional[len(params)]
-        raise Fail("E0501", f"{what} takes {len(params)} argument{'s' if len(params) != 1 else ''} "
+        raise Fail(ec.E0501, f"{what} takes {len(params)} argument{'s' if len(params) != 1 else ''} "
                    f"but {len(positional)} were given", "unexpected argument", span=extra.span)
     for p, a in zip(params, positional):
         out[p.name] = a
@@ -47,16 +48,16 @@ def match_args(call: ast.Call, params: list[ParamSig], what: str) -> dict[str, a
         if a.name is None:
             continue
         if a.name not in names:
-            raise Fail("E0502", f"{what} has no parameter `{a.name}`", "unknown keyword",
+            raise Fail(ec.E0502, f"{what} has no parameter `{a.name}`", "unknown keyword",
                        help="parameters: " + ", ".join(f"`{p.name}`" for p in params), span=a.span)
         if a.name in out:
-            raise Fail("E0502", f"argument `{a.name}` is given twice", "repeated", span=a.span)
+            raise Fail(ec.E0502, f"argument `{a.name}` is given twice", "repeated", span=a.span)
         out[a.name] = a
     missing = [p.name for p in params if p.name not in out and p.default is None]
     if missing:
-        names = ", ".join(f"`{m}`" for m in missing)
-        raise Fail("E0501", f"{what} is missing the argument{'s' if len(missing) > 1 else ''} "
-                   + names, f"{names} not given", span=call.span)
+        listed = ", ".join(f"`{m}`" for m in missing)
+        raise Fail(ec.E0501, f"{what} is missing the argument{'s' if len(missing) > 1 else ''} "
+                   + listed, f"{listed} not given", span=call.span)
     return out
 
 
@@ -93,16 +94,16 @@ def bind_tensor_params(items: list[tuple[str, TensorType, TensorType, ast.Arg]],
         pairs = expand(pt, at)
         if pairs is None:
             if at.has_variadic and not pt.has_variadic:
-                raise Fail("E0409", f"argument `{name}` needs a known rank", "its rank is `...`",
+                raise Fail(ec.E0409, f"argument `{name}` needs a known rank", "its rank is `...`",
                            span=arg.span)
-            raise Fail("E0402", f"argument `{name}` has rank {at.rank}, expected {pt.rank}",
+            raise Fail(ec.E0402, f"argument `{name}` has rank {at.rank}, expected {pt.rank}",
                        f"this is `{at}`, the parameter is `{pt}`", span=arg.span)
         var = tuple(ax for p_, ax in pairs if p_.variadic)
         if pt.has_variadic:
             if b.variadic is None:
                 b.variadic = var
             elif not same_axes(b.variadic, var):
-                raise Fail("E0401", f"argument `{name}`: `...` differs from an earlier argument's",
+                raise Fail(ec.E0401, f"argument `{name}`: `...` differs from an earlier argument's",
                            f"`...` is [{' '.join(map(str, var))}] here but "
                            f"[{' '.join(map(str, b.variadic))}] before", span=arg.span)
         paired.append((name, [(p_, ax) for p_, ax in pairs if not p_.variadic], arg, pt, at))
@@ -122,7 +123,7 @@ def bind_tensor_params(items: list[tuple[str, TensorType, TensorType, ast.Arg]],
                 continue
             sol = solve_linear(p_.size, ax.size)
             if sol is None:
-                raise Fail("E0401", f"argument `{name}`: `{ax.size}` is not of the form `{p_.size}`",
+                raise Fail(ec.E0401, f"argument `{name}`: `{ax.size}` is not of the form `{p_.size}`",
                            f"can't solve `{lin[0]}` exactly", span=arg.span)
             b.sizes[lin[0]] = (sol[1], _solve_label(lin[0], p_.label, ax.label, sol[1]))
     # 3. compare every axis
@@ -139,13 +140,13 @@ def bind_tensor_params(items: list[tuple[str, TensorType, TensorType, ast.Arg]],
                 v = p_.size.var_name
                 if v is not None and v in generics:
                     first = Axis(*b.sizes[v])
-                    raise Fail("E0401", f"sizes not provably equal: the generic `{v}` is "
+                    raise Fail(ec.E0401, f"sizes not provably equal: the generic `{v}` is "
                                f"{_axis_text(first)} in argument `{bound_by.get(v, 'an earlier argument')}` but "
                                f"{_axis_text(ax)} in `{name}`",
                                f"axis {i} of `{name}` is {_axis_text(ax)}", span=arg.span,
                                help=_same_name_help(first.size, ax.size)
                                or "the sizes of one generic axis must agree across the arguments")
-                raise Fail("E0401", f"argument `{name}`: axis {i} is {_axis_text(ax)}, "
+                raise Fail(ec.E0401, f"argument `{name}`: axis {i} is {_axis_text(ax)}, "
                            f"expected {_axis_text(Axis(want, p_.label))}",
                            f"this is `{at}`, the parameter is `{pt}`", span=arg.span,
                            help=_same_name_help(want, ax.size)
@@ -213,18 +214,18 @@ def bind_dtype(pt: TensorType, at: TensorType, b: Binding, name: str, arg: ast.A
     if want in ("Float", "Int"):
         ok = is_float(at.dtype) if want == "Float" else is_int(at.dtype)
         if not ok:
-            raise Fail("E0404", f"argument `{name}` is `{at.dtype}`, expected a "
+            raise Fail(ec.E0404, f"argument `{name}` is `{at.dtype}`, expected a "
                        f"{'float' if want == 'Float' else 'integer'} dtype",
                        f"this is `{at}`", span=arg.span,
                        help="convert it with `to f32`" if want == "Float" else None)
         if want in b.dclass and b.dclass[want] != at.dtype:
-            raise Fail("E0404", f"argument `{name}` is `{at.dtype}` but an earlier argument is "
+            raise Fail(ec.E0404, f"argument `{name}` is `{at.dtype}` but an earlier argument is "
                        f"`{b.dclass[want]}`", "dtypes differ", span=arg.span,
                        help=f"convert it with `to {b.dclass[want]}`")
         b.dclass[want] = at.dtype
         return
     if at.dtype != want:
-        raise Fail("E0404", f"argument `{name}` is `{at.dtype}`, expected `{want}`",
+        raise Fail(ec.E0404, f"argument `{name}` is `{at.dtype}`, expected `{want}`",
                    f"this is `{at}`", span=arg.span, help=f"convert it with `to {want}`")
 
 
@@ -268,22 +269,22 @@ class CallChecker:
     def call(self, sig: FnSig, e: ast.Call) -> Type:
         """The type of the call ``e`` of ``sig``, its resolution recorded.
 
-        Long on purpose: the arguments are matched, then ``Size`` arguments bind, then
-        ``Axis`` ones, then tensors (sizes, then dtypes, then domains), each pass reading
-        the binding the one before built; split, the half-built binding would travel
-        between functions with the same order to keep."""
+        The arguments are matched, then ``Size`` arguments bind, then ``Axis`` ones, then
+        tensors (sizes, then dtypes, then domains), each pass reading the binding the one
+        before built."""
         what = f"`{sig.name}`"
         if sig.is_extern and sig.extern in HOST_EXTERNS:
             self.ck.body.host_only(e, f"`{sig.name}()`")
         elif sig.is_extern and not extern_in_torch(sig.extern or ""):
-            self.ck.body.extern_sites.append(("E1702", e.span, "extern fn outside torch, called by an exported function",
-                                      f"`{sig.name}` is `{sig.extern}`"))
+            self.ck.body.extern_sites.append((ec.E1702, e.span,
+                                              "extern fn outside torch, called by an exported function",
+                                              f"`{sig.name}` is `{sig.extern}`"))
         try:
             matched = match_args(e, sig.params, what)
         except Fail:
-            for a in e.args:
-                if not isinstance(a.value, ast.Lambda):
-                    self.ck.expr(a.value)
+            for arg in e.args:
+                if not isinstance(arg.value, ast.Lambda):
+                    self.ck.expr(arg.value)
             raise
         b = Binding()
         types: dict[str, Type] = {}
@@ -294,73 +295,14 @@ class CallChecker:
                 continue
             types[p.name] = self.ck.expr(a.value)
         failed = any(isinstance(t, ErrorType) for t in types.values())
-        for p in sig.params:
-            a = matched.get(p.name)
-            if isinstance(p.type, SizeParam) and a is not None:
-                v = self.ck.static_size(a.value)
-                b.sizes[p.type.name] = (Size.const(v), Size.const(v))
-                self.ck.types[id(a.value)] = HostType("int", v)
-            elif isinstance(p.type, SizeParam) and p.default is not None:
-                # An omitted `Size` takes its default, in the types too (`padding=0`).
-                d = literal_int(p.default)
-                if d is not None:
-                    b.sizes[p.type.name] = (Size.const(d), Size.const(d))
+        self.bind_sizes(sig, matched, b)
         if sig.one_of:
             one_of_rule(sig, matched, e, types)
         prelude_rules(sig, matched, e)
-        first_tensor = next((p for p in sig.params if isinstance(p.type, TensorType)), None)
-        axis_positions: dict[str, Any] = {}  # an `Axis[n]` parameter → the position(s) given
-        for p in sig.params:
-            a = matched.get(p.name)
-            if isinstance(p.type, AxisParam) and a is not None:
-                if first_tensor is None or first_tensor.name not in types:
-                    raise Fail("E1001", "no tensor to find the axis in", "", span=a.span)
-                axis_positions[p.name] = self.axis_arg(p.type, a, types[first_tensor.name],
-                                                       first_tensor, b, sig)
-        tensors: list[tuple[str, TensorType, TensorType, ast.Arg]] = []
-        argvals: dict[str, ArgVal] = {}
+        axis_positions = self.axis_positions(sig, matched, types, b)
         # A signature of another module names its dims by that module's labels.
         labels = self.ck.env.labels_from(sig.module) if sig.module is not None else {}
-        for p in sig.params:
-            a = matched.get(p.name)
-            pt = relabel(p.type, labels) if labels and isinstance(p.type, TensorType) else p.type
-            if a is None:
-                continue
-            if isinstance(pt, (SizeParam, AxisParam)):
-                argvals[p.name] = ConstArg(axis_positions.get(p.name) if isinstance(pt, AxisParam)
-                                           else b.sizes[pt.name][0].const_value)
-                continue
-            at = types[p.name]
-            if isinstance(pt, TensorType):
-                if isinstance(at, TensorType):
-                    tensors.append((p.name, pt, at, a))
-                    argvals[p.name] = ExprArg(a.value)
-                elif isinstance(at, PyType):
-                    raise Fail("E0413", "the shape of this Python value is unknown",
-                               f"parameter `{p.name}` of `{sig.name}` is `{p.written or pt}`",
-                               span=a.value.span, help=f"assert its shape with `as {p.written or pt}`")
-                elif is_number(at):
-                    argvals[p.name] = ExprArg(a.value, wrap=pt.dtype)
-                elif isinstance(at, ErrorType):
-                    argvals[p.name] = ExprArg(a.value)
-                else:
-                    raise Fail("E0410", f"argument `{p.name}` of `{sig.name}` is a tensor, not `{at}`",
-                               f"this is `{at}`", span=a.span)
-            elif isinstance(pt, HostType):
-                if isinstance(at, TensorType):
-                    raise Fail("E0410", f"argument `{p.name}` of `{sig.name}` is `{pt}`, not a tensor",
-                               f"this is `{at}`", span=a.span)
-                if not host_fits(at, pt):
-                    raise Fail("E0404", f"argument `{p.name}` of `{sig.name}` is `{pt}`, not `{at}`",
-                               f"this is `{at}`", span=a.span)
-                argvals[p.name] = ExprArg(a.value)
-            elif isinstance(pt, ModelType):
-                if not isinstance(at, (ModelType, ErrorType)) or (isinstance(at, ModelType) and at.name != pt.name):
-                    raise Fail("E0404", f"argument `{p.name}` of `{sig.name}` is a `{pt.name}`, not `{at}`",
-                               f"this is `{at}`", span=a.span)
-                argvals[p.name] = ExprArg(a.value)
-            else:
-                argvals[p.name] = ExprArg(a.value)
+        tensors, argvals = self.argvals(sig, matched, types, b, axis_positions, labels)
         if failed:
             self.record_call(sig, e, matched, argvals)
             return ERROR if sig.ret is None or not isinstance(sig.ret, TensorType) else self.fallback_ret(sig, b)
@@ -386,9 +328,87 @@ class CallChecker:
         except ZeroDivisionError:
             raise self.zero_divisor(sig, e) from None
 
+    def bind_sizes(self, sig: FnSig, matched: dict[str, ast.Arg], b: Binding) -> None:
+        """``Size`` arguments bind their names: a static value given, else the default."""
+        for p in sig.params:
+            a = matched.get(p.name)
+            if isinstance(p.type, SizeParam) and a is not None:
+                v = self.ck.static_size(a.value)
+                b.sizes[p.type.name] = (Size.const(v), Size.const(v))
+                self.ck.types[id(a.value)] = HostType("int", v)
+            elif isinstance(p.type, SizeParam) and p.default is not None:
+                # An omitted `Size` takes its default, in the types too (`padding=0`).
+                d = literal_int(p.default)
+                if d is not None:
+                    b.sizes[p.type.name] = (Size.const(d), Size.const(d))
+
+    def axis_positions(self, sig: FnSig, matched: dict[str, ast.Arg], types: dict[str, Type],
+                       b: Binding) -> dict[str, Any]:
+        """An ``Axis[n]`` parameter → the position(s) its argument names in the first
+        tensor argument."""
+        first_tensor = next((p for p in sig.params if isinstance(p.type, TensorType)), None)
+        axis_positions: dict[str, Any] = {}
+        for p in sig.params:
+            a = matched.get(p.name)
+            if isinstance(p.type, AxisParam) and a is not None:
+                if first_tensor is None or first_tensor.name not in types:
+                    raise Fail(ec.E1001, "no tensor to find the axis in", "", span=a.span)
+                axis_positions[p.name] = self.axis_arg(p.type, a, types[first_tensor.name],
+                                                       first_tensor, b, sig)
+        return axis_positions
+
+    def argvals(self, sig: FnSig, matched: dict[str, ast.Arg], types: dict[str, Type],
+                b: Binding, axis_positions: dict[str, Any], labels: dict[str, Any]
+                ) -> tuple[list[tuple[str, TensorType, TensorType, ast.Arg]], dict[str, ArgVal]]:
+        """Each argument as the call passes it, checked against its parameter's kind; the
+        tensor arguments beside their parameters' types, to bind."""
+        tensors: list[tuple[str, TensorType, TensorType, ast.Arg]] = []
+        argvals: dict[str, ArgVal] = {}
+        for p in sig.params:
+            a = matched.get(p.name)
+            pt = relabel(p.type, labels) if labels and isinstance(p.type, TensorType) else p.type
+            if a is None:
+                continue
+            if isinstance(pt, (SizeParam, AxisParam)):
+                argvals[p.name] = ConstArg(axis_positions.get(p.name) if isinstance(pt, AxisParam)
+                                           else b.sizes[pt.name][0].const_value)
+                continue
+            at = types[p.name]
+            if isinstance(pt, TensorType):
+                if isinstance(at, TensorType):
+                    tensors.append((p.name, pt, at, a))
+                    argvals[p.name] = ExprArg(a.value)
+                elif isinstance(at, PyType):
+                    raise Fail(ec.E0413, "the shape of this Python value is unknown",
+                               f"parameter `{p.name}` of `{sig.name}` is `{p.written or pt}`",
+                               span=a.value.span, help=f"assert its shape with `as {p.written or pt}`")
+                elif is_number(at):
+                    argvals[p.name] = ExprArg(a.value, wrap=pt.dtype)
+                elif isinstance(at, ErrorType):
+                    argvals[p.name] = ExprArg(a.value)
+                else:
+                    raise Fail(ec.E0410, f"argument `{p.name}` of `{sig.name}` is a tensor, not `{at}`",
+                               f"this is `{at}`", span=a.span)
+            elif isinstance(pt, HostType):
+                if isinstance(at, TensorType):
+                    raise Fail(ec.E0410, f"argument `{p.name}` of `{sig.name}` is `{pt}`, not a tensor",
+                               f"this is `{at}`", span=a.span)
+                if not host_fits(at, pt):
+                    raise Fail(ec.E0404, f"argument `{p.name}` of `{sig.name}` is `{pt}`, not `{at}`",
+                               f"this is `{at}`", span=a.span)
+                argvals[p.name] = ExprArg(a.value)
+            elif isinstance(pt, ModelType):
+                if not isinstance(at, (ModelType, ErrorType)) or (isinstance(at, ModelType) and at.name != pt.name):
+                    raise Fail(ec.E0404, f"argument `{p.name}` of `{sig.name}` is a `{pt.name}`, not `{at}`",
+                               f"this is `{at}`", span=a.span)
+                argvals[p.name] = ExprArg(a.value)
+            else:
+                argvals[p.name] = ExprArg(a.value)
+        return tensors, argvals
+
     def zero_divisor(self, sig: FnSig, e: ast.Call) -> Fail:
         """A signature whose sizes divide by a size this call makes 0 (``stride=0``)."""
-        return Fail("E0302", f"with these arguments, a size in `{sig.name}`'s signature divides "
+        return Fail(ec.E0302, f"with these arguments, a size in `{sig.name}`'s signature divides "
                     "by zero", "a divisor is 0 here", span=e.span,
                     help="give the `Size` arguments values that keep every size a whole number")
 
@@ -413,10 +433,11 @@ class CallChecker:
                     kw.append((p.name, av))
             self.ck.res[id(e)] = ExternCall(sig, tuple(pos), tuple(kw))
         else:
-            args = []
+            args: list[ArgVal] = []
             for p in sig.params:
                 a = matched.get(p.name)
                 if a is None:
+                    assert p.default is not None  # matched: only a defaulted one is left out
                     args.append(DefaultArg(p.default))
                 else:
                     args.append(argvals.get(p.name, ExprArg(a.value)))
@@ -438,22 +459,23 @@ class CallChecker:
         elif isinstance(a.value, ast.TupleExpr) and p.many and all(label_of(x) is not None for x in a.value.items):
             names = list(a.value.items)
         else:
-            raise Fail("E1001", "an axis argument is a bare axis name", "not an axis name",
+            raise Fail(ec.E1001, "an axis argument is a bare axis name", "not an axis name",
                        span=a.value.span, help="write the axis's label, e.g. `over=D`")
         if not isinstance(t, TensorType):
             if isinstance(t, ErrorType):
                 return 0
-            raise Fail("E1001", f"`{tensor_param.name}` is not a tensor, so `{label_of(names[0])}` names no axis",
+            raise Fail(ec.E1001, f"`{tensor_param.name}` is not a tensor, so `{label_of(names[0])}` names no axis",
                        "", span=a.value.span)
         positions = []
         for n in names:
             text = label_of(n)
+            assert text is not None  # each name is a label (above)
             hits = label_hits(t.axes, text, self.ck.body.role_of)
             if not hits:
-                raise Fail("E1001", f"`{t}` has no axis labelled `{text}`", "no such axis",
+                raise Fail(ec.E1001, f"`{t}` has no axis labelled `{text}`", "no such axis",
                            span=n.span, help="axes: " + " ".join(str(ax) for ax in t.axes))
             if len(hits) > 1:
-                raise Fail("E1002", f"the axis label `{text}` occurs {len(hits)} times in `{t}`",
+                raise Fail(ec.E1002, f"the axis label `{text}` occurs {len(hits)} times in `{t}`",
                            "ambiguous axis", span=n.span,
                            help="give the axes names of their own, as `nudge` does: `[b c h w]`")
             i = hits[0]
@@ -468,7 +490,7 @@ class CallChecker:
             dim = sig.module.dim_size(p.name) if sig.module else None
             if dim is not None:
                 if ax.size != Size.const(dim):
-                    raise Fail("E1001", f"`{p}` wants an axis of size `{p.name} = {dim}`, but "
+                    raise Fail(ec.E1001, f"`{p}` wants an axis of size `{p.name} = {dim}`, but "
                                f"`{text}` is `{ax.written}`", "wrong size", span=n.span,
                                help=f"`Axis[{p.name}]` means an axis of size {p.name}; use a new name for any axis")
             else:
@@ -488,10 +510,10 @@ def one_of_rule(sig: FnSig, matched: dict[str, ast.Arg], e: ast.Call,
     one_of = sig.one_of
     names = " or ".join(f"`{n}=`" for n in one_of)
     if not any(n in matched for n in one_of):
-        raise Fail("E0501", f"`{sig.name}` needs {names}", "none given", span=e.span,
+        raise Fail(ec.E0501, f"`{sig.name}` needs {names}", "none given", span=e.span,
                    help=f"give one, e.g. `{sig.name}(…, {one_of[0]}=…)`")
     if all(types.get(n) == NONE for n in one_of if n in matched):
-        raise Fail("E0415", f"`{sig.name}` needs {names} to be given, and each given is "
+        raise Fail(ec.E0415, f"`{sig.name}` needs {names} to be given, and each given is "
                    "`none`", "each is `none`", span=e.span,
                    help=f"give at least one a value, e.g. `{sig.name}(…, {one_of[0]}=…)`")
 
@@ -504,7 +526,7 @@ def prelude_rules(sig: FnSig, matched: dict[str, ast.Arg], e: ast.Call) -> None:
     if sig.name == "dropout" and "p" in matched:
         v = literal_number(matched["p"].value)
         if v is not None and not 0 <= v <= 1:
-            raise Fail("E0701", f"`dropout`'s probability is {v}, outside [0, 1]",
+            raise Fail(ec.E0701, f"`dropout`'s probability is {v}, outside [0, 1]",
                        "not a probability", span=matched["p"].value.span,
                        help="drop a fraction of the elements: a number from 0 to 1")
 

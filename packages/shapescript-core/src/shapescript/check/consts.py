@@ -17,7 +17,7 @@ out of range is E0307.
 from __future__ import annotations
 
 import math
-from typing import Callable, Union
+from typing import Callable, TypeGuard, Union
 
 from shapescript.check.domains import literal_domain
 from shapescript.check.env import ModuleEnv
@@ -25,6 +25,7 @@ from shapescript.check.types import STR, HostType, Type
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
+from shapescript import error_codes as ec
 
 Value = Union[int, float, bool, str]
 
@@ -51,7 +52,7 @@ def size_error_parts(name: str, value: Value | None) -> tuple[str, str, str]:
 def size_error(name: str, value: Value | None, span: Span) -> Diagnostic:
     """E0306: the const ``name`` written where a size is expected."""
     msg, label, help_ = size_error_parts(name, value)
-    return Diagnostic.error("E0306", msg, span, label, help=help_)
+    return Diagnostic.error(ec.E0306, msg, span, label, help=help_)
 
 
 def const_literal(env: ModuleEnv, e: ast.Expr) -> ast.Expr | None:
@@ -82,7 +83,7 @@ class ConstEvaluator:
         self.state: dict[str, int] = {}  # 1 visiting, 2 done
 
     def err(self, msg: str, span: Span, label: str, help: str | None = None) -> ConstError:
-        self.report(Diagnostic.error("E0307", msg, span, label, help=help))
+        self.report(Diagnostic.error(ec.E0307, msg, span, label, help=help))
         return ConstError()
 
     def run(self) -> None:
@@ -192,7 +193,7 @@ class ConstEvaluator:
         return self.not_constant(e)
 
 
-def _number(v: Value) -> bool:
+def _number(v: Value) -> TypeGuard[int | float]:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 

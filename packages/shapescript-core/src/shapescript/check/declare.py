@@ -23,6 +23,7 @@ from shapescript.check.types import ERROR, TensorType
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
+from shapescript import error_codes as ec
 
 # load(module_name, importing_path, span) -> ModuleEnv | None (None: reported E0204)
 Loader = Callable[[str, str, Span], "ModuleEnv | None"]
@@ -85,15 +86,15 @@ class Declarer:
     def claim(self, name: str, span: Span, what: str) -> bool:
         if is_generated_name(name):
             msg, label, help_ = reserved_name_error(name)
-            self.err("E0203", msg, span, label, help=help_)
+            self.err(ec.E0203, msg, span, label, help=help_)
             return False
         if name in RESERVED_TYPE_NAMES or name in BUILTIN_FUNCS or name in CONSTRUCTORS:
-            self.err("E0203", f"`{name}` is a built-in or reserved name", span,
+            self.err(ec.E0203, f"`{name}` is a built-in or reserved name", span,
                      f"this {what} would shadow it", help="choose another name")
             return False
         if name in self.seen:
             first = self.seen[name]
-            self.err("E0202", f"`{name}` is defined twice", span, "defined again here",
+            self.err(ec.E0202, f"`{name}` is defined twice", span, "defined again here",
                      help=f"the first definition is at line {first.line}")
             return False
         self.seen[name] = span
@@ -105,7 +106,7 @@ class Declarer:
         for d in env.module.decls:
             if isinstance(d, ast.Devices):
                 if env.device is not None and env.device != d.device:
-                    self.err("E0202", "the devices line is given twice", d.span,
+                    self.err(ec.E0202, "the devices line is given twice", d.span,
                              "a second, different device")
                 env.device = d.device
             elif isinstance(d, ast.ImportPython):
@@ -128,7 +129,7 @@ class Declarer:
                 for n in d.names:
                     if not sub.public(n.name):
                         env.poisoned.add(n.alias or n.name)
-                        self.err("E0205", f"`{n.name}` is not public in `{d.module}`", n.span,
+                        self.err(ec.E0205, f"`{n.name}` is not public in `{d.module}`", n.span,
                                  "no such public name",
                                  help="public names are top-level names not starting with `_`")
                         continue
@@ -170,7 +171,7 @@ class Declarer:
         cascades."""
         module = self.env.module
         names = [name for d in module.dropped for name in d.names]
-        names += [_head_name(d) for d in module.decls]
+        names += [n for n in map(_head_name, module.decls) if n is not None]
         for name in names:
             if name and name not in self.seen:
                 self.env.poisoned.add(name)
@@ -185,7 +186,7 @@ class Declarer:
             return env.dim_size(name)
         state = self.dim_state.get(name)
         if state == 1:
-            self.err("E0301", f"the dims form a cycle through `{name}`", decl.name_span,
+            self.err(ec.E0301, f"the dims form a cycle through `{name}`", decl.name_span,
                      f"`{name}` depends on itself")
             self.dim_state[name] = 2
             return None
@@ -197,7 +198,7 @@ class Declarer:
         self.dim_state[name] = 2
         if value is not None:
             if value < 0:
-                self.err("E0302", f"dim `{name}` is {value}, not a whole number ≥ 0",
+                self.err(ec.E0302, f"dim `{name}` is {value}, not a whole number ≥ 0",
                          decl.size.span, f"this is {value}")
             else:
                 env.dims[name] = value
@@ -238,7 +239,7 @@ class Declarer:
                                        self.env.const_value(e.name, e.module), e.span))
                 raise SizeError
             if v is None:
-                self.err("E0201", f"unknown dim `{e.name}`", e.span, "not a dim",
+                self.err(ec.E0201, f"unknown dim `{e.name}`", e.span, "not a dim",
                          help="a dim's size may use only numbers and other dims")
                 raise SizeError
             return Size.const(v)
@@ -252,17 +253,17 @@ class Declarer:
             if e.op == "*":
                 return a * b
             if b.const_value == 0:
-                self.err("E0302", "division by zero in a dim", e.span, "this divides by 0")
+                self.err(ec.E0302, "division by zero in a dim", e.span, "this divides by 0")
                 raise SizeError
             return a.floordiv(b)
         if isinstance(e, ast.SizeProd):
             s = Size.const(1)
             for item in e.items:
-                v = self._dim_size(item)
-                assert v is not None
-                s = s * v
+                factor = self._dim_size(item)
+                assert factor is not None
+                s = s * factor
             return s
-        self.err("E0304", "not a size expression", e.span, "a dim's size is a whole number")
+        self.err(ec.E0304, "not a size expression", e.span, "a dim's size is a whole number")
         raise SizeError
 
     # ------------------------------------------------------------------
@@ -272,7 +273,7 @@ class Declarer:
         out = []
         for name, span in d.one_of:
             if name not in optional:
-                self.err("E0416", f"`with` names `{name}`, which is not a parameter whose "
+                self.err(ec.E0416, f"`with` names `{name}`, which is not a parameter whose "
                          "default is `none`", span, "not an optional parameter",
                          help="`with a or b` names the optional parameters a call must give "
                               "at least one of: give each the default `none`")
@@ -287,12 +288,12 @@ class Declarer:
         names: set[str] = set()
         for p in d.params:
             if p.name in names:
-                self.err("E0202", f"parameter `{p.name}` is defined twice", p.span,
+                self.err(ec.E0202, f"parameter `{p.name}` is defined twice", p.span,
                          "defined again here", help="give each parameter its own name")
             names.add(p.name)
             if is_generated_name(p.name):
                 msg, label, help_ = reserved_name_error(p.name)
-                self.err("E0203", msg, p.span, label, help=help_)
+                self.err(ec.E0203, msg, p.span, label, help=help_)
             t = tb.type(p.type) if p.type is not None else None
             default = p.default
             if isinstance(d, ast.ExternDecl) and default is not None:
@@ -311,31 +312,31 @@ class Declarer:
         undetermined = sorted(generics - determined)
         if undetermined:
             # One diagnostic per signature, naming every such generic.
-            names = " and ".join(f"`{n}`" for n in undetermined) if len(undetermined) <= 2 \
+            listed = " and ".join(f"`{n}`" for n in undetermined) if len(undetermined) <= 2 \
                 else ", ".join(f"`{n}`" for n in undetermined[:-1]) + f" and `{undetermined[-1]}`"
             plural = len(undetermined) > 1
             where = ("inside a product or an expression" if any(n in in_axes for n in undetermined)
                      else "in an `Index` bound")
-            self.err("E0303", f"no parameter determines the generic{'s' if plural else ''} {names}",
-                     d.name_span, f"{names} appear{'' if plural else 's'} only {where}",
-                     help=f"give {'each' if plural else names} an axis of its own in a parameter, "
+            self.err(ec.E0303, f"no parameter determines the generic{'s' if plural else ''} {listed}",
+                     d.name_span, f"{listed} appear{'' if plural else 's'} only {where}",
+                     help=f"give {'each' if plural else listed} an axis of its own in a parameter, "
                           "or make it a dim")
         bad = set(generics) - determined
         ret = tb.type(d.ret) if d.ret is not None else None
-        if isinstance(d, ast.FnDecl) and isinstance(ret, TensorType):
+        if isinstance(d, ast.FnDecl) and isinstance(ret, TensorType) and d.ret is not None:
             for ax in ret.axes:
                 free = {v for v in ax.size.free_vars() if not v.startswith("?")} if not ax.variadic else set()
                 missing = sorted(free - determined - bad)
                 if missing:
                     if not params_failed:
-                        self.err("E0303", f"no parameter determines the size `{missing[0]}` of the return type",
+                        self.err(ec.E0303, f"no parameter determines the size `{missing[0]}` of the return type",
                                  d.ret.span, f"`{missing[0]}` is not in any parameter",
                                  help="a return size must come from the parameters; "
                                       "use a `?` size for a data-dependent one")
                     ret = ERROR  # reported: returns and calls aren't checked against it
                     break
         if isinstance(d, ast.ExternDecl) and not is_python_path(d.target):
-            self.err("E1004", f"the extern's target `{d.target}` is not a dotted Python path",
+            self.err(ec.E1004, f"the extern's target `{d.target}` is not a dotted Python path",
                      self.string_span(d.span, d.target), "not `module.function`",
                      help="name a function by its module and name, e.g. `\"torch.exp\"`")
         sig = FnSig(d.name, self.env.path, d, params, ret, frozenset(generics),  # type: ignore[arg-type]
@@ -346,14 +347,15 @@ class Declarer:
             sig.one_of = self.one_of(d, params)
         for p in d.params:
             if p.name in generics or self.env.dim_size(p.name) is not None:
-                self.err("E0203", f"parameter `{p.name}` shadows a {'dim' if p.name not in generics else 'generic axis'}",
+                what = "dim" if p.name not in generics else "generic axis"
+                self.err(ec.E0203, f"parameter `{p.name}` shadows a {what}",
                          p.span, "same name as an axis", help="rename the parameter")
         return sig
 
     def model_fields(self, info: ModelInfo) -> None:
         for f in info.decl.fields:
             if f.name in info.fields or f.name in info.failed:
-                self.err("E0202", f"field `{f.name}` is defined twice", f.span,
+                self.err(ec.E0202, f"field `{f.name}` is defined twice", f.span,
                          "defined again here", help="give each field its own name")
                 continue
             generics: set[str] = set()
@@ -361,17 +363,17 @@ class Declarer:
             t = tb.type(f.type)
             info.failed.add(f.name)  # until it checks
             if generics:
-                self.err("E0902", f"the type of `{f.name}` is not static", f.type.span,
+                self.err(ec.E0902, f"the type of `{f.name}` is not static", f.type.span,
                          f"`{sorted(generics)[0]}` is not a dim",
                          help="a param's axes are dims and literals")
                 continue
             if not isinstance(t, TensorType):
                 if t is not ERROR:
-                    self.err("E0902", f"`{f.name}` must be a tensor with a static shape", f.type.span,
+                    self.err(ec.E0902, f"`{f.name}` must be a tensor with a static shape", f.type.span,
                              "not a tensor type", help="a param is a tensor, e.g. `[D]`")
                 continue
             if t.has_variadic:
-                self.err("E0902", f"the type of `{f.name}` is not static", f.type.span,
+                self.err(ec.E0902, f"the type of `{f.name}` is not static", f.type.span,
                          "`...` has no fixed rank", help="a param's axes are dims and literals")
                 continue
             info.failed.discard(f.name)

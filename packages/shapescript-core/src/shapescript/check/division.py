@@ -13,6 +13,7 @@ from shapescript.check.fail import Fail
 from shapescript.check.types import HostType, TensorType, Type
 from shapescript.syntax import ast
 from shapescript.vocab import FLOAT_DTYPES
+from shapescript import error_codes as ec
 
 __all__ = ["check_divisor"]
 
@@ -24,7 +25,7 @@ def check_divisor(ck: Any, op: str, a: Type, b: HostType, node: ast.Expr) -> Non
     if not _raises_on_zero(op, a) or not _is_zero(ck, b, node):
         return
     right = getattr(node, "right", node)
-    raise Fail("E1708", f"division by zero: the divisor of `{op}` is 0 here", "this is 0",
+    raise Fail(ec.E1708, f"division by zero: the divisor of `{op}` is 0 here", "this is 0",
                span=right.span,
                help="its value is known before the program runs; divide by a size that "
                     "can't be 0, or leave the division out")

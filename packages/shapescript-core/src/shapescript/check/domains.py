@@ -26,6 +26,8 @@ from shapescript.check.sizes import Size
 from shapescript.check.types import (
     FLOAT_DTYPES, INT_DTYPES, MASK, NOBOUND, REAL, Domain, HostType,
 )
+from shapescript.vocab import CLASS_DOMAINS
+from shapescript import error_codes as ec
 
 __all__ = [
     "ProveLe", "binop_domain", "convert", "default_dtype", "host_domains", "interval_view",
@@ -101,7 +103,7 @@ def is_subdomain(a: Domain, b: Domain, prove_le: ProveLe | None = None,
         if count == 1:
             return True
         where = "absent from" if count == 0 else "repeated in"
-        raise Fail("E0705", f"the class axis `{b.over}` is {where} the value",
+        raise Fail(ec.E0705, f"the class axis `{b.over}` is {where} the value",
                    f"`{b.over}` {'missing' if count == 0 else 'repeated'}",
                    help="a value is a `Logit over A` only with exactly one axis labelled `A`")
     return False
@@ -271,13 +273,13 @@ _OF_MASK = {"sum": NOBOUND, "mean": Domain("Unit"), "order": MASK, "prod": NOBOU
 def check_class_over(d: Domain, over: Iterable[Size] | None, op: str) -> None:
     """E0704 unless a reduction or class-axis operation on a ``Logit``/``LogProb``/``Prob
     over A`` value reduces exactly ``over=A`` (``over`` None: every axis)."""
-    if d.kind not in ("Logit", "LogProb", "Prob"):
+    if d.kind not in CLASS_DOMAINS:
         return
     labels = None if over is None else list(over)
     if labels is not None and len(labels) == 1 and labels[0] == d.over:
         return
     said = "every axis" if labels is None else " ".join(str(x) for x in labels)
-    raise Fail("E0704", f"`{op}` of a `{d}` value must reduce `over={d.over}`",
+    raise Fail(ec.E0704, f"`{op}` of a `{d}` value must reduce `over={d.over}`",
                f"reduces {said}",
                help=f"to reduce other axes, first drop the marking: `(x as {_plain(d)})`")
 
@@ -397,20 +399,27 @@ def convert(src_dtype: str, src_domain: Domain, target_dtype: str | None = None,
     >>> convert("u8", NOBOUND, None, Domain("Unit"))
     ('f32', Domain(kind='Unit', ...), (('cast', 'f32'), ('div', 255)))
     """
-    # Long on purpose: one table of conversions (dtype, domain, both), each case a few
-    # lines; split, the cases would lose their order of precedence.
     if target_domain is None:
         if target_dtype is None:
             raise ValueError("convert needs a target dtype or domain")
         ops = () if target_dtype == src_dtype else (("cast", target_dtype),)
         return target_dtype, _dtype_domain(src_dtype, src_domain, target_dtype), ops
+    return _to_domain(src_dtype, src_domain, target_dtype, target_domain, prove_le)
 
-    tk = target_domain.kind
+
+def _no_conversion(src_dtype: str, src_domain: Domain, target_domain: Domain, help: str) -> Fail:
     what = f"`{src_dtype}`" if src_domain.kind == "Int" else f"`{src_dtype} {src_domain}`"
+    return Fail(ec.E0702, f"no conversion from {what} to `{target_domain}`",
+                "no such conversion", help=help)
+
+
+def _to_domain(src_dtype: str, src_domain: Domain, dtype: str | None, target_domain: Domain,
+               prove_le: ProveLe | None) -> tuple[str, Domain, tuple[tuple, ...]]:
+    """``to`` a domain, maybe with a dtype: the cases in their order of precedence."""
+    tk = target_domain.kind
 
     def fail(help: str) -> Fail:
-        return Fail("E0702", f"no conversion from {what} to `{target_domain}`",
-                    "no such conversion", help=help)
+        return _no_conversion(src_dtype, src_domain, target_domain, help)
 
     if tk in ("Mask", "Index", "Int"):
         if tk == "Mask":
@@ -420,7 +429,6 @@ def convert(src_dtype: str, src_domain: Domain, target_dtype: str | None = None,
                        "it is checked at run time")
         raise fail("convert to an integer dtype, e.g. `to i64`")
     # A float domain.
-    dtype = target_dtype
     if dtype is not None and not _is_float(dtype):
         raise fail(f"`{target_domain}` needs a float dtype, e.g. `to f32 {target_domain}`")
     sk = src_domain.kind
@@ -450,10 +458,14 @@ def convert(src_dtype: str, src_domain: Domain, target_dtype: str | None = None,
                        "(checked at run time)")
         raise fail(f"convert the dtype first (`to f32`), then assert `{target_domain}` "
                    "with `as` (checked at run time)")
+    return _float_to_float(src_dtype, src_domain, dtype or src_dtype, target_domain)
 
-    # Float to float domain: the interval maps of the table.
-    out = dtype or src_dtype
-    affine = None
+
+def _float_to_float(src_dtype: str, src_domain: Domain, out: str,
+                    target_domain: Domain) -> tuple[str, Domain, tuple[tuple, ...]]:
+    """A float to a float domain: the interval maps of the table, else what to write."""
+    tk, sk = target_domain.kind, src_domain.kind
+    affine: tuple[str, float, float] | None = None
     if tk == "Signed" and is_subdomain(src_domain, Domain("Unit")):
         affine = ("affine", 2, -1)
     elif tk == "Unit" and sk == "Signed":
@@ -466,6 +478,9 @@ def convert(src_dtype: str, src_domain: Domain, target_dtype: str | None = None,
         else:
             ops = (affine, ("cast", out))
         return out, Domain(tk), ops
+
+    def fail(help: str) -> Fail:
+        return _no_conversion(src_dtype, src_domain, target_domain, help)
 
     if tk in ("Prob", "LogProb"):
         fn = "softmax" if tk == "Prob" else "log_softmax"

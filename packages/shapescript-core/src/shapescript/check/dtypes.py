@@ -30,6 +30,7 @@ from shapescript.builtin_registry import BUILTINS_BY_NAME
 from shapescript.check.fail import Fail
 from shapescript.check.types import FLOAT_DTYPES, INT_DTYPES, HostType, TensorType
 from shapescript.vocab import HOST_DTYPE
+from shapescript import error_codes as ec
 
 __all__ = [
     "ARITH_OPS", "COMPARE_OPS", "LOGIC_OPS", "Operand", "category", "promote",
@@ -84,7 +85,7 @@ def _class_clash(a: str, b: str, where: str) -> Fail:
         cls, other = (a, b) if a in ("Float", "Int") else (b, a)
         msg = (f"dtypes differ: a `{cls}` value combines only with host numbers and "
                f"other `{cls}` values, not `{other}`")
-    return Fail("E0404", msg, where,
+    return Fail(ec.E0404, msg, where,
                 help="convert one side with `to`, e.g. `x to f32`")
 
 
@@ -96,7 +97,7 @@ def _norm(x: Operand) -> tuple[str, str]:
     if isinstance(x, HostType):
         d = HOST_DTYPE.get(x.name)
         if d is None:
-            raise Fail("E0404", f"`{x.name}` is not a number", f"a `{x.name}`")
+            raise Fail(ec.E0404, f"`{x.name}` is not a number", f"a `{x.name}`")
         return ("host", d)
     if isinstance(x, tuple):
         dtype, rank = x
@@ -158,7 +159,7 @@ def _host_result(op: str, a: HostType, b: HostType | None) -> str:
         return "bool"
     for n in names:
         if n not in ("int", "float", "bool"):
-            raise Fail("E0404", f"`{n}` is not a number", f"a `{n}`")
+            raise Fail(ec.E0404, f"`{n}` is not a number", f"a `{n}`")
     if op == "/" or "float" in names:
         return "float"
     return "int"
@@ -188,19 +189,19 @@ def result_dtype(op: str, a: Operand, b: Operand | None = None) -> str:
         for o in operands:
             k, d = _norm(o)
             if d != "bool":
-                raise Fail("E0404", f"`{op}` needs masks, not `{d}`", f"`{d}`",
+                raise Fail(ec.E0404, f"`{op}` needs masks, not `{d}`", f"`{d}`",
                            help="compare first to get a `Mask`, e.g. `x > 0`")
         return "bool"
     if op == "@":
         if b is None or any(isinstance(o, HostType) for o in operands):
-            raise Fail("E0410", "`@` needs two tensors", "a host value",
+            raise Fail(ec.E0410, "`@` needs two tensors", "a host value",
                        help="multiply by a number with `*`")
         da, db = _norm(a)[1], _norm(b)[1]
         if da != db:
-            raise Fail("E0404", f"dtypes differ: `{da}` @ `{db}`", "dtypes differ",
+            raise Fail(ec.E0404, f"dtypes differ: `{da}` @ `{db}`", "dtypes differ",
                        help=f"convert one side with `to`, e.g. `… to {da}`")
         if da == "bool":
-            raise Fail("E0404", "`@` of masks", "`bool`", help="convert with `to f32`")
+            raise Fail(ec.E0404, "`@` of masks", "`bool`", help="convert with `to f32`")
         return da
     out = promote_dtypes(*operands)
     if op in COMPARE_OPS:
@@ -209,7 +210,7 @@ def result_dtype(op: str, a: Operand, b: Operand | None = None) -> str:
         raise ValueError(f"unknown operator {op!r}")
     if op == "-" and out == "bool":
         # torch rejects `-` of two bool tensors and unary `-` of one.
-        raise Fail("E0404", "`-` of masks", "`bool`",
+        raise Fail(ec.E0404, "`-` of masks", "`bool`",
                    help="use `x and not y` for masks, or convert with `to i64` first")
     if op == "/" and category(out) < 2:
         return "f32"  # true division: the default float dtype
@@ -229,7 +230,7 @@ def reduction_dtype(op: str, dtype: str) -> str:
     """
     entry = BUILTINS_BY_NAME[op]
     if not entry.masks and dtype == "bool":
-        raise Fail("E0404", f"`{op}` of a mask", "`bool`", help="convert first: `… to u8`")
+        raise Fail(ec.E0404, f"`{op}` of a mask", "`bool`", help="convert first: `… to u8`")
     cat = category(dtype)
     match entry.dtype_rule:
         case "count":
@@ -240,12 +241,12 @@ def reduction_dtype(op: str, dtype: str) -> str:
             if dtype == "bool":
                 return "f32"
             if cat == 1:
-                raise Fail("E0411", f"`{op}` needs a float dtype, not `{dtype}`", f"`{dtype}`",
+                raise Fail(ec.E0411, f"`{op}` needs a float dtype, not `{dtype}`", f"`{dtype}`",
                            help="convert first: `… to f32`")
             return dtype
         case "float":
             if cat < 2:
-                raise Fail("E0411", f"`{op}` needs a float dtype, not `{dtype}`", f"`{dtype}`",
+                raise Fail(ec.E0411, f"`{op}` needs a float dtype, not `{dtype}`", f"`{dtype}`",
                            help="convert first: `… to f32`")
             return dtype
         case "float_out":
@@ -254,7 +255,7 @@ def reduction_dtype(op: str, dtype: str) -> str:
             return "i64"
         case "mask":
             if dtype != "bool":
-                raise Fail("E0404", f"`{op}` takes a mask, not `{dtype}`", f"`{dtype}`",
+                raise Fail(ec.E0404, f"`{op}` takes a mask, not `{dtype}`", f"`{dtype}`",
                            help=f"compare first, e.g. `{op}(x > 0)`")
             return "bool"
     raise ValueError(f"`{op}` has no dtype rule (builtin_registry)")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from shapescript.builtin_registry import CONSTRUCTOR_NAMES, FUNCTION_NAMES
 from shapescript.check.sizes import Size
@@ -17,13 +18,16 @@ from shapescript.check.types import ModelType, TensorType, Type
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
+from shapescript.vocab import DOMAINS, DTYPE_CLASSES, DTYPES
+
+if TYPE_CHECKING:
+    from shapescript.check.roles import Roles
 
 # Names the checker builds in (the registry's): they can't be declared or shadowed (E0203).
 BUILTIN_FUNCS = FUNCTION_NAMES
 CONSTRUCTORS = CONSTRUCTOR_NAMES
 RESERVED_TYPE_NAMES = frozenset({
-    "bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64", "Float", "Int",
-    "Real", "NonNeg", "Pos", "Unit", "Signed", "Logit", "LogProb", "Prob", "Index", "Mask",
+    *DTYPES, *DTYPE_CLASSES, *DOMAINS,
     "int", "float", "str", "Size", "Axis", "Axes", "Train",
 })
 MODES = frozenset({"Train"})
@@ -198,7 +202,7 @@ class ModuleEnv:
     # ``labels_from`` results, by ``id`` of the other module.
     label_maps: dict = field(default_factory=dict, repr=False)
     # The file's dims as roles (``check.roles.roles_of``), made on first use.
-    roles: object = field(default=None, repr=False)
+    roles: Roles | None = field(default=None, repr=False)
     _all_dims: dict | None = field(default=None, repr=False)
 
     def all_dims(self) -> dict[str, int]:

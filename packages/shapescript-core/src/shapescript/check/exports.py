@@ -15,6 +15,7 @@ from shapescript.check.env import AxisParam, FnSig, ModuleEnv, SizeParam
 from shapescript.check.result import CheckedModule, FnResult
 from shapescript.check.types import HostType, ModelType, TensorType
 from shapescript.diagnostics import Diagnostic
+from shapescript import error_codes as ec
 
 
 TORCH_MODULES = ("torch", "math", "shapescript.rt")
@@ -46,7 +47,7 @@ def param_problem(sig: FnSig) -> list[Diagnostic]:
             bad = f"`{p.name}` is `{p.written or t}`"
         if bad:
             out.append(Diagnostic.error(
-                "E1705", "parameter of an export fn that isn't a tensor with a shape", p.span,
+                ec.E1705, "parameter of an export fn that isn't a tensor with a shape", p.span,
                 bad + f", so the exported program of `{sig.name}` has no input for it",
                 help="give it a tensor type such as `[b n D]`, or a host scalar a default, "
                      "which the exported program keeps"))
@@ -85,19 +86,20 @@ def site_diagnostics(roots: list[FnSig], fn_data: dict[int, Any],
         code, span, message, label = ev
         names = " and ".join(f"`{n}`" for n in exporters) if len(exporters) <= 2 else (
             ", ".join(f"`{n}`" for n in exporters[:-1]) + f" and `{exporters[-1]}`")
+        plural = "s" if len(exporters) > 1 else ""
         out.append(Diagnostic.error(code, message, span, label,
                                     help=HELP.get(code),
-                                    notes=(f"reached from the exported function{'s' if len(exporters) > 1 else ''} {names}",)))
+                                    notes=(f"reached from the exported function{plural} {names}",)))
     return out
 
 
 HELP = {
-    "E1701": "pass the value in as a parameter, or give a torch function a type with `extern fn`",
-    "E1702": "an exported function can call externs into `torch`, its submodules, or `math`",
-    "E1703": "pass the value in as a parameter of the function",
-    "E1704": "an exported program is for inference: pass the model's fields in as tensors",
-    "E1706": "assign the value in both branches and return it after the `if`",
-    "E1707": "`map` over a static size (a dim or a literal) in an exported function",
+    ec.E1701: "pass the value in as a parameter, or give a torch function a type with `extern fn`",
+    ec.E1702: "an exported function can call externs into `torch`, its submodules, or `math`",
+    ec.E1703: "pass the value in as a parameter of the function",
+    ec.E1704: "an exported program is for inference: pass the model's fields in as tensors",
+    ec.E1706: "assign the value in both branches and return it after the `if`",
+    ec.E1707: "`map` over a static size (a dim or a literal) in an exported function",
 }
 
 
@@ -142,7 +144,7 @@ def export_diagnostics(env: ModuleEnv, fn: str, *, model_first: bool = False) ->
         for other in reached_functions(sig, data):
             for p in other.params:
                 if isinstance(p.type, ModelType):
-                    allowed.add(("E1704", p.span.file, p.span.start, p.span.end))
+                    allowed.add((ec.E1704, p.span.file, p.span.start, p.span.end))
     return problems + site_diagnostics([sig], data, allowed)
 
 

@@ -64,6 +64,7 @@ from shapescript.check.types import (
 )
 from shapescript.syntax import ast
 from shapescript.vocab import HOST_DTYPE
+from shapescript import error_codes as ec
 
 if TYPE_CHECKING:
     from shapescript.check.body import BodyChecker
@@ -106,11 +107,11 @@ class ExprChecker:
         if isinstance(e.value, int):
             # A tensor holds at most an i64; a Python int beyond it fails in torch.
             if not -2 ** 63 <= e.value < 2 ** 63:
-                raise Fail("E0108", "this integer doesn't fit in 64 bits", "out of range",
+                raise Fail(ec.E0108, "this integer doesn't fit in 64 bits", "out of range",
                            help="integers run from -2**63 to 2**63 - 1; write a float for more")
             return HostType("int", e.value, literal_domain(e.value))
         if math.isinf(e.value):
-            raise Fail("E0108", "this number is too large for a float", "out of range",
+            raise Fail(ec.E0108, "this number is too large for a float", "out of range",
                        help="floats (f64) reach about 1.8e308")
         return HostType("float", e.value, literal_domain(e.value))
 
@@ -132,11 +133,11 @@ class ExprChecker:
         return ERROR
 
     def e_Lambda(self, e: ast.Lambda) -> Type:
-        raise Fail("E0503", "a lambda is only allowed as `map`'s argument", "not inside `map`",
+        raise Fail(ec.E0503, "a lambda is only allowed as `map`'s argument", "not inside `map`",
                    help="write `C |> map(c => …)`")
 
     def e_Range(self, e: ast.Range) -> Type:
-        raise Fail("E0410", "a range is only allowed in `for` and slices", "a range here",
+        raise Fail(ec.E0410, "a range is only allowed in `for` and slices", "a range here",
                    help="write `for i in a..b:` or `x[a..b]`")
 
     def e_NumNameOrErr(self, e: Any) -> Type:
@@ -146,10 +147,10 @@ class ExprChecker:
         t, res = self.lookup(e.id, e)
         self.res[id(e)] = res
         if isinstance(t, FnRef):
-            raise Fail("E0503", f"`{e.id}` is a function, used here as a value", "a function",
+            raise Fail(ec.E0503, f"`{e.id}` is a function, used here as a value", "a function",
                        help=f"call it: `{e.id}(…)`, or use it as a pipe stage: `x |> {e.id}`")
         if isinstance(res, ModelName):
-            raise Fail("E0503", f"`{e.id}` is a model type, used here as a value", "a model",
+            raise Fail(ec.E0503, f"`{e.id}` is a model type, used here as a value", "a model",
                        help=f"make one with `{e.id}.init(seed=0)`")
         return t
 
@@ -158,7 +159,7 @@ class ExprChecker:
         if var is not None:
             return var.type, LocalName()
         if name in self.body.scope.dead:
-            raise Fail("E0802", f"`{name}` is out of scope here",
+            raise Fail(ec.E0802, f"`{name}` is out of scope here",
                        "bound only in a loop body or in some branches",
                        help="bind it before the `if` or loop, or in every branch")
         if self.sig is not None and name in self.sig.generics:
@@ -187,9 +188,9 @@ class ExprChecker:
         if name in self.env.poisoned:
             return ERROR, PoisonedName()
         if name in BUILTIN_FUNCS or name in CONSTRUCTORS:
-            raise Fail("E0503", f"`{name}` is a built-in function, used here as a value",
+            raise Fail(ec.E0503, f"`{name}` is a built-in function, used here as a value",
                        "a built-in", help=f"call it: `{name}(…)`")
-        raise Fail("E0201", f"unknown name `{name}`", "not found in this scope",
+        raise Fail(ec.E0201, f"unknown name `{name}`", "not found in this scope",
                    help=self.similar_name(name))
 
     def similar_name(self, name: str) -> str | None:
@@ -216,7 +217,7 @@ class ExprChecker:
                 sub = self.env.ssmods[base]
                 self.res[id(e.value)] = SsModuleName(sub, base)
                 if not sub.public(e.attr):
-                    raise Fail("E0205", f"`{e.attr}` is not public in `{base}`", "no such public name")
+                    raise Fail(ec.E0205, f"`{e.attr}` is not public in `{base}`", "no such public name")
                 if e.attr in sub.dims:
                     v = sub.dims[e.attr]
                     self.res[id(e)] = DimName(v)
@@ -228,9 +229,9 @@ class ExprChecker:
                 if e.attr in sub.poisoned:
                     return ERROR  # its declaration failed, already reported
                 if e.attr in sub.fns:
-                    raise Fail("E0503", f"`{base}.{e.attr}` is a function, used here as a value",
+                    raise Fail(ec.E0503, f"`{base}.{e.attr}` is a function, used here as a value",
                                "a function", help=f"call it: `{base}.{e.attr}(…)`")
-                raise Fail("E0503", f"`{base}.{e.attr}` is not a value", "a type")
+                raise Fail(ec.E0503, f"`{base}.{e.attr}` is not a value", "a type")
         t = self.expr(e.value)
         if isinstance(t, ModelType):
             info = self.model_info(t)
@@ -238,7 +239,7 @@ class ExprChecker:
             if f is None:
                 if info is not None and e.attr in info.failed:
                     return ERROR  # its declaration failed, already reported
-                raise Fail("E0901", f"model `{t.name}` has no field `{e.attr}`", "unknown field",
+                raise Fail(ec.E0901, f"model `{t.name}` has no field `{e.attr}`", "unknown field",
                            help=("fields: " + ", ".join(f"`{n}`" for n in info.fields))
                            if info and info.fields else None)
             self.res[id(e)] = FieldName(e.attr)
@@ -248,7 +249,7 @@ class ExprChecker:
         if isinstance(t, (PyType, ErrorType)):
             self.res[id(e)] = PyAttr()
             return t
-        raise Fail("E0901", f"`{t}` has no field `{e.attr}`", "not a model or Python value")
+        raise Fail(ec.E0901, f"`{t}` has no field `{e.attr}`", "not a model or Python value")
 
     def model_info(self, t: ModelType) -> ModelInfo | None:
         if t.module == self.env.path:
@@ -301,14 +302,14 @@ class ExprChecker:
         """E0410 unless ``a`` and ``b`` are tensors or host numbers (not tuples, models …),
         the operands ``ops.elementwise`` takes."""
         if not isinstance(a, (TensorType, HostType)) or not isinstance(b, (TensorType, HostType)):
-            raise Fail("E0410", f"`{op}` needs numbers or tensors, not `{a}` and `{b}`", "")
+            raise Fail(ec.E0410, f"`{op}` needs numbers or tensors, not `{a}` and `{b}`", "")
         for t in (a, b):
             if isinstance(t, HostType) and t.name not in ("int", "float", "bool"):
-                raise Fail("E0410", f"`{op}` needs numbers or tensors, not `{t}`", f"this is `{t}`")
+                raise Fail(ec.E0410, f"`{op}` needs numbers or tensors, not `{t}`", f"this is `{t}`")
 
     def matmul(self, a: Type, b: Type, node: ast.Expr) -> Type:
         if not isinstance(a, TensorType) or not isinstance(b, TensorType):
-            raise Fail("E0410", "`@` needs two tensors", f"`{a}` @ `{b}`")
+            raise Fail(ec.E0410, "`@` needs two tensors", f"`{a}` @ `{b}`")
         t, plan = ops.matmul(a, b, self.body.clash)
         self.res[id(node)] = plan
         return t
@@ -337,15 +338,15 @@ class ExprChecker:
             return PY
         if isinstance(a, HostType) and isinstance(b, HostType):
             if a.name != "bool" or b.name != "bool":
-                raise Fail("E0804", f"`{e.op}` needs conditions, not `{a}` and `{b}`", "")
+                raise Fail(ec.E0804, f"`{e.op}` needs conditions, not `{a}` and `{b}`", "")
             return BOOL
-        for t in (a, b):
-            if isinstance(t, TensorType) and t.dtype != "bool":
-                raise Fail("E0804", f"`{e.op}` needs masks, not `{t}`", f"this is `{t}`",
+        for side in (a, b):
+            if isinstance(side, TensorType) and side.dtype != "bool":
+                raise Fail(ec.E0804, f"`{e.op}` needs masks, not `{side}`", f"this is `{side}`",
                            help="compare it first, e.g. `x > 0`")
-            if not isinstance(t, TensorType) and not (isinstance(t, HostType)
-                                                      and t.name == "bool"):
-                raise Fail("E0804", f"`{e.op}` needs masks or bools, not `{t}`", "")
+            if not isinstance(side, TensorType) and not (isinstance(side, HostType)
+                                                         and side.name == "bool"):
+                raise Fail(ec.E0804, f"`{e.op}` needs masks or bools, not `{side}`", "")
         t, plan = ops.elementwise(e.op, a, b, self.body.role_of)
         if plan is not None:
             self.res[id(e)] = plan
@@ -358,39 +359,39 @@ class ExprChecker:
         if e.op == "not":
             if isinstance(a, HostType):
                 if a.name != "bool":
-                    raise Fail("E0804", f"`not` needs a bool, not `{a}`", f"this is `{a}`",
+                    raise Fail(ec.E0804, f"`not` needs a bool, not `{a}`", f"this is `{a}`",
                                span=e.operand.span, help="compare it first, e.g. `k != 0`")
                 return BOOL
             if isinstance(a, TensorType) and a.dtype == "bool":
                 return a
-            raise Fail("E0804", f"`not` needs a mask, not `{a}`", f"this is `{a}`")
+            raise Fail(ec.E0804, f"`not` needs a mask, not `{a}`", f"this is `{a}`")
         if isinstance(a, HostType):
             if a.name not in ("int", "float"):
-                raise Fail("E0410", f"`-` needs a number, not `{a}`", "")
+                raise Fail(ec.E0410, f"`-` needs a number, not `{a}`", "")
             v = -a.value if a.value is not None else None
             return HostType(a.name, v, literal_domain(v) if v is not None else "Real")
         if isinstance(a, TensorType):
             return ops.negate(a)
-        raise Fail("E0410", f"`-` needs a number or tensor, not `{a}`", "")
+        raise Fail(ec.E0410, f"`-` needs a number or tensor, not `{a}`", "")
 
     # -- conversions and assertions ---------------------------------------------
     def e_Convert(self, e: ast.Convert) -> Type:
         a = self.expr(e.value)
         if isinstance(a, ErrorType):
             return ERROR
-        t = e.target
-        if t.shape is None and t.alias is None and t.dtype is None and t.domain is None:
+        tt = e.target
+        if tt.shape is None and tt.alias is None and tt.dtype is None and tt.domain is None:
             return ERROR  # an empty target: the parser reported what it couldn't read
         if isinstance(a, PyType):
-            raise Fail("E0413", "the shape of this Python value is unknown", "converted with `to`",
+            raise Fail(ec.E0413, "the shape of this Python value is unknown", "converted with `to`",
                        span=e.value.span, help="assert its type with `as` first")
         if isinstance(a, HostType):
             if a.name not in ("int", "float", "bool"):
-                raise Fail("E0702", f"`to` converts tensors and host numbers, not `{a}`",
+                raise Fail(ec.E0702, f"`to` converts tensors and host numbers, not `{a}`",
                            f"this is `{a}`")
             if e.target.shape is not None \
                     or e.target.alias is not None or e.target.domain is not None or e.target.dtype is None:
-                raise Fail("E0702", f"a host `{a}` converts only to a dtype", f"this is `{a}`",
+                raise Fail(ec.E0702, f"a host `{a}` converts only to a dtype", f"this is `{a}`",
                            help="write a dtype alone, as in `(i to f32)`")
             # A host number `to` a dtype is a `[]` tensor of that dtype.
             dt = e.target.dtype
@@ -400,7 +401,7 @@ class ExprChecker:
             self.res[id(e)] = ConvertRes((("host", dt),))
             return t
         if not isinstance(a, TensorType):
-            raise Fail("E0702", f"can't convert `{a}`", "")
+            raise Fail(ec.E0702, f"can't convert `{a}`", "")
         t, steps = ops.convert(a, e.target)
         self.res[id(e)] = ConvertRes(tuple(steps))
         return t
@@ -424,18 +425,18 @@ class ExprChecker:
             if isinstance(a, TensorType):
                 ops.check_assert(a, target)
             elif not on_python:
-                raise Fail("E0703", f"`as` can't make `{a}` a tensor", f"this is `{a}`",
+                raise Fail(ec.E0703, f"`as` can't make `{a}` a tensor", f"this is `{a}`",
                            help="`as` asserts; it never converts")
         elif isinstance(target, HostType):
             if not on_python and not (isinstance(a, HostType) and host_fits(a, target)):
-                raise Fail("E0703", f"`as` can't make `{a}` a `{target}`", f"this is `{a}`",
+                raise Fail(ec.E0703, f"`as` can't make `{a}` a `{target}`", f"this is `{a}`",
                            help="`as` asserts; it never converts")
         elif isinstance(target, (SizeParam, AxisParam)):
-            raise Fail("E0504", f"`{target}` is only for `extern fn` parameters", "not a value's type",
+            raise Fail(ec.E0504, f"`{target}` is only for `extern fn` parameters", "not a value's type",
                        span=e.type.span)
-        self.res[id(e)] = AssertRes(target, on_python, written, where,  # type: ignore[arg-type]
+        self.res[id(e)] = AssertRes(target, on_python, written, where,
                                     written_type(e.type, self.env, self.source))
-        return target  # type: ignore[return-value]
+        return target
 
     # -- constructors -------------------------------------------------------------
     def e_Constructor(self, e: ast.Constructor) -> Type:
@@ -472,18 +473,18 @@ class ExprChecker:
                 for i in e.indices:
                     if not isinstance(i, ast.Range):
                         self.expr(i)
-                raise Fail("E0406", "a tuple is indexed by a literal number", "not a literal",
+                raise Fail(ec.E0406, "a tuple is indexed by a literal number", "not a literal",
                            span=e.indices[0].span if e.indices else e.span,
                            help="write the item's position, e.g. `t[0]`, or unpack it: `a, b = t`")
             n = len(base.items)
             if not -n <= k < n:
-                raise Fail("E0406", f"index {k} is out of bounds for a tuple of {n}", "out of bounds",
+                raise Fail(ec.E0406, f"index {k} is out of bounds for a tuple of {n}", "out of bounds",
                            span=e.indices[0].span)
             self.types[id(e.indices[0])] = INT
             self.res[id(e)] = TupleIndex(k % n)
             return base.items[k]
         if not isinstance(base, TensorType):
-            raise Fail("E0410", f"`{base}` can't be indexed", f"this is `{base}`")
+            raise Fail(ec.E0410, f"`{base}` can't be indexed", f"this is `{base}`")
         return indexing.index(self, base, e)
 
     def static_size(self, e: ast.Expr) -> int:
@@ -494,7 +495,7 @@ class ExprChecker:
         if (s is None or not s.is_const) and isinstance(e, ast.NumName):
             raise Fail.reported()  # `2x` outside a size: the parser reported it (E0104)
         if s is None or not s.is_const:
-            raise Fail("E1003", "a `Size` argument must be known before the program runs",
+            raise Fail(ec.E1003, "a `Size` argument must be known before the program runs",
                        "not a static size", span=e.span, help="use a literal or a dim")
         return s.const_value  # type: ignore[return-value]
 
@@ -539,37 +540,37 @@ class ExprChecker:
         if name is not None and self.env.is_const(name, module):
             msg, label, help_ = size_error_parts(f"{module}.{name}" if module else name,
                                                  self.env.const_value(name, module))
-            raise Fail("E0306", msg, label, help=help_, span=e.span)
+            raise Fail(ec.E0306, msg, label, help=help_, span=e.span)
 
     def expect_fits(self, t: Type, want: Type, node: ast.Expr, what: str) -> None:
         if isinstance(t, ErrorType):
             return
         if isinstance(want, TensorType):
             if isinstance(t, PyType):
-                raise Fail("E0413", "the shape of this Python value is unknown",
+                raise Fail(ec.E0413, "the shape of this Python value is unknown",
                            f"{what} is `{want}`", span=node.span, help=f"assert its shape with `as {want}`")
             if isinstance(t, HostType) and is_number(t) and not want.axes:
                 return
             if not isinstance(t, TensorType):
-                raise Fail("E0410", f"{what} is a tensor, not `{t}`", f"this is `{t}`", span=node.span)
+                raise Fail(ec.E0410, f"{what} is a tensor, not `{t}`", f"this is `{t}`", span=node.span)
             ops.check_fits(t, want, what, node, self.body.clash)
             return
         if isinstance(want, HostType):
             if isinstance(t, TensorType):
-                raise Fail("E0410", f"{what} is `{want}`, not a tensor", f"this is `{t}`", span=node.span)
+                raise Fail(ec.E0410, f"{what} is `{want}`, not a tensor", f"this is `{t}`", span=node.span)
             if not host_fits(t, want):
-                raise Fail("E0404", f"{what} is `{want}`, not `{t}`", f"this is `{t}`", span=node.span)
+                raise Fail(ec.E0404, f"{what} is `{want}`, not `{t}`", f"this is `{t}`", span=node.span)
             return
         if isinstance(want, ModelType):
             if not (isinstance(t, ModelType) and t.name == want.name and t.grads == want.grads):
-                raise Fail("E0404", f"{what} is `{want}`, not `{t}`", f"this is `{t}`", span=node.span)
+                raise Fail(ec.E0404, f"{what} is `{want}`, not `{t}`", f"this is `{t}`", span=node.span)
             return
         if isinstance(want, TupleType):
             if isinstance(t, PyType):
-                raise Fail("E0413", "the shape of this Python value is unknown",
+                raise Fail(ec.E0413, "the shape of this Python value is unknown",
                            f"{what} is `{want}`", span=node.span, help=f"assert its type with `as {want}`")
             if not isinstance(t, TupleType) or len(t.items) != len(want.items):
-                raise Fail("E0404", f"{what} is `{want}`, not `{t}`", f"this is `{t}`", span=node.span)
+                raise Fail(ec.E0404, f"{what} is `{want}`, not `{t}`", f"this is `{t}`", span=node.span)
             for i, (x, y) in enumerate(zip(t.items, want.items)):
                 sub = node.items[i] if isinstance(node, ast.TupleExpr) else node
                 self.expect_fits(x, y, sub, f"{what}, item {i}")

@@ -162,7 +162,7 @@ def divexact(num: dict, den: dict) -> dict | None:
     else None. ``den`` must be non-empty."""
     if len(den) == 1:
         ((dm, dc),) = den.items()
-        q = {}
+        q: dict = {}
         for m, c in num.items():
             if c % dc:
                 return None
@@ -174,7 +174,7 @@ def divexact(num: dict, den: dict) -> dict | None:
     lm = leading(den)
     lc = den[lm]
     r = dict(num)
-    q: dict = {}
+    q = {}
     steps = 0
     while r:
         steps += 1

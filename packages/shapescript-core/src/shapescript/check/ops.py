@@ -24,7 +24,8 @@ from shapescript.check.types import (
     TupleType, Type, label_hits,
 )
 from shapescript.syntax import ast
-from shapescript.vocab import HOST_DTYPE
+from shapescript.vocab import CLASS_DOMAINS, HOST_DTYPE
+from shapescript import error_codes as ec
 
 _HOST_DTYPE = HOST_DTYPE
 
@@ -118,10 +119,10 @@ def where(m: Type, a: Type, b: Type, role_of: bc.RoleOf | None = None
           ) -> tuple[Type, Select]:
     for x in (m, a, b):
         if isinstance(x, PyType):
-            raise Fail("E0413", "the shape of this Python value is unknown", "in `where`",
+            raise Fail(ec.E0413, "the shape of this Python value is unknown", "in `where`",
                        help="assert its shape with `as [ … ]`")
     if not isinstance(a, (TensorType, HostType)) or not isinstance(b, (TensorType, HostType)):
-        raise Fail("E0410", "`where` takes a mask and two values", "")
+        raise Fail(ec.E0410, "`where` takes a mask and two values", "")
     # x's axes first, then the mask's, then y's.
     first = bc.broadcast(a, m, role_of)
     mid = TensorType(first.axes, "bool", MASK)
@@ -160,7 +161,7 @@ def check_domain(at: TensorType, want: Domain, arg: Any, name: str, fn: str) -> 
     have = at.domain
     if want.over is not None and have.over is not None and want.over != have.over:
         # A class-marked value through a class-axis operation over another axis.
-        raise Fail("E0704", f"`{fn}` works over `{want.over}` here, but its argument `{name}` "
+        raise Fail(ec.E0704, f"`{fn}` works over `{want.over}` here, but its argument `{name}` "
                    f"is `{have}`", f"this is `{at}`", span=arg.span,
                    help=f"work over `{have.over}`, or first drop the marking: "
                         f"`(… as {_drop_marking(have)})`")
@@ -170,7 +171,7 @@ def check_domain(at: TensorType, want: Domain, arg: Any, name: str, fn: str) -> 
         f.span = f.span or arg.span
         raise
     if not ok:
-        raise Fail("E0701", f"argument `{name}` of `{fn}` is `{at.domain}`, expected `{want}`",
+        raise Fail(ec.E0701, f"argument `{name}` of `{fn}` is `{at.domain}`, expected `{want}`",
                    f"this is `{at}`", span=arg.span,
                    help=_widen_help(at.domain, want))
 
@@ -205,7 +206,7 @@ def check_fits(t: TensorType, want: TensorType, what: str, node: Any,
         f.span = f.span or node.span
         raise
     if want.dtype not in ("Float", "Int") and t.dtype != want.dtype:
-        raise Fail("E0404", f"dtypes differ: {what} is `{want.dtype}`, this is `{t.dtype}`",
+        raise Fail(ec.E0404, f"dtypes differ: {what} is `{want.dtype}`, this is `{t.dtype}`",
                    f"this is `{t}`", span=node.span, help=f"convert it with `to {want.dtype}`")
     try:
         ok = dm.is_subdomain(t.domain, want.domain, prove_le, t.labels())
@@ -213,28 +214,28 @@ def check_fits(t: TensorType, want: TensorType, what: str, node: Any,
         f.span = f.span or node.span
         raise
     if not ok:
-        raise Fail("E0701", f"the domain is too wide: {what} is `{want.domain.with_values()}`, "
+        raise Fail(ec.E0701, f"the domain is too wide: {what} is `{want.domain.with_values()}`, "
                    f"this is `{t.domain.with_values()}`",
                    f"this is `{t}`", span=node.span, help=_widen_help(t.domain, want.domain))
 
 
 def check_assert(a: TensorType, target: TensorType) -> None:
     if not target.has_variadic and not a.has_variadic and a.rank != target.rank:
-        raise Fail("E0402", f"`as` can't change the rank: this is `{a}`, not `{target}`",
+        raise Fail(ec.E0402, f"`as` can't change the rank: this is `{a}`, not `{target}`",
                    f"{a.rank} axes, `as` says {target.rank}",
                    help="reshape with `rearrange`")
     if a.dtype != target.dtype and target.dtype not in ("Float", "Int"):
-        raise Fail("E0703", f"`as` can't change the dtype from `{a.dtype}` to `{target.dtype}`",
+        raise Fail(ec.E0703, f"`as` can't change the dtype from `{a.dtype}` to `{target.dtype}`",
                    f"this is `{a}`", help=f"convert it with `to {target.dtype}`")
 
 
 # -- conversions -----------------------------------------------------------------------
 def convert(a: TensorType, te: ast.TensorTypeExpr) -> tuple[TensorType, list[tuple]]:
     if te.alias is not None and te.shape is None and te.dtype is None and te.domain is None:
-        raise Fail("E0702", f"`{te.alias}` is not a dtype or a domain", "not a conversion target",
+        raise Fail(ec.E0702, f"`{te.alias}` is not a dtype or a domain", "not a conversion target",
                    span=te.span, help="`to` takes a dtype (`to f32`), a domain (`to Unit`) or both")
     if te.shape is not None or te.alias is not None:
-        raise Fail("E0702", "`to` converts a dtype or a domain, not a shape", "a shape",
+        raise Fail(ec.E0702, "`to` converts a dtype or a domain, not a shape", "a shape",
                    span=te.span, help="assert a shape with `as`, or reshape with `rearrange`")
     target_domain = None
     if te.domain is not None:
@@ -244,19 +245,19 @@ def convert(a: TensorType, te: ast.TensorTypeExpr) -> tuple[TensorType, list[tup
 
 
 def _domain_of(d: ast.DomainExpr, a: TensorType) -> Domain:
-    if d.name in ("Logit", "LogProb", "Prob"):
+    if d.name in CLASS_DOMAINS:
         if d.over is None:
-            raise Fail("E0705", f"`{d.name}` needs a class axis", "no class axis", span=d.span,
+            raise Fail(ec.E0705, f"`{d.name}` needs a class axis", "no class axis", span=d.span,
                        help=f"name it: `{d.name} over C`")
         lab = Size.var(d.over)
         n = sum(1 for ax in a.axes if ax.label == lab)
         if n != 1:
-            raise Fail("E0705", f"the class axis `{d.over}` is {'absent from' if n == 0 else 'repeated in'} "
+            raise Fail(ec.E0705, f"the class axis `{d.over}` is {'absent from' if n == 0 else 'repeated in'} "
                        f"`{a}`", f"`over {d.over}` names no single axis", span=d.span,
                        help="name an axis the value has exactly once")
         return Domain(d.name, over=lab)
     if d.name == "Index":
-        raise Fail("E0702", "`to` can't give an `Index` bound", "",
+        raise Fail(ec.E0702, "`to` can't give an `Index` bound", "",
                    span=d.span, help="assert it with `as … Index[C]`, checked at run time")
     return Domain(d.name)
 
@@ -274,31 +275,31 @@ def constructor(name: str, axes: tuple[Axis, ...], dtype: str | None, fill: Type
                 e: ast.Constructor) -> TensorType:
     if name == "causal":
         if len(axes) != 2:
-            raise Fail("E0402", f"`causal` makes a square mask, not one of {len(axes)} "
+            raise Fail(ec.E0402, f"`causal` makes a square mask, not one of {len(axes)} "
                        f"ax{'is' if len(axes) == 1 else 'es'}", "not two axes", span=e.span,
                        help="write `causal[n n]`")
         _causal_window(fill, e)
         return TensorType(axes, dtype or "bool", MASK)
     if e.keyword is not None:
         what = "its value by position" if name == "full" else "no value"
-        raise Fail("E0501", f"`{name}` takes {what}, not `{e.keyword}=`", f"`{e.keyword}=`",
+        raise Fail(ec.E0501, f"`{name}` takes {what}, not `{e.keyword}=`", f"`{e.keyword}=`",
                    span=e.fill.span if e.fill is not None else e.span,
                    help="only `causal` takes a value by name: `causal[n n](window=W)`")
     if name == "arange":
         if len(axes) != 1:
-            raise Fail("E0402", f"`arange` makes one axis, not {len(axes)}", "not one axis",
+            raise Fail(ec.E0402, f"`arange` makes one axis, not {len(axes)}", "not one axis",
                        span=e.span, help="write `arange[n]`")
         d = dtype or "i64"
         dom = Domain("Index", index=axes[0].size) if d in INT_DTYPES else Domain("NonNeg")
         return TensorType(axes, d, dom)
     if name == "full":
         if fill is None:
-            raise Fail("E0501", "`full` needs its value", "no value", span=e.span,
+            raise Fail(ec.E0501, "`full` needs its value", "no value", span=e.span,
                        help="write the value after the axes, e.g. `full[n n](-1e9)`")
         if isinstance(fill, ErrorType):
             return TensorType(axes, dtype or "f32", REAL)
         if not isinstance(fill, HostType) or fill.name not in ("int", "float", "bool"):
-            raise Fail("E0410", "`full`'s value is a host number", f"this is `{fill}`", span=e.span)
+            raise Fail(ec.E0410, "`full`'s value is a host number", f"this is `{fill}`", span=e.span)
         d = dtype or HOST_DTYPE[fill.name]
         if d == "bool":
             return TensorType(axes, d, MASK)
@@ -306,10 +307,10 @@ def constructor(name: str, axes: tuple[Axis, ...], dtype: str | None, fill: Type
         k = _narrow(facts)
         return TensorType(axes, d, Domain(k) if d not in INT_DTYPES else NOBOUND)
     if fill is not None:
-        raise Fail("E0501", f"`{name}` takes no value", "a value", span=e.span,
+        raise Fail(ec.E0501, f"`{name}` takes no value", "a value", span=e.span,
                    help="a tensor of one value is `full[…](v)`")
     if name == "eye" and len(axes) != 2:
-        raise Fail("E0402", f"`eye` makes a square matrix, not one of {len(axes)} "
+        raise Fail(ec.E0402, f"`eye` makes a square matrix, not one of {len(axes)} "
                    f"ax{'is' if len(axes) == 1 else 'es'}", "not two axes", span=e.span,
                    help="write `eye[n n]`")
     d = dtype or "f32"
@@ -327,13 +328,13 @@ def _causal_window(fill: Type | None, e: ast.Constructor) -> None:
         return
     if e.keyword != "window":
         given = f"`{e.keyword}=`" if e.keyword is not None else "a value"
-        raise Fail("E0501", f"`causal` takes only a window, `window=W`, not {given}", given,
+        raise Fail(ec.E0501, f"`causal` takes only a window, `window=W`, not {given}", given,
                    span=e.fill.span,
                    help="a sliding window of W positions is `causal[n n](window=W)`")
     if isinstance(fill, ErrorType):
         return
     if not isinstance(fill, HostType) or fill.name != "int":
-        raise Fail("E0410", "`causal`'s window is a host whole number",
+        raise Fail(ec.E0410, "`causal`'s window is a host whole number",
                    f"this is `{fill}`", span=e.fill.span,
                    help="write a number, a dim or a const: `causal[n n](window=4096)`")
 
@@ -378,11 +379,11 @@ def scan(name: str, t: TensorType, dim: int) -> TensorType:
 
 def cross_entropy(logits: TensorType, y: TensorType, c: int, yarg: Any) -> ClassLoss:
     if logits.dtype not in ("f16", "bf16", "f32", "f64"):
-        raise Fail("E0411", f"`cross_entropy` needs float logits, not `{logits.dtype}`", "")
+        raise Fail(ec.E0411, f"`cross_entropy` needs float logits, not `{logits.dtype}`", "")
     dm.check_class_over(logits.domain, [logits.axes[c].label], "cross_entropy")
     rest = [ax for i, ax in enumerate(logits.axes) if i != c % len(logits.axes)]
     if y.dtype not in INT_DTYPES:
-        raise Fail("E0404", f"the labels are `{y.dtype}`, expected an integer `Index`",
+        raise Fail(ec.E0404, f"the labels are `{y.dtype}`, expected an integer `Index`",
                    f"this is `{y}`", span=yarg.span,
                    help="labels are class indices: `[" + " ".join(str(a) for a in rest)
                         + f"] Index[{logits.axes[c].label}]`")
@@ -390,7 +391,7 @@ def cross_entropy(logits: TensorType, y: TensorType, c: int, yarg: Any) -> Class
     if not dm.is_subdomain(y.domain, want, prove_le):
         target = TensorType(y.axes, y.dtype, Domain("Index", index=logits.axes[c].label))
         have = "have no bound" if y.domain.kind != "Index" else f"are `{y.domain}`"
-        raise Fail("E0701", f"the labels {have}, expected `Index[{logits.axes[c].label}]`",
+        raise Fail(ec.E0701, f"the labels {have}, expected `Index[{logits.axes[c].label}]`",
                    f"this is `{y}`", span=yarg.span,
                    help=f"assert the bound with `as {target}`, checked at run time")
     # y has the logits' other axes, by label.
@@ -399,11 +400,11 @@ def cross_entropy(logits: TensorType, y: TensorType, c: int, yarg: Any) -> Class
     for ax in rest:
         hits = [i for i, lab in enumerate(ylabels) if lab == ax.label]
         if len(hits) != 1 or y.axes[hits[0]].size != ax.size:
-            raise Fail("E0401", f"the labels `{y}` don't have the logits' other axes "
+            raise Fail(ec.E0401, f"the labels `{y}` don't have the logits' other axes "
                        f"[{' '.join(str(a) for a in rest)}]", "", span=yarg.span)
         perm.append(hits[0])
     if len(y.axes) != len(rest):
-        raise Fail("E0402", f"the labels `{y}` have {len(y.axes)} axes, expected {len(rest)}", "",
+        raise Fail(ec.E0402, f"the labels `{y}` have {len(y.axes)} axes, expected {len(rest)}", "",
                    span=yarg.span)
     return ClassLoss(c % len(logits.axes), None if perm == sorted(perm) else tuple(perm))
 
@@ -411,13 +412,13 @@ def cross_entropy(logits: TensorType, y: TensorType, c: int, yarg: Any) -> Class
 def stack_tuple(t: TupleType, arg: Any) -> TensorType:
     items = t.items
     if not items or not all(isinstance(x, TensorType) for x in items):
-        raise Fail("E0408", "a tuple of tensors is needed here", f"this is `{t}`", span=arg.span)
+        raise Fail(ec.E0408, "a tuple of tensors is needed here", f"this is `{t}`", span=arg.span)
     first = items[0]
     for x in items[1:]:
         assert isinstance(x, TensorType) and isinstance(first, TensorType)
         if x.dtype != first.dtype or x.domain != first.domain or len(x.axes) != len(first.axes) or \
                 any(p.size != q.size or p.label != q.label for p, q in zip(x.axes, first.axes)):
-            raise Fail("E0408", "the tuple's tensors differ", f"`{first}` and `{x}`", span=arg.span,
+            raise Fail(ec.E0408, "the tuple's tensors differ", f"`{first}` and `{x}`", span=arg.span,
                        help="stacking needs the same sizes, dtype, domain and labels")
     n = Size.const(len(items))
     assert isinstance(first, TensorType)
@@ -428,15 +429,15 @@ def concat(t: TupleType, lab: str, node: Any, arg: Any, role_of: bc.RoleOf | Non
            ) -> tuple[TensorType, int]:
     items = t.items
     if not all(isinstance(x, TensorType) for x in items):
-        raise Fail("E0408", "`concat` takes a tuple of tensors", f"this is `{t}`", span=arg.span)
+        raise Fail(ec.E0408, "`concat` takes a tuple of tensors", f"this is `{t}`", span=arg.span)
     first = items[0]
     assert isinstance(first, TensorType)
     hits = label_hits(first.axes, lab, role_of)
     if len(hits) != 1:
         if not hits:
-            raise Fail("E0403", f"`{first}` has no axis labelled `{lab}`", "unknown axis label",
+            raise Fail(ec.E0403, f"`{first}` has no axis labelled `{lab}`", "unknown axis label",
                        span=node.span, help="axes: " + " ".join(str(ax) for ax in first.axes))
-        raise Fail("E0405", f"the axis label `{lab}` occurs {len(hits)} times in `{first}`",
+        raise Fail(ec.E0405, f"the axis label `{lab}` occurs {len(hits)} times in `{first}`",
                    "ambiguous axis label", span=node.span,
                    help="give the axes labels of their own with an annotation, then concatenate")
     i = hits[0]
@@ -445,10 +446,10 @@ def concat(t: TupleType, lab: str, node: Any, arg: Any, role_of: bc.RoleOf | Non
     for x in items:
         assert isinstance(x, TensorType)
         if len(x.axes) != len(first.axes) or x.dtype != first.dtype:
-            raise Fail("E0408", "the tuple's tensors differ", f"`{first}` and `{x}`", span=arg.span)
+            raise Fail(ec.E0408, "the tuple's tensors differ", f"`{first}` and `{x}`", span=arg.span)
         for j, (p, q) in enumerate(zip(x.axes, first.axes)):
             if j != i and p.size != q.size:
-                raise Fail("E0401", f"the tensors differ on axis {j}, which isn't `{lab}`: "
+                raise Fail(ec.E0401, f"the tensors differ on axis {j}, which isn't `{lab}`: "
                            f"`{q.written}` and `{p.written}`",
                            f"`{first}` and `{x}`", span=arg.span,
                            help="every axis but the one concatenated along must agree")
@@ -458,7 +459,7 @@ def concat(t: TupleType, lab: str, node: Any, arg: Any, role_of: bc.RoleOf | Non
     axes[i] = Axis(total, tl)
     dom = first.domain
     for x in items[1:]:
-        dom = dm.join(dom, x.domain, prove_le)  # type: ignore[union-attr]
+        dom = dm.join(dom, x.domain, prove_le)  # type: ignore[union-attr, arg-type]
     return TensorType(tuple(axes), first.dtype, dom), i
 
 

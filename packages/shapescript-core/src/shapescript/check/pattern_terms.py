@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from shapescript.check.fail import Fail
 from shapescript.check.types import Axis
 from shapescript.syntax import ast
+from shapescript import error_codes as ec
 
 __all__ = [
     "Term", "Renamer", "check_unique", "convert_side", "fmt_axes", "side_text", "syntax_error",
@@ -75,7 +76,7 @@ def pattern_text(pattern: ast.Pattern) -> str:
 
 
 def syntax_error(msg: str, label: str = "", help: str | None = None) -> Fail:
-    return Fail("E0601", msg, label or "pattern syntax", help=help)
+    return Fail(ec.E0601, msg, label or "pattern syntax", help=help)
 
 
 def user_names(terms: tuple[ast.PatTerm, ...]) -> list[str]:

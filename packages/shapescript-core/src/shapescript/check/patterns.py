@@ -48,6 +48,8 @@ from shapescript.check.types import (
     NOBOUND, REAL, Axis, Domain, INT_DTYPES, TensorType, size_text,
 )
 from shapescript.syntax import ast
+from shapescript.vocab import CLASS_DOMAINS
+from shapescript import error_codes as ec
 
 __all__ = ["PatternResult", "RuntimeCheck", "REDUCE_OPS", "check_pattern"]
 
@@ -146,11 +148,11 @@ class _Checker:
                 self.known[n] = (Size.var(n), Size.var(n), "generic")
         for n, (size, label) in self.kw.items():
             if n not in names:
-                raise Fail("E0502", f"the keyword `{n}` names no axis of the pattern",
+                raise Fail(ec.E0502, f"the keyword `{n}` names no axis of the pattern",
                            "unknown keyword", help="remove it, or use the name in the pattern")
             prev = self.known.get(n)
             if prev is not None and prev[0] != size:
-                raise Fail("E0605", f"`{n}` is `{size_text(prev[0], prev[1])}` but its keyword "
+                raise Fail(ec.E0605, f"`{n}` is `{size_text(prev[0], prev[1])}` but its keyword "
                            f"says `{size_text(size, label)}`", f"`{n}={label}`")
             if prev is None or prev[2] != "dim":
                 self.known[n] = (size, label, "kw")
@@ -163,7 +165,7 @@ class _Checker:
                 "literal": f"`{size}` is {size}"}.get(origin, f"`{name}` is {size}")
         where = (f"its axis is `{axis.label}`" if str(axis.size) == str(axis.label)
                  else f"its axis `{axis.label}` has size {axis.size}")
-        return Fail("E0605", f"{desc} but {where}",
+        return Fail(ec.E0605, f"{desc} but {where}",
                     f"`{name}` here" if origin == "generic" else f"`{axis.label}` is {axis.size}",
                     help="check the pattern's axis order against the input's type; "
                          "a name that is a dim or a generic must fit its axis")
@@ -182,7 +184,7 @@ class _Checker:
         if name in self.bound:
             size, label = self.bound[name]
             if size != axis.size:
-                raise Fail("E0401", f"sizes not provably equal: `{name}` is "
+                raise Fail(ec.E0401, f"sizes not provably equal: `{name}` is "
                            f"`{size_text(size, label)}` in one place but `{axis.written}` "
                            "in another", f"`{name}` is `{axis.written}` here",
                            help="use different names for different axes, or `as`")
@@ -214,7 +216,7 @@ class _Checker:
         gs = g.src()
         if not unknown:
             if k_size != axis.size:
-                raise Fail("E0605", f"the group `{gs}` is `{size_text(k_size, k_label)}` but "
+                raise Fail(ec.E0605, f"the group `{gs}` is `{size_text(k_size, k_label)}` but "
                            f"its axis is `{axis.written}`",
                            f"`{k_label}` against `{axis.label}`",
                            help="check the pattern's axis order and its keyword sizes")
@@ -224,17 +226,17 @@ class _Checker:
                                           if m.name in self.known else self.bound[m.name])
             return
         if len(unknown) > 1:
-            raise Fail("E0604", f"the group `{gs}` has {len(unknown)} unknown sizes "
+            raise Fail(ec.E0604, f"the group `{gs}` has {len(unknown)} unknown sizes "
                        f"({', '.join('`' + u + '`' for u in unknown)}) on the axis "
                        f"`{axis.written}`", "not solvable",
                        help=f"give all but one as keywords, e.g. `{unknown[-1]}=…`")
         u = unknown[0]
         if k_size == 0:
-            raise Fail("E0604", f"the group `{gs}` has a member of size 0", "not solvable")
+            raise Fail(ec.E0604, f"the group `{gs}` has a member of size 0", "not solvable")
         q = exact_div(axis.size, k_size)
         if q is None:
             if _provably_inexact(axis.size, k_size):
-                raise Fail("E0604", f"the group `{gs}` doesn't divide its axis exactly: "
+                raise Fail(ec.E0604, f"the group `{gs}` doesn't divide its axis exactly: "
                            f"`{axis.written}` is not a multiple of `{size_text(k_size, k_label)}`",
                            f"`{axis.label}` / `{k_label}`",
                            help="choose sizes whose product is the axis's size")
@@ -259,11 +261,11 @@ class _Checker:
                  if len(self.inputs) > 1 else "input ")
         if e is None:
             if any(a.variadic for a in axes):
-                raise Fail("E0409", f"the pattern `{side_text(side)}` needs the rank of the "
+                raise Fail(ec.E0409, f"the pattern `{side_text(side)}` needs the rank of the "
                            f"{where}`{fmt_axes(axes)}`", "`...` has an unknown rank",
                            help="add `...` to the pattern for the axes `...` stands for")
             if len(axes) != len(side):
-                raise Fail("E0603", f"the pattern `{side_text(side)}` has {_axes_n(len(side))} "
+                raise Fail(ec.E0603, f"the pattern `{side_text(side)}` has {_axes_n(len(side))} "
                            f"but the {where}`{fmt_axes(axes)}` has {len(axes)}",
                            f"{_axes_n(len(side))}, the {where}has {len(axes)}",
                            help="write one name, group or `1` per axis, or `...` for several")
@@ -272,13 +274,13 @@ class _Checker:
         else:
             pre, post = side[:e], side[e + 1:]
             if len(pre) + len(post) > len(axes):
-                raise Fail("E0603", f"the pattern `{side_text(side)}` needs at least "
+                raise Fail(ec.E0603, f"the pattern `{side_text(side)}` needs at least "
                            f"{len(pre) + len(post)} axes but the {where}`{fmt_axes(axes)}` has "
                            f"{len(axes)}", "too few axes")
             n = len(axes)
             ell_axes = axes[len(pre): n - len(post)]
             if any(a.variadic for a in axes[:len(pre)] + axes[n - len(post):]):
-                raise Fail("E0409", f"the pattern `{side_text(side)}` needs the rank of the "
+                raise Fail(ec.E0409, f"the pattern `{side_text(side)}` needs the rank of the "
                            f"{where}`{fmt_axes(axes)}`", "`...` has an unknown rank")
             pairs = [(j, pre[j], axes[j]) for j in range(len(pre))]
             pairs += [(j - len(post), post[j], axes[n - len(post) + j]) for j in range(len(post))]
@@ -287,14 +289,14 @@ class _Checker:
             elif len(self.ell) != len(ell_axes) or any(
                     x.size != y.size or x.variadic != y.variadic
                     for x, y in zip(self.ell, ell_axes)):
-                raise Fail("E0401", "sizes not provably equal: `...` stands for "
+                raise Fail(ec.E0401, "sizes not provably equal: `...` stands for "
                            f"`{fmt_axes(self.ell)}` in input 1 but `{fmt_axes(ell_axes)}` "
                            f"in input {i + 1}", "`...` differs")
         names_per_axis: list[tuple[Axis, list[str]]] = []
         for pos, term, axis in pairs:
             if term.kind == "one":
                 if axis.size != ONE:
-                    raise Fail("E0605", f"`1` in the pattern but axis `{axis.label}` has size "
+                    raise Fail(ec.E0605, f"`1` in the pattern but axis `{axis.label}` has size "
                                f"{axis.size}", f"`{axis.label}` is {axis.size}")
             elif term.kind == "name":
                 self.bind_name(term.name, axis)
@@ -314,7 +316,7 @@ class _Checker:
             return [Axis(ONE, ONE)]
         if term.kind == "ell":
             if not has_ell:
-                raise Fail("E0602", "`...` is on the right side of the pattern only",
+                raise Fail(ec.E0602, "`...` is on the right side of the pattern only",
                            "`...` on one side")
             assert self.ell is not None
             return list(self.ell)
@@ -336,7 +338,7 @@ class _Checker:
         for m in term.items:
             if m.kind == "ell":
                 if not has_ell:
-                    raise Fail("E0602", "`...` is on the right side of the pattern only",
+                    raise Fail(ec.E0602, "`...` is on the right side of the pattern only",
                                "`...` on one side")
                 assert self.ell is not None
                 for a in self.ell:
@@ -360,17 +362,17 @@ class _Checker:
         if self.kind == "repeat":
             if n in self.known:
                 return self.known[n][:2]
-            raise Fail("E0602", f"`{n}` is a new axis of `repeat` without a size",
+            raise Fail(ec.E0602, f"`{n}` is a new axis of `repeat` without a size",
                        "no size", help=f"give its size as a keyword: `{n}=…`")
         if self.kind == "rearrange" and term.literal is not None:
-            raise Fail("E0602", f"`{shown}` is on the right side of the pattern only",
+            raise Fail(ec.E0602, f"`{shown}` is on the right side of the pattern only",
                        f"`{shown}` on one side",
                        help="in `rearrange`, a number other than 1 is a named axis: write "
                             "it on both sides, or use `repeat` to make a new axis")
         help = {"rearrange": "`rearrange` only moves axes: use `repeat` to add one",
                 "reduce": "`reduce` only removes axes: use `repeat` to add one",
                 "einsum": "every output name of `einsum` must name an input axis"}[self.kind]
-        raise Fail("E0602", f"`{shown}` is on the right side of the pattern only",
+        raise Fail(ec.E0602, f"`{shown}` is on the right side of the pattern only",
                    f"`{shown}` on one side", help=help)
 
 
@@ -396,7 +398,7 @@ def _fix_class(d: Domain, axes: tuple[Axis, ...],
                local: dict[str, tuple[Size, Size]] | None = None) -> Domain:
     """A class domain survives only with exactly one axis labelled by its class axis
     (under the name the output wrote for it, if it wrote one)."""
-    if d.kind not in ("Logit", "LogProb", "Prob"):
+    if d.kind not in CLASS_DOMAINS:
         return d
     for name, (_, matched) in (local or {}).items():
         if matched == d.over and sum(1 for a in axes if not a.variadic and a.label == d.over) == 0:
@@ -441,46 +443,18 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
     >>> r.einops_pattern, [str(a) for a in r.out.axes]
     ('b c h w -> b', ['b'])
     """
-    # Long on purpose: the four pattern calls share one walk (parse the sides, bind names,
-    # solve groups, build the output), and most lines are their messages.
     if kind not in KINDS:
         raise ValueError(f"unknown pattern kind {kind!r}")
     kw_sizes = dict(kw_sizes or {})
     dims = dims or {}
-    if kind == "reduce" and reduce_op not in REDUCE_OPS:
-        raise Fail("E0602", f"`{reduce_op}` is not a `reduce` operation" if reduce_op
-                   else "`reduce` needs an operation", "unknown operation",
-                   help="use one of " + ", ".join(f"`{o}`" for o in REDUCE_OPS))
-    if kind == "einsum" and kw_sizes:
-        raise Fail("E0502", f"`einsum` takes no keyword sizes (`{next(iter(kw_sizes))}`)",
-                   "unknown keyword")
-    if kind != "einsum" and len(pattern.inputs) != 1:
-        raise syntax_error(f"`{kind}` takes one input pattern, not {len(pattern.inputs)}",
-                           "one input expected")
-    if len(pattern.inputs) != len(inputs):
-        raise Fail("E0603", f"the pattern has {len(pattern.inputs)} inputs but "
-                   f"{len(inputs)} operands are given", "number of inputs")
-
-    taken = set(user_names(pattern.output))
-    for side in pattern.inputs:
-        taken |= set(user_names(side))
-    if kind == "einsum" and len(taken) > EINSUM_NAMES:
-        # torch (and einops after it) name each axis with one ASCII letter.
-        raise Fail("E0606", f"`einsum` with {len(taken)} axis names, more than {EINSUM_NAMES}",
-                   f"{len(taken)} names", help="contract in steps, or merge axes with "
-                   "`rearrange` first (`b (h w) c` for `b h w c`)")
-    ren = Renamer(taken)
-    in_sides = [convert_side(s, ren, kind, False) for s in pattern.inputs]
-    out_side = convert_side(pattern.output, ren, kind, True)
-    if kind != "einsum":
-        check_unique(in_sides[0], "left")
-    check_unique(out_side, "right")
+    _check_call(kind, pattern, inputs, kw_sizes, reduce_op)
+    in_sides, out_side = _sides(kind, pattern)
 
     c = _Checker(kind, inputs, kw_sizes, dims, generics,
                  unknowns if unknowns is not None else count(1).__next__, clash)
     c.seed([t for s in in_sides for t in s] + list(out_side))
-    for i, (side, t) in enumerate(zip(in_sides, inputs)):
-        c.bind_input(i, side, t)
+    for i, (terms, x) in enumerate(zip(in_sides, inputs)):
+        c.bind_input(i, terms, x)
 
     input_names = {n for s in in_sides for t in s for n in t.names()}
     has_ell = any(t.kind == "ell" for s in in_sides for t in s)
@@ -488,8 +462,8 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
                       for t in out_side)
     out_names = {n for t in out_side for n in t.names()}
     out_axes: list[Axis] = []
-    for t in out_side:
-        out_axes.extend(c.out_axis(t, input_names, has_ell))
+    for term in out_side:
+        out_axes.extend(c.out_axis(term, input_names, has_ell))
     axes = tuple(out_axes)
 
     # Names (and `...`) that the output drops.
@@ -503,12 +477,80 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
         shown = str(literals.get(dropped[0], dropped[0]))
         help = ("`rearrange` keeps every axis: use `reduce` to remove one"
                 if kind == "rearrange" else "`repeat` can't remove axes: use `reduce` first")
-        raise Fail("E0602", f"`{shown}` is on the left side of the pattern only",
+        raise Fail(ec.E0602, f"`{shown}` is on the left side of the pattern only",
                    f"`{shown}` on one side", help=help)
     reduced = tuple(ax.label for per_input in c.input_axes_names for ax, ns in per_input
                     if any(n in dropped for n in ns))
+    dtype, domain = _dtype_domain(kind, inputs, reduce_op, reduced)
+    domain = _fix_class(domain, axes, c.locals)
 
-    # dtype and domain.
+    text, kwargs = _einops_call(kind, c, in_sides, out_side, input_names | out_names)
+    return PatternResult(TensorType(axes, dtype, domain), text, kwargs, tuple(c.checks),
+                         reduced, c.locals, _case_pitfalls(c, dims), tuple(c.splits),
+                         tuple(c.merges))
+
+
+def _einops_call(kind: str, c: _Checker, in_sides: list[tuple[Term, ...]],
+                 out_side: tuple[Term, ...], names: set[str]) -> tuple[str, dict[str, Size]]:
+    """The pattern as einops reads it, and the sizes einops needs as keywords."""
+    input_names = {n for s in in_sides for t in s for n in t.names()}
+    kwargs: dict[str, Size] = {}
+    if kind != "einsum":
+        for n, (size, _, origin) in c.known.items():
+            if origin == "generic" and n in input_names and n not in c.in_group_names:
+                continue  # einops reads it from the input's shape
+            if n in names:
+                kwargs[n] = size
+    if kind == "einsum":
+        text = ", ".join(" ".join(t.text() for t in s) for s in in_sides)
+    else:
+        text = " ".join(t.text() for t in in_sides[0])
+    text += " -> " + " ".join(t.text() for t in out_side)
+    return text, kwargs
+
+
+def _check_call(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
+                kw_sizes: dict[str, tuple[Size, Size]], reduce_op: str | None) -> None:
+    """What the call gives beside the pattern: ``reduce``'s operation, ``einsum``'s lack of
+    keyword sizes, and as many operands as the pattern has inputs."""
+    if kind == "reduce" and reduce_op not in REDUCE_OPS:
+        raise Fail(ec.E0602, f"`{reduce_op}` is not a `reduce` operation" if reduce_op
+                   else "`reduce` needs an operation", "unknown operation",
+                   help="use one of " + ", ".join(f"`{o}`" for o in REDUCE_OPS))
+    if kind == "einsum" and kw_sizes:
+        raise Fail(ec.E0502, f"`einsum` takes no keyword sizes (`{next(iter(kw_sizes))}`)",
+                   "unknown keyword")
+    if kind != "einsum" and len(pattern.inputs) != 1:
+        raise syntax_error(f"`{kind}` takes one input pattern, not {len(pattern.inputs)}",
+                           "one input expected")
+    if len(pattern.inputs) != len(inputs):
+        raise Fail(ec.E0603, f"the pattern has {len(pattern.inputs)} inputs but "
+                   f"{len(inputs)} operands are given", "number of inputs")
+
+
+def _sides(kind: str, pattern: ast.Pattern) -> tuple[list[tuple[Term, ...]], tuple[Term, ...]]:
+    """The pattern's input sides and output side as terms, renamed for einops, each side's
+    names once (E0601); at most 52 names in ``einsum`` (E0606)."""
+    taken = set(user_names(pattern.output))
+    for side in pattern.inputs:
+        taken |= set(user_names(side))
+    if kind == "einsum" and len(taken) > EINSUM_NAMES:
+        # torch (and einops after it) name each axis with one ASCII letter.
+        raise Fail(ec.E0606, f"`einsum` with {len(taken)} axis names, more than {EINSUM_NAMES}",
+                   f"{len(taken)} names", help="contract in steps, or merge axes with "
+                   "`rearrange` first (`b (h w) c` for `b h w c`)")
+    ren = Renamer(taken)
+    in_sides = [convert_side(s, ren, kind, False) for s in pattern.inputs]
+    out_side = convert_side(pattern.output, ren, kind, True)
+    if kind != "einsum":
+        check_unique(in_sides[0], "left")
+    check_unique(out_side, "right")
+    return in_sides, out_side
+
+
+def _dtype_domain(kind: str, inputs: list[TensorType], reduce_op: str | None,
+                  reduced: tuple[Size, ...]) -> tuple[str, Domain]:
+    """The result's dtype and domain: a reduction's, a contraction's, else the input's."""
     first = inputs[0]
     dtype, domain = first.dtype, first.domain
     if kind == "reduce" and reduced:
@@ -519,10 +561,10 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
         dtypes = {t.dtype for t in inputs}
         if len(dtypes) > 1:
             shown = ", ".join(f"`{t.dtype}`" for t in inputs)
-            raise Fail("E0404", f"dtypes differ: `einsum` of {shown}", "dtypes differ",
+            raise Fail(ec.E0404, f"dtypes differ: `einsum` of {shown}", "dtypes differ",
                        help=f"convert the operands to one dtype with `to`, e.g. `to {first.dtype}`")
         if dtype == "bool":
-            raise Fail("E0404", "`einsum` of masks", "`bool`",
+            raise Fail(ec.E0404, "`einsum` of masks", "`bool`",
                        help="convert with `to f32` first")
         if len(inputs) > 1 or reduced:
             if dtype in INT_DTYPES or dtype == "Int":
@@ -531,24 +573,7 @@ def check_pattern(kind: str, pattern: ast.Pattern, inputs: list[TensorType],
                 domain = Domain("NonNeg")
             else:
                 domain = REAL
-    domain = _fix_class(domain, axes, c.locals)
-
-    # What einops needs as keywords.
-    kwargs: dict[str, Size] = {}
-    if kind != "einsum":
-        for n, (size, _, origin) in c.known.items():
-            if origin == "generic" and n in input_names and n not in c.in_group_names:
-                continue  # einops reads it from the input's shape
-            if n in input_names or n in out_names:
-                kwargs[n] = size
-    if kind == "einsum":
-        text = ", ".join(" ".join(t.text() for t in s) for s in in_sides)
-    else:
-        text = " ".join(t.text() for t in in_sides[0])
-    text += " -> " + " ".join(t.text() for t in out_side)
-    return PatternResult(TensorType(axes, dtype, domain), text, kwargs, tuple(c.checks),
-                         reduced, c.locals, _case_pitfalls(c, dims), tuple(c.splits),
-                         tuple(c.merges))
+    return dtype, domain
 
 
 def _case_pitfalls(c: _Checker, dims: dict[str, int]) -> tuple[tuple[str, str], ...]:

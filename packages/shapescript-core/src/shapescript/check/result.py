@@ -100,3 +100,22 @@ class CheckedModule:
 
 def size_str(s: Size) -> str:
     return str(s)
+
+
+@dataclass
+class Program:
+    """One compilation: the main file and every ``.ss`` module it imports."""
+
+    main: CheckedModule | None
+    modules: dict[str, CheckedModule] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.is_error for d in self.diagnostics)
+
+    @property
+    def dependencies(self) -> tuple[str, ...]:
+        main = self.main.env.path if self.main else None
+        return tuple(p for p in self.modules if p != main)

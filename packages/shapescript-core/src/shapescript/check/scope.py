@@ -11,6 +11,7 @@ from shapescript.check.env import (CONSTRUCTORS, RESERVED_TYPE_NAMES, is_generat
 from shapescript.check.fail import Fail
 from shapescript.check.types import Type
 from shapescript.source import Span
+from shapescript import error_codes as ec
 
 if TYPE_CHECKING:
     from shapescript.check.env import FnSig, ModuleEnv
@@ -49,7 +50,7 @@ def check_local_name(name: str, span: Span, env: ModuleEnv, sig: FnSig | None) -
     why = label = None
     if is_generated_name(name):
         msg, label, help_ = reserved_name_error(name)
-        raise Fail("E0203", msg, label, span=span, help=help_)
+        raise Fail(ec.E0203, msg, label, span=span, help=help_)
     if env.dim_size(name) is not None:
         why, label = "a dim", f"as a value, `{name}` is already the dim's size"
     elif sig is not None and name in sig.generics:
@@ -60,5 +61,5 @@ def check_local_name(name: str, span: Span, env: ModuleEnv, sig: FnSig | None) -
         # constructors and type names may not.
         why, label = "a built-in or reserved name", "a constructor or a type's name"
     if why is not None:
-        raise Fail("E0203", f"`{name}` shadows {why}", label or "", span=span,
+        raise Fail(ec.E0203, f"`{name}` shadows {why}", label or "", span=span,
                    help="choose another name")

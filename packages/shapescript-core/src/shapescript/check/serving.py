@@ -27,7 +27,6 @@ attention call.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,13 +37,15 @@ from shapescript.check.resolutions import (
     BuiltinCall, ExprArg, ExternCall, FnCall, GenericName, IntIndex, LocalName, MaskIndex,
     SliceIndex,
 )
-from shapescript.check.result import CheckedModule
+from shapescript.check.result import CheckedModule, Program
 from shapescript.check.serving_attention import kv_grouping, mask_window, padding_refusal
 from shapescript.check.serving_help import HELP, MIX_HELP
+from shapescript.check.serving_walk import body_nodes, call_args, field_of, walk
 from shapescript.check.sizes import Size
 from shapescript.check.types import INT_DTYPES, ModelType, TensorType
 from shapescript.diagnostics import Diagnostic
 from shapescript.syntax import ast
+from shapescript import error_codes as ec
 
 __all__ = ["ServingForm", "serving_diagnostics", "serving_form"]
 
@@ -88,57 +89,12 @@ class ServingForm:
         return self.embed_field is not None and self.embed_field == self.output_field
 
 
-# -- walking the tree -----------------------------------------------------------------
-
-def _children(node: Any) -> Iterator[Any]:
-    for name in getattr(node, "__dataclass_fields__", {}):
-        if name == "span":
-            continue
-        v = getattr(node, name)
-        if isinstance(v, tuple):
-            for x in v:
-                if hasattr(x, "__dataclass_fields__"):
-                    yield x
-        elif hasattr(v, "__dataclass_fields__"):
-            yield v
-
-
-def _walk(node: Any) -> Iterator[Any]:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(list(_children(n))))
-
-
-def _body_nodes(sig: FnSig) -> Iterator[Any]:
-    decl = sig.decl
-    body = decl.body if isinstance(decl, ast.FnDecl) else ()
-    for item in (body if isinstance(body, tuple) else (body,)):
-        yield from _walk(item)
-
-
-def _call_args(e: ast.Call) -> tuple[list[ast.Expr], dict[str, ast.Expr]]:
-    pos = [a.value for a in e.args if a.name is None]
-    kw = {a.name: a.value for a in e.args if a.name is not None}
-    return pos, kw
-
-
-def _field_of(cm: CheckedModule, e: ast.Expr, model_names: set[str]) -> str | None:
-    """``m.F`` with ``m`` the model: ``F``."""
-    if isinstance(e, ast.Attr) and isinstance(e.value, ast.Name) and e.value.id in model_names:
-        t = cm.types.get(id(e.value))
-        if isinstance(t, ModelType):
-            return e.attr
-    return None
-
-
 # -- E3304: following n ---------------------------------------------------------------
 
 class _Follow:
     """The functions reached with the token axis, and where positions are mixed."""
 
-    def __init__(self, program: Any, as_errors: bool) -> None:
+    def __init__(self, program: Program, as_errors: bool) -> None:
         self.program = program
         self.as_errors = as_errors
         self.out: list[Diagnostic] = []
@@ -173,17 +129,17 @@ class _Follow:
         def bad(node: Any, message: str, label: str, kind: str = "") -> None:
             if kind not in ("mask", "ctor"):  # a mask mixes only in attention
                 self.mixing.append(f"{message}, at {node.span.file}:{node.span.line}")
-            self.report("E3304", message, node.span, label, MIX_HELP.get(kind))
+            self.report(ec.E3304, message, node.span, label, MIX_HELP.get(kind))
 
-        nodes = list(_body_nodes(sig))
+        nodes = list(body_nodes(sig))
         # The mask written in an attention call is the engine's, not a computation.
         masks = set()
         for node in nodes:
             res = cm.res.get(id(node)) if isinstance(node, ast.Call) else None
             if isinstance(res, (FnCall, ExternCall)) and res.sig.extern == SDPA:
-                mask = _call_args(node)[1].get("attn_mask")
+                mask = call_args(node)[1].get("attn_mask")
                 if mask is not None:
-                    masks |= {id(x) for x in _walk(mask)}
+                    masks |= {id(x) for x in walk(mask)}
         for node in nodes:
             if isinstance(node, ast.Attr):
                 t = cm.types.get(id(node.value))
@@ -221,7 +177,7 @@ class _Follow:
         res = cm.res.get(id(e))
         if not isinstance(res, (BuiltinCall, FnCall, ExternCall)):
             return
-        pos, kw = _call_args(e)
+        pos, kw = call_args(e)
         if isinstance(res, BuiltinCall):
             name = res.name
             t = tensor(pos[0]) if pos else None
@@ -264,7 +220,7 @@ class _Follow:
             if held:
                 why = "a sliding window, which this target can't run yet"
             if why is not None:
-                self.report("E3308", f"attention with {why}", mask.span,
+                self.report(ec.E3308, f"attention with {why}", mask.span,
                             "the engine sets each layer's window before it runs",
                             MIX_HELP["window"] if held else None)
             self.windows[id(e)] = window
@@ -296,7 +252,7 @@ class _Follow:
 
     def pattern(self, e: ast.Call, pos: list[ast.Expr], along: Any, tensor: Any, bad: Any) -> None:
         pat = e.pattern
-        assert pat is not None
+        assert isinstance(pat, ast.Pattern)  # the calls of the pattern built-ins only
         names_along: set[str] = set()
         for k, terms in enumerate(pat.inputs):
             t = tensor(pos[k]) if k < len(pos) else None
@@ -388,15 +344,16 @@ def _diag(code: str, message: str, span: Any, label: str, as_errors: bool,
 
 # -- the form -------------------------------------------------------------------------
 
-def serving_form(program: Any, fn: str = "forward", *, as_errors: bool = True,
+def serving_form(program: Program, fn: str = "forward", *, as_errors: bool = True,
                  windows: bool = True) -> ServingForm:
     """The serving form of ``fn`` of ``program.main``, with the diagnostics of every
     serving rule it breaks (errors, or warnings with ``as_errors=False``). ``program``
     must have checked without errors. ``windows=False``: for a target that can't run a
-    sliding window, one is E3308."""
-    # Long on purpose: the serving rules E3301-E3308 run in the engine's order over one
-    # form, each filling what the next reads.
-    cm: CheckedModule = program.main
+    sliding window, one is E3308.
+
+    The rules run in the engine's order over one form, each filling what the next reads."""
+    cm = program.main
+    assert cm is not None, "serving_form needs a program that checked"
     sig = cm.env.fns.get(fn)
     if sig is None or sig.is_extern or not isinstance(sig.decl, ast.FnDecl):
         raise ValueError(f"no function `{fn}` in {cm.env.path}")
@@ -406,17 +363,40 @@ def serving_form(program: Any, fn: str = "forward", *, as_errors: bool = True,
     def report(code: str, message: str, span: Any, label: str) -> None:
         out.append(_diag(code, message, span, label, as_errors))
 
-    decl = sig.decl
-    params = sig.params
-    # E3306: the model first.
+    n = _parameters(form, fn, report)
+    if n is None:
+        return form
+    mname = sig.params[0].name
+    _output_layer(form, cm, mname, report)
+    _embedding(form, cm, mname, report)
+    # E3304 through every function reached with n; E3305 on the attentions found.
+    follow = _Follow(program, as_errors)
+    follow.allow_windows = windows
+    follow.visit(sig, frozenset({n}))
+    out.extend(follow.out)
+    for fsig, node, fname in follow.fields_read:
+        if fname in (form.embed_field, form.output_field):
+            inside = any(node is x for c in (form.embed_call, form.output_call) if c is not None
+                         for x in walk(c))
+            if not inside:
+                report(ec.E3303, f"`{fname}` is read outside the engine's embedding and output layer",
+                       node.span, "the engine keeps this table to itself")
+    _attentions(form, follow, report)
+    out.sort(key=lambda d: d.sort_key())
+    return form
+
+
+def _parameters(form: ServingForm, fn: str, report: Any) -> str | None:
+    """E3306, the model first; E3301, the ids, then optionally the positions, other
+    parameters defaulted. The token axis ``n`` (None: the form stops here)."""
+    sig = form.sig
+    decl, params = sig.decl, sig.params
     if not params or not isinstance(params[0].type, ModelType):
         where = params[0].span if params else decl.span
-        report("E3306", "the forward function doesn't take the model first", where,
-                f"`{fn}` needs the model's weights as its first parameter")
-        return form
+        report(ec.E3306, "the forward function doesn't take the model first", where,
+               f"`{fn}` needs the model's weights as its first parameter")
+        return None
     form.model = params[0].type
-    mname = params[0].name
-    # E3301: the ids, then optionally the positions; other parameters defaulted.
     ids_t = params[1].type if len(params) > 1 else None
     b = n = None
     if (isinstance(ids_t, TensorType) and len(ids_t.axes) == 2 and not ids_t.has_variadic
@@ -425,9 +405,10 @@ def serving_form(program: Any, fn: str = "forward", *, as_errors: bool = True,
         b, n = ids_t.axes[0].size.var_name, ids_t.axes[1].size.var_name
     if b is None or n is None or b == n:
         span = params[1].span if len(params) > 1 else decl.span
-        report("E3301", "the forward function doesn't take token ids `[b n] Index[V]`", span,
+        report(ec.E3301, "the forward function doesn't take token ids `[b n] Index[V]`", span,
                "the second parameter must be the token ids, V a dim")
-        return form
+        return None
+    assert isinstance(ids_t, TensorType)
     form.ids = params[1].name
     form.vocab = ids_t.domain.index
     rest = params[2:]
@@ -441,92 +422,99 @@ def serving_form(program: Any, fn: str = "forward", *, as_errors: bool = True,
             rest = rest[1:]
     for p in rest:
         if p.default is None:
-            report("E3301", "a parameter the engine can't give", p.span,
+            report(ec.E3301, "a parameter the engine can't give", p.span,
                    f"`{p.name}` is neither the ids nor their positions `[b n]` of an integer "
                    "dtype, and has no default")
-    # E3302: one return, of the output layer.
+    return n
+
+
+def _output_layer(form: ServingForm, cm: CheckedModule, mname: str, report: Any) -> None:
+    """E3302: one return, of the output layer ``linear(h, m.W)``."""
+    decl = form.sig.decl
+    assert isinstance(decl, ast.FnDecl)
     body = decl.body
     returns = [s for s in _walk_stmts(body)] if isinstance(body, tuple) else []
+    value: ast.Expr | None
     if isinstance(body, tuple):
         if len(returns) != 1:
-            report("E3302", "the forward function doesn't end with one return of the output layer",
+            report(ec.E3302, "the forward function doesn't end with one return of the output layer",
                    decl.span, f"{len(returns)} returns")
             value = None
         else:
             value = returns[0].value
     else:
         value = body
-    if value is not None:
-        out_field = None
-        res = cm.res.get(id(value))
-        if (isinstance(value, ast.Call) and isinstance(res, ExternCall)
-                and res.sig.extern == LINEAR):
-            pos, kw = _call_args(value)
-            w = pos[1] if len(pos) > 1 else kw.get("weight")
-            bias = pos[2] if len(pos) > 2 else kw.get("bias")
-            out_field = _field_of(cm, w, {mname}) if w is not None else None
-            wt = cm.types.get(id(w)) if w is not None else None
-            if bias is not None and not isinstance(bias, ast.NoneLit):
-                out_field = None
-            elif (out_field is not None and isinstance(wt, TensorType) and len(wt.axes) == 2
-                  and wt.axes[0].size == form.vocab):
-                form.output_call, form.output_field, form.output_input = value, out_field, pos[0]
-            else:
-                out_field = None
-        if out_field is None:
-            report("E3302", "the forward function doesn't end with the output layer", value.span,
-                   "the engine computes `linear(h, m.W)` itself: `m.W` a param `[V D]`, no bias")
-    # E3303: the ids once, in embedding(ids, m.E).
-    uses = [x for x in _body_nodes(sig) if isinstance(x, ast.Name) and x.id == form.ids
+    if value is None:
+        return
+    out_field = None
+    res = cm.res.get(id(value))
+    if (isinstance(value, ast.Call) and isinstance(res, ExternCall)
+            and res.sig.extern == LINEAR):
+        pos, kw = call_args(value)
+        w = pos[1] if len(pos) > 1 else kw.get("weight")
+        bias = pos[2] if len(pos) > 2 else kw.get("bias")
+        out_field = field_of(cm, w, {mname}) if w is not None else None
+        wt = cm.types.get(id(w)) if w is not None else None
+        if bias is not None and not isinstance(bias, ast.NoneLit):
+            out_field = None
+        elif (out_field is not None and isinstance(wt, TensorType) and len(wt.axes) == 2
+              and wt.axes[0].size == form.vocab):
+            form.output_call, form.output_field, form.output_input = value, out_field, pos[0]
+        else:
+            out_field = None
+    if out_field is None:
+        report(ec.E3302, "the forward function doesn't end with the output layer", value.span,
+               "the engine computes `linear(h, m.W)` itself: `m.W` a param `[V D]`, no bias")
+
+
+def _embedding(form: ServingForm, cm: CheckedModule, mname: str, report: Any) -> None:
+    """E3303: the ids once, in ``embedding(ids, m.E)``."""
+    sig, decl = form.sig, form.sig.decl
+    uses = [x for x in body_nodes(sig) if isinstance(x, ast.Name) and x.id == form.ids
             and isinstance(cm.res.get(id(x)), LocalName)]
-    for node in _body_nodes(sig):
+    for node in body_nodes(sig):
         if not isinstance(node, ast.Call):
             continue
         res = cm.res.get(id(node))
         if isinstance(res, ExternCall) and res.sig.extern == EMBEDDING:
-            pos, kw = _call_args(node)
+            pos, kw = call_args(node)
             if pos and isinstance(pos[0], ast.Name) and pos[0].id == form.ids and len(pos) > 1:
-                fld = _field_of(cm, pos[1], {mname})
+                fld = field_of(cm, pos[1], {mname})
                 if fld is not None and form.embed_call is None:
                     form.embed_call, form.embed_field = node, fld
     if form.embed_call is None:
         span = uses[0].span if uses else decl.span
-        report("E3303", "the token ids aren't embedded by `embedding(ids, m.E)`", span,
+        report(ec.E3303, "the token ids aren't embedded by `embedding(ids, m.E)`", span,
                "the engine looks the ids up in the embedding table itself")
     elif len(uses) != 1:
-        other = next(u for u in uses if u is not _call_args(form.embed_call)[0][0])
-        report("E3303", "the token ids are used again", other.span,
+        other = next(u for u in uses if u is not call_args(form.embed_call)[0][0])
+        report(ec.E3303, "the token ids are used again", other.span,
                "the engine gives the model the embedded ids only")
-    # E3304 through every function reached with n; E3305 on the attentions found.
-    follow = _Follow(program, as_errors)
-    follow.allow_windows = windows
-    follow.visit(sig, frozenset({n}))
-    out.extend(follow.out)
-    for fsig, node, fname in follow.fields_read:
-        if fname in (form.embed_field, form.output_field):
-            inside = any(node is x for c in (form.embed_call, form.output_call) if c is not None
-                         for x in _walk(c))
-            if not inside:
-                report("E3303", f"`{fname}` is read outside the engine's embedding and output layer",
-                       node.span, "the engine keeps this table to itself")
+
+
+def _attentions(form: ServingForm, follow: _Follow, report: Any) -> None:
+    """E3305, the attentions an engine can run, of one shape; E3308, one window size;
+    the grouping of keys and values (E3307) and padding of each."""
+    decl = form.sig.decl
     form.attentions = [c for _, c, _ in follow.attentions]
     shapes: list[tuple[Any, ...]] = []
     for fsig, call, nvars in follow.attentions:
         fcm = follow.cm_of(fsig)
-        pos, _ = _call_args(call)
+        pos, _ = call_args(call)
         ts = [fcm.types.get(id(x)) for x in pos[:3]]
-        ok = (len(ts) == 3 and all(isinstance(t, TensorType) and len(t.axes) == 4 for t in ts))
+        qkv = [t for t in ts if isinstance(t, TensorType) and len(t.axes) == 4]
+        ok = len(ts) == 3 and len(qkv) == 3
         if ok:
-            q, k, v = ts
+            q, k, v = qkv
             ok = (q.sizes() == k.sizes() == v.sizes() and q.axes[1].size.is_const
                   and q.axes[3].size.is_const and bool(q.axes[2].size.free_vars() & nvars))
         if not ok:
-            report("E3305", "attention the engine can't run", call.span,
+            report(ec.E3305, "attention the engine can't run", call.span,
                    "queries, keys and values must be `[b H n Dh]` of one shape, H and Dh dims")
             continue
-        hd = (q.axes[1].size.const_value, q.axes[3].size.const_value)
+        hd = (int(q.axes[1].size.const_value or 0), int(q.axes[3].size.const_value or 0))
         if shapes and hd != shapes[0]:
-            report("E3305", "attentions of different shapes", call.span,
+            report(ec.E3305, "attentions of different shapes", call.span,
                    f"{hd[0]} heads of {hd[1]} here, {shapes[0][0]} of {shapes[0][1]} before")
         shapes.append(hd)
         _group(form, fcm, fsig, call, pos, hd[0], report)
@@ -535,14 +523,12 @@ def serving_form(program: Any, fn: str = "forward", *, as_errors: bool = True,
     form.windows = follow.windows
     sizes = sorted({w for w in follow.windows.values() if w is not None})
     if len(sizes) > 1:
-        report("E3308", "sliding windows of different sizes", decl.span,
+        report(ec.E3308, "sliding windows of different sizes", decl.span,
                f"windows of {', '.join(map(str, sizes))} positions: an engine has one size")
     _padding(form, follow)
     if not follow.attentions:
-        report("E3305", "the forward function runs no attention", decl.span,
+        report(ec.E3305, "the forward function runs no attention", decl.span,
                "an engine serves a model with at least one attention")
-    out.sort(key=lambda d: d.sort_key())
-    return form
 
 
 def _group(form: ServingForm, cm: CheckedModule, sig: FnSig, call: ast.Call,
@@ -551,18 +537,18 @@ def _group(form: ServingForm, cm: CheckedModule, sig: FnSig, call: ast.Call,
     query heads, left to the engine where it is a plain grouping."""
     body = sig.decl.body if isinstance(sig.decl, ast.FnDecl) else ()
     kv_args: set[int] = set()
-    for node in _body_nodes(sig):
+    for node in body_nodes(sig):
         res = cm.res.get(id(node)) if isinstance(node, ast.Call) else None
         if isinstance(res, ExternCall) and res.sig.extern == SDPA:
-            kv_args |= {id(x) for x in _call_args(node)[0][1:3]}
+            kv_args |= {id(x) for x in call_args(node)[0][1:3]}
     g = kv_grouping(cm, body if isinstance(body, tuple) else (), call, pos[1], pos[2], kv_args)
     if g.refusal is not None:
-        report("E3307", "keys and values repeated to the query heads in a way the engine "
+        report(ec.E3307, "keys and values repeated to the query heads in a way the engine "
                "can't do itself", call.span, g.refusal)
         return
     kv = g.kv_heads if g.kv_heads is not None else heads
     if form.kv_heads is not None and kv != form.kv_heads:
-        report("E3307", "attentions with different numbers of key heads", call.span,
+        report(ec.E3307, "attentions with different numbers of key heads", call.span,
                f"{kv} key heads here, {form.kv_heads} before")
         return
     form.kv_heads = kv
@@ -572,7 +558,7 @@ def _group(form: ServingForm, cm: CheckedModule, sig: FnSig, call: ast.Call,
 
 def _padding(form: ServingForm, follow: _Follow) -> None:
     form.padding_refusal, form.key_attentions = padding_refusal(follow.mixing, [
-        (follow.cm_of(f).types.get(id(_call_args(c)[0][1])), c, nv) for f, c, nv in follow.attentions])
+        (follow.cm_of(f).types.get(id(call_args(c)[0][1])), c, nv) for f, c, nv in follow.attentions])
 
 
 def _walk_stmts(body: tuple[ast.Stmt, ...]) -> list[ast.Return]:
@@ -589,7 +575,7 @@ def _walk_stmts(body: tuple[ast.Stmt, ...]) -> list[ast.Return]:
     return found
 
 
-def serving_diagnostics(program: Any, fn: str = "forward", *,
+def serving_diagnostics(program: Program, fn: str = "forward", *,
                         as_errors: bool = True, windows: bool = True) -> list[Diagnostic]:
     """The serving rules ``fn`` breaks (E3301–E3308): errors, as ``check --vllm`` and
     ``--gguf`` report them, or warnings with ``as_errors=False`` (what ``--hf`` notes).

@@ -117,7 +117,7 @@ def _is_repeat(cm: CheckedModule, node: ast.Call) -> bool:
 def _plain_group(cm: CheckedModule, node: ast.Call) -> int | None:
     """Hkv of ``repeat(x, b h n d -> b (h r) n d)``, or None for another repeat."""
     pat = node.pattern
-    assert pat is not None
+    assert isinstance(pat, ast.Pattern)
     if len(pat.inputs) != 1 or len(pat.inputs[0]) != 4 or len(pat.output) != 4:
         return None
     ins, out = pat.inputs[0], pat.output

@@ -36,6 +36,7 @@ from shapescript.check.monomials import (
     Floor, divexact, leading, mono_div, mono_gcd, mono_mul, neg_dict,
 )
 from shapescript.check.size_text import format_sum, src_atom
+from shapescript import error_codes as ec
 
 __all__ = ["Size", "SizeTooLarge", "ZERO", "coerce_size", "size_op"]
 
@@ -52,7 +53,7 @@ class SizeTooLarge(Fail):
     """E0305: a size whose normal form is too large to compute with."""
 
     def __init__(self, why: str) -> None:
-        super().__init__("E0305", f"a size too large to compute with: {why}",
+        super().__init__(ec.E0305, f"a size too large to compute with: {why}",
                          "this size", help="sizes are int64: keep them below 2**63, and "
                                            "products of sums short")
 
@@ -410,6 +411,7 @@ class Size:
             for a in m:
                 if type(a) is str:
                     v = env.get(a)
+                    new: Size | None
                     if v is None:
                         new = Size.var(a)
                     else:
@@ -538,8 +540,8 @@ def _floordiv(nd: dict, dd: dict) -> Size:
                 break
     if g != 1 or common:
         cm = common or ()
-        nd = {mono_div(m, cm): c // g for m, c in nd.items()}  # type: ignore[misc]
-        dd = {mono_div(m, cm): c // g for m, c in dd.items()}  # type: ignore[misc]
+        nd = {mono_div(m, cm): c // g for m, c in nd.items()}
+        dd = {mono_div(m, cm): c // g for m, c in dd.items()}
     # A positive leading coefficient in the denominator.
     if dd[leading(dd)] < 0:
         nd = neg_dict(nd)

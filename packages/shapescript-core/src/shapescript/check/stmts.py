@@ -21,6 +21,7 @@ from shapescript.check.types import (
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span, word_span
 from shapescript.syntax import ast
+from shapescript import error_codes as ec
 
 if TYPE_CHECKING:
     from shapescript.check.body import BodyChecker
@@ -108,7 +109,7 @@ class StmtChecker:
             host_changes = (isinstance(old.type, HostType) and isinstance(t, HostType)
                             and old.type.name != t.name)
             if host_changes or not same_shape(old.type, t) or not ops.domain_fits(t, old.type):
-                raise Fail("E0803", f"the loop changes the type of `{name}`",
+                raise Fail(ec.E0803, f"the loop changes the type of `{name}`",
                            f"`{name}` was `{old.type}` before the loop, this is `{t}`", span=span,
                            help=_loop_help(name, old.type, t))
             t = old.type
@@ -119,7 +120,7 @@ class StmtChecker:
         for the unknown axes, which take any size (one unknown, one size)."""
         why = _regrow_problem(old, t)
         if why is not None:
-            raise Fail("E0803", f"the loop changes the type of `{name}`",
+            raise Fail(ec.E0803, f"the loop changes the type of `{name}`",
                        f"`{name}` is `{old}`, this is `{t}`: {why}", span=span,
                        help="only the axes written with `?` may change size in a loop")
 
@@ -144,7 +145,7 @@ class StmtChecker:
     def assign(self, s: ast.Assign) -> bool:
         t = self.exprs.expr(s.value)
         if isinstance(t, NothingType):
-            raise Fail("E0404", "this call gives nothing to assign", "returns nothing", span=s.value.span)
+            raise Fail(ec.E0404, "this call gives nothing to assign", "returns nothing", span=s.value.span)
         if len(s.targets) == 1:
             target = s.targets[0]
             if isinstance(target, ast.Attr):
@@ -168,14 +169,14 @@ class StmtChecker:
         n = len(s.targets)
         if isinstance(t, TupleType):
             if len(t.items) != n:
-                raise Fail("E0406", f"{n} names for a tuple of {len(t.items)}",
+                raise Fail(ec.E0406, f"{n} names for a tuple of {len(t.items)}",
                            f"this gives {len(t.items)} values", span=s.value.span,
                            help=f"unpack it into {len(t.items)} names")
             items = list(t.items)
         elif isinstance(t, (PyType, ErrorType)):
             items = [t] * n
         else:
-            raise Fail("E0404", f"`{t}` can't be unpacked into {n} names", "not a tuple", span=s.value.span)
+            raise Fail(ec.E0404, f"`{t}` can't be unpacked into {n} names", "not a tuple", span=s.value.span)
         for target, it in zip(s.targets, items):
             if not isinstance(target, ast.Name):
                 continue  # the parser reported it (E0101): only names
@@ -188,18 +189,18 @@ class StmtChecker:
         if isinstance(mt, ErrorType):
             return False
         if not isinstance(mt, ModelType):
-            raise Fail("E0901", f"`{mt}` has no fields to assign", "not a model", span=target.span)
+            raise Fail(ec.E0901, f"`{mt}` has no fields to assign", "not a model", span=target.span)
         info = self.exprs.model_info(mt)
         f = info.fields.get(target.attr) if info else None
         if f is None and info is not None and target.attr in info.failed:
             return False  # its declaration failed, already reported
         if f is None:
-            raise Fail("E0901", f"model `{mt.name}` has no field `{target.attr}`", "unknown field",
+            raise Fail(ec.E0901, f"model `{mt.name}` has no field `{target.attr}`", "unknown field",
                        span=target.span)
         try:
             self.exprs.expect_fits(t, f.type, s.value, f"field `{target.attr}`")
         except Fail as err:
-            raise Fail("E0903", f"field `{mt.name}.{target.attr}` is `{f.type}`, not `{t}`",
+            raise Fail(ec.E0903, f"field `{mt.name}.{target.attr}` is `{f.type}`, not `{t}`",
                        f"this is `{t}`", span=s.value.span,
                        help=err.help or "a field keeps its declared type") from None
         self.body.host_only(s, "changing a model's field")
@@ -214,24 +215,24 @@ class StmtChecker:
         sig = self.sig
         if s.value is None:
             if sig is not None and sig.ret is not None:
-                raise Fail("E0801", "`return` without a value in a function that returns one",
+                raise Fail(ec.E0801, "`return` without a value in a function that returns one",
                            f"the return type is `{self.ret_text()}`", span=s.span)
             return True
         t = self.exprs.expr(s.value)
         if self.tensor_ifs:
-            self.body.event("E1706", s.span, "`return` inside an `if` on a tensor",
+            self.body.event(ec.E1706, s.span, "`return` inside an `if` on a tensor",
                        "this returns from inside a `torch.cond` branch")
         if sig is None:
             return True
         if sig.ret is None:
             if not isinstance(t, (NothingType, ErrorType)):
-                raise Fail("E0404", f"`{sig.name}` declares no return type but returns `{t}`",
+                raise Fail(ec.E0404, f"`{sig.name}` declares no return type but returns `{t}`",
                            "a value is returned", span=s.value.span,
                            help="add a return type: `-> T`")
             return True
         if isinstance(t, PyType):
             written = self.ret_text()
-            raise Fail("E0413", "the shape of this Python value is unknown",
+            raise Fail(ec.E0413, "the shape of this Python value is unknown",
                        f"the return type is `{written}`", span=s.value.span,
                        help=f"assert its shape with `as {written}`")
         self.exprs.expect_fits(t, sig.ret, s.value, "the return type")
@@ -257,7 +258,7 @@ class StmtChecker:
         help = None
         if isinstance(t, TensorType) and t.dtype == "bool":
             help = "reduce it to one value first, e.g. `max(m)` (any) or `min(m)` (all)"
-        raise Fail("E0804", "not a condition", label, span=c.span,
+        raise Fail(ec.E0804, "not a condition", label, span=c.span,
                    help=help or "an `if` takes a bool or a `[] Mask`")
 
     def s_If(self, s: ast.If) -> bool:
@@ -319,7 +320,7 @@ class StmtChecker:
                 assert v is not None
                 if not same_shape(t, v.type):
                     self.body.report(Diagnostic.error(
-                        "E0401", f"`{name}` has different types in the branches",
+                        ec.E0401, f"`{name}` has different types in the branches",
                         v.span, f"this is `{v.type}`, another branch gives `{t}`",
                         help="give it the same shape and dtype in every branch"))
                     t = ERROR
@@ -329,64 +330,14 @@ class StmtChecker:
         return result
 
     def s_For(self, s: ast.For) -> bool:
-        # Long on purpose: a loop's iterable (range, batches, tuple), then its body checked
-        # twice for growing tensors, with the scopes threaded between.
+        """A loop's iterable (range, batches, tuple), then its body checked for growing
+        tensors, with the scopes threaded between."""
         before = self.body.scope
         body_scope = before.copy()
-        it = s.iter
-        target_types: list[Type]
-        if isinstance(it, ast.Range):
-            for end in (it.lo, it.hi):
-                t = self.exprs.expr(end)
-                if not isinstance(t, (ErrorType, PyType)) and not (isinstance(t, HostType) and t.name == "int"):
-                    self.body.fail(Fail("E0410", f"a range's ends are host ints, not `{t}`", f"this is `{t}`",
-                                   span=end.span), end)
-            if len(s.targets) != 1:
-                raise Fail("E0101", "a range gives one value per step", "", span=s.span)
-            target_types = [HostType("int", None, "NonNeg")]
-            self.body.range_loops.append(s)
-        else:
-            n_events = len(self.body.events)
-            t = self.exprs.expr(it)
-            # A failed iterable is reported once; the body is still checked, its
-            # targets of the error type.
-            target_types = [ERROR] * len(s.targets)
-            if isinstance(t, TensorType):
-                self.body.fail(Fail("E0805", "`for` over a tensor", f"this is `{t}`", span=it.span,
-                               help="use `map`, or index it: `for i in 0..n:` then `x[i]`"), s)
-            elif isinstance(t, HostOnlyType) and t.kind == "batches":
-                if len(s.targets) != len(t.items):
-                    self.body.fail(Fail("E0406", f"{len(s.targets)} names for batches of {len(t.items)} tensors",
-                                   f"batches of {len(t.items)}", span=it.span,
-                                   help=f"unpack each batch into {len(t.items)} names"), s)
-                else:
-                    target_types = list(t.items)
-            elif isinstance(t, (PyType, ErrorType)):
-                target_types = [PY if isinstance(t, PyType) else ERROR] * len(s.targets)
-            else:
-                self.body.fail(Fail("E0805", f"`for` can't walk over `{t}`", f"this is `{t}`", span=it.span,
-                               help="`for` walks a range `a..b`, a Python value or `batches(…)`"), s)
-            if isinstance(t, (PyType, HostOnlyType)) and \
-                    not any(ev[0] == "E1704" for ev in self.body.events[n_events:]):
-                # (a loop over `batches(…)` is one site: the call's)
-                self.body.host_only(s, "a `for` loop over anything but a range")
-        # Tensors declared with unknowns that the body assigns may change size: in the
-        # body their unknowns are new ones, not shared with any value from before the
-        # loop, and after it newer ones again.
-        # Variables sharing an unknown share its new one, so long as the body changes
-        # them alike (checked at its end).
-        assigned = _assigned_names(s.body)
-        growing = {n: v for n, v in before.vars.items() if n in assigned
-                   and isinstance(v.type, TensorType) and _unknown_axes(v.type)}
-        unknowns = sorted(set().union(*(_unknown_axes(v.type) for v in growing.values())))  # type: ignore[arg-type]
-        at_entry = {u: Size.var(f"{_shown(u)}#{self.body.next_id()}") for u in unknowns}
-        at_exit = {u: Size.var(f"{_shown(u)}#{self.body.next_id()}") for u in unknowns}
-        carried: dict[str, TensorType] = {}
-        exit_: dict[str, Var] = {}
-        for name, v in growing.items():
-            carried[name] = _renamed(v.type, at_entry)  # type: ignore[arg-type]
-            exit_[name] = Var(_renamed(v.type, at_exit), v.span, v.kind)  # type: ignore[arg-type]
-            body_scope.vars[name] = Var(carried[name], v.span, v.kind)
+        target_types = self._loop_targets(s)
+        carried, exit_ = self._growing(before, s)
+        for name, grown in carried.items():
+            body_scope.vars[name] = Var(grown, before.vars[name].span, before.vars[name].kind)
         saved_carried = self.carried
         self.carried = {**(saved_carried or {}), **carried}
         self.body.scope = body_scope
@@ -416,10 +367,70 @@ class StmtChecker:
         self.body.scope = after
         return False
 
+    def _loop_targets(self, s: ast.For) -> list[Type]:
+        """The types of a loop's targets, from its iterable: a range's host ints, a
+        batch's tensors, a Python value's; the error type after a reported problem."""
+        it = s.iter
+        if isinstance(it, ast.Range):
+            for end in (it.lo, it.hi):
+                t = self.exprs.expr(end)
+                if not isinstance(t, (ErrorType, PyType)) and not (isinstance(t, HostType) and t.name == "int"):
+                    self.body.fail(Fail(ec.E0410, f"a range's ends are host ints, not `{t}`", f"this is `{t}`",
+                                   span=end.span), end)
+            if len(s.targets) != 1:
+                raise Fail(ec.E0101, "a range gives one value per step", "", span=s.span)
+            self.body.range_loops.append(s)
+            return [HostType("int", None, "NonNeg")]
+        n_events = len(self.body.events)
+        t = self.exprs.expr(it)
+        # A failed iterable is reported once; the body is still checked, its
+        # targets of the error type.
+        target_types: list[Type] = [ERROR] * len(s.targets)
+        if isinstance(t, TensorType):
+            self.body.fail(Fail(ec.E0805, "`for` over a tensor", f"this is `{t}`", span=it.span,
+                           help="use `map`, or index it: `for i in 0..n:` then `x[i]`"), s)
+        elif isinstance(t, HostOnlyType) and t.kind == "batches":
+            if len(s.targets) != len(t.items):
+                self.body.fail(Fail(ec.E0406, f"{len(s.targets)} names for batches of {len(t.items)} tensors",
+                               f"batches of {len(t.items)}", span=it.span,
+                               help=f"unpack each batch into {len(t.items)} names"), s)
+            else:
+                target_types = list(t.items)
+        elif isinstance(t, (PyType, ErrorType)):
+            target_types = [PY if isinstance(t, PyType) else ERROR] * len(s.targets)
+        else:
+            self.body.fail(Fail(ec.E0805, f"`for` can't walk over `{t}`", f"this is `{t}`", span=it.span,
+                           help="`for` walks a range `a..b`, a Python value or `batches(…)`"), s)
+        if isinstance(t, (PyType, HostOnlyType)) and \
+                not any(ev[0] == ec.E1704 for ev in self.body.events[n_events:]):
+            # (a loop over `batches(…)` is one site: the call's)
+            self.body.host_only(s, "a `for` loop over anything but a range")
+        return target_types
+
+    def _growing(self, before: Scope, s: ast.For) -> tuple[dict[str, TensorType], dict[str, Var]]:
+        """The tensors the loop may grow: each one's type in the body and after the loop.
+
+        Tensors declared with unknowns that the body assigns may change size: in the
+        body their unknowns are new ones, not shared with any value from before the
+        loop, and after it newer ones again. Variables sharing an unknown share its new
+        one, so long as the body changes them alike (checked at its end)."""
+        assigned = _assigned_names(s.body)
+        growing = {n: v for n, v in before.vars.items() if n in assigned
+                   and isinstance(v.type, TensorType) and _unknown_axes(v.type)}
+        unknowns = sorted(set().union(*(_unknown_axes(v.type) for v in growing.values())))  # type: ignore[arg-type]
+        at_entry = {u: Size.var(f"{_shown(u)}#{self.body.next_id()}") for u in unknowns}
+        at_exit = {u: Size.var(f"{_shown(u)}#{self.body.next_id()}") for u in unknowns}
+        carried: dict[str, TensorType] = {}
+        exit_: dict[str, Var] = {}
+        for name, v in growing.items():
+            carried[name] = _renamed(v.type, at_entry)  # type: ignore[arg-type]
+            exit_[name] = Var(_renamed(v.type, at_exit), v.span, v.kind)  # type: ignore[arg-type]
+        return carried, exit_
+
     def s_With(self, s: ast.With) -> bool:
         if s.mode != "Train":
             # Reported at the mode's name; the block is still checked, as if it were Train.
-            self.body.fail(Fail("E0201", f"unknown mode `{s.mode}`", "not a mode",
+            self.body.fail(Fail(ec.E0201, f"unknown mode `{s.mode}`", "not a mode",
                            span=word_span(self.source, s.span, s.mode),
                            help="the mode is `Train`: `with Train:`"), s)
         self.body.host_only(s, "`with Train:`")
@@ -449,7 +460,7 @@ class StmtChecker:
             axes.append(Axis(new, new))
         domain = first.domain
         for t in types[1:]:
-            domain = ops.join_domain(domain, t.domain)  # type: ignore[union-attr]
+            domain = ops.join_domain(domain, t.domain)  # type: ignore[union-attr, arg-type]
         return TensorType(tuple(axes), first.dtype, domain)
 
     def check_alike(self, carried: dict[str, TensorType], s: ast.For) -> None:
@@ -469,7 +480,7 @@ class StmtChecker:
                     seen[u] = (name, b.size)
                 elif seen[u][1] != b.size:
                     other, size = seen[u]
-                    raise Fail("E0803", f"the loop changes `{other}` and `{name}` differently",
+                    raise Fail(ec.E0803, f"the loop changes `{other}` and `{name}` differently",
                                f"both start an iteration with `{_shown(u)}`, and end it with "
                                f"`{size}` and `{b.size}`", span=word_span(self.source, s.span, "for"),
                                help=f"change both alike, or declare them with unknowns of their "

@@ -18,6 +18,7 @@ from shapescript.check.types import (
 )
 from shapescript.diagnostics import Diagnostic
 from shapescript.syntax import ast
+from shapescript import error_codes as ec
 
 if TYPE_CHECKING:
     from shapescript.check.exprs import ExprChecker
@@ -49,7 +50,7 @@ def check_field_names(cm: Any, env: Any) -> None:
                         "a private attribute" if f.name.startswith("_") else
                         "an attribute of `torch.nn.Module`")
                 cm.diagnostics.append(Diagnostic.error(
-                    "E0203", f"field `{f.name}` would hide {what}", f.span,
+                    ec.E0203, f"field `{f.name}` would hide {what}", f.span,
                     "a model is a `torch.nn.Module` whose parameters are its fields",
                     help=f"rename the field, e.g. `{f.name.lstrip('_')}_w`"))
 
@@ -72,7 +73,7 @@ def host_number_or_schedule(ck: ExprChecker, a: ast.Arg, what: str) -> None:
         return
     if isinstance(t, HostOnlyType) and t.kind == "schedule" and what == "lr":
         return
-    raise Fail("E0410", f"`{what}=` is a number{' or a schedule' if what == 'lr' else ''}, not `{t}`",
+    raise Fail(ec.E0410, f"`{what}=` is a number{' or a schedule' if what == 'lr' else ''}, not `{t}`",
                f"this is `{t}`", span=a.value.span)
 
 
@@ -82,7 +83,7 @@ def model_arg(ck: ExprChecker, a: ast.Arg, fn: str, grads: bool = False) -> Mode
         return None
     if not isinstance(t, ModelType) or t.grads != grads:
         want = "gradients (from `value_and_grad`)" if grads else "a model"
-        raise Fail("E0404", f"`{fn}` needs {want}, not `{t}`", f"this is `{t}`", span=a.value.span)
+        raise Fail(ec.E0404, f"`{fn}` needs {want}, not `{t}`", f"this is `{t}`", span=a.value.span)
     return t
 
 
@@ -90,28 +91,28 @@ def model_arg(ck: ExprChecker, a: ast.Arg, fn: str, grads: bool = False) -> Mode
 def t_value_and_grad(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     pos, kw = split_args(e)
     if len(pos) < 2:
-        raise Fail("E0501", "`value_and_grad(f, m, args…)` needs a function and a model", "",
+        raise Fail(ec.E0501, "`value_and_grad(f, m, args…)` needs a function and a model", "",
                    span=e.span)
     f = pos[0].value
-    name = global_name(ck, f)
+    fname = global_name(ck, f)
     sig = None
-    if name is not None:
-        mod, _, attr = name.rpartition(".")
+    if fname is not None:
+        mod, _, attr = fname.rpartition(".")
         sub = ck.env.ssmods.get(mod) if mod else None
         sig = (sub.fns.get(attr) if sub is not None and sub.public(attr) else None) if mod \
-            else ck.env.fn(name)
+            else ck.env.fn(fname)
     if sig is None or sig.is_extern:
-        raise Fail("E1101", "`value_and_grad` needs a top-level `fn`", "not a function", span=f.span)
+        raise Fail(ec.E1101, "`value_and_grad` needs a top-level `fn`", "not a function", span=f.span)
     ck.res[id(f)] = FnName(sig)
     ck.body.note_call(sig)
     mt = model_arg(ck, pos[1], "value_and_grad")
     if not sig.params or not isinstance(sig.params[0].type, ModelType):
-        raise Fail("E1101", f"`{sig.name}` must take the model first", "its first parameter isn't a model",
+        raise Fail(ec.E1101, f"`{sig.name}` must take the model first", "its first parameter isn't a model",
                    span=f.span)
     ret = sig.ret
     if not (isinstance(ret, ErrorType)
             or (isinstance(ret, TensorType) and not ret.axes and is_float(ret.dtype))):
-        raise Fail("E1101", f"`{sig.name}` must return `[]`, a single float", f"it returns `{ret}`",
+        raise Fail(ec.E1101, f"`{sig.name}` must return `[]`, a single float", f"it returns `{ret}`",
                    span=f.span)
     # Check the rest as a call of `f(m, args…)`.
     call = ast.Call(f, tuple(pos[1:]) + tuple(a for a in e.args if a.name is not None), e.span)
@@ -135,15 +136,15 @@ def t_adamw(ck: ExprChecker, name: str, e: ast.Call) -> Type:
 def optimizer(ck: ExprChecker, e: ast.Call, name: str, allowed: tuple[str, ...]) -> Type:
     pos, kw = split_args(e)
     if len(pos) != 1:
-        raise Fail("E0501", f"`{name}` takes the model, then keywords", "", span=e.span)
+        raise Fail(ec.E0501, f"`{name}` takes the model, then keywords", "", span=e.span)
     model_arg(ck, pos[0], name)
     for k, a in kw.items():
         if k not in allowed:
-            raise Fail("E0502", f"`{name}` has no parameter `{k}`", "", span=a.span,
+            raise Fail(ec.E0502, f"`{name}` has no parameter `{k}`", "", span=a.span,
                        help="parameters: " + ", ".join(f"`{x}`" for x in allowed))
         host_number_or_schedule(ck, a, k)
     if "lr" not in kw:
-        raise Fail("E0501", f"`{name}` needs `lr=`", "missing `lr=`", span=e.span)
+        raise Fail(ec.E0501, f"`{name}` needs `lr=`", "missing `lr=`", span=e.span)
     return HostOnlyType("optimizer")
 
 
@@ -151,14 +152,14 @@ def optimizer(ck: ExprChecker, e: ast.Call, name: str, allowed: tuple[str, ...])
 def t_update(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     pos, kw = split_args(e)
     if len(pos) != 3 or kw:
-        raise Fail("E0501", "`update(m, grads, opt)` takes three arguments", "", span=e.span)
+        raise Fail(ec.E0501, "`update(m, grads, opt)` takes three arguments", "", span=e.span)
     m = model_arg(ck, pos[0], "update")
     g = model_arg(ck, pos[1], "update", grads=True)
     o = ck.expr(pos[2].value)
     if m is not None and g is not None and m.name != g.name:
-        raise Fail("E0404", f"gradients of `{g.name}` for a `{m.name}`", "", span=pos[1].span)
+        raise Fail(ec.E0404, f"gradients of `{g.name}` for a `{m.name}`", "", span=pos[1].span)
     if not isinstance(o, (HostOnlyType, ErrorType)) or (isinstance(o, HostOnlyType) and o.kind != "optimizer"):
-        raise Fail("E0404", f"`update` needs an optimizer (`sgd`, `adamw`), not `{o}`", "",
+        raise Fail(ec.E0404, f"`update` needs an optimizer (`sgd`, `adamw`), not `{o}`", "",
                    span=pos[2].span)
     return NOTHING
 
@@ -167,7 +168,7 @@ def t_update(ck: ExprChecker, name: str, e: ast.Call) -> Type:
 def t_clip_norm(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     pos, kw = split_args(e)
     if len(pos) != 1 or set(kw) != {"max"}:
-        raise Fail("E0501", "`clip_norm(grads, max=…)`", "", span=e.span)
+        raise Fail(ec.E0501, "`clip_norm(grads, max=…)`", "", span=e.span)
     g = model_arg(ck, pos[0], "clip_norm", grads=True)
     host_number_or_schedule(ck, kw["max"], "max")
     return g if g is not None else ERROR
@@ -177,7 +178,7 @@ def t_clip_norm(ck: ExprChecker, name: str, e: ast.Call) -> Type:
 def t_cosine(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     pos, kw = split_args(e)
     if len(pos) != 1 or "lr" not in kw or set(kw) - {"lr", "min"}:
-        raise Fail("E0501", "`cosine(steps, lr=…)`", "", span=e.span)
+        raise Fail(ec.E0501, "`cosine(steps, lr=…)`", "", span=e.span)
     int_arg(ck, pos[0], "steps")
     for k, a in kw.items():
         host_number_or_schedule(ck, a, k)
@@ -188,7 +189,7 @@ def t_cosine(ck: ExprChecker, name: str, e: ast.Call) -> Type:
 def t_warmup(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     pos, kw = split_args(e)
     if len(pos) != 2 or kw:
-        raise Fail("E0501", "`warmup(steps, schedule)`", "", span=e.span)
+        raise Fail(ec.E0501, "`warmup(steps, schedule)`", "", span=e.span)
     int_arg(ck, pos[0], "steps")
     host_number_or_schedule(ck, pos[1], "lr")
     return HostOnlyType("schedule")
@@ -198,7 +199,7 @@ def int_arg(ck: ExprChecker, a: ast.Arg, what: str) -> None:
     t = ck.expr(a.value)
     if isinstance(t, (ErrorType, PyType)) or (isinstance(t, HostType) and t.name == "int"):
         return
-    raise Fail("E0410", f"`{what}` is an int, not `{t}`", f"this is `{t}`", span=a.value.span)
+    raise Fail(ec.E0410, f"`{what}` is an int, not `{t}`", f"this is `{t}`", span=a.value.span)
 
 
 def dataset_items(ck: ExprChecker, a: ast.Arg, fn: str) -> tuple[Type, ...]:
@@ -211,12 +212,12 @@ def dataset_items(ck: ExprChecker, a: ast.Arg, fn: str) -> tuple[Type, ...]:
     first = None
     for it in items:
         if not isinstance(it, TensorType) or not it.axes:
-            raise Fail("E0404", f"`{fn}` needs a tensor or a tuple of tensors sharing their first axis",
+            raise Fail(ec.E0404, f"`{fn}` needs a tensor or a tuple of tensors sharing their first axis",
                        f"this is `{t}`", span=a.value.span)
         if first is None:
             first = it.axes[0].size
         elif it.axes[0].size != first:
-            raise Fail("E0401", f"the tensors given to `{fn}` have different first axes", "",
+            raise Fail(ec.E0401, f"the tensors given to `{fn}` have different first axes", "",
                        span=a.value.span)
     return tuple(items)
 
@@ -225,7 +226,7 @@ def dataset_items(ck: ExprChecker, a: ast.Arg, fn: str) -> tuple[Type, ...]:
 def t_shuffle(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     pos, kw = split_args(e)
     if len(pos) != 1 or set(kw) - {"seed"}:
-        raise Fail("E0501", "`shuffle(data, seed=…)`", "", span=e.span)
+        raise Fail(ec.E0501, "`shuffle(data, seed=…)`", "", span=e.span)
     items = dataset_items(ck, pos[0], "shuffle")
     if "seed" in kw:
         int_arg(ck, kw["seed"], "seed")
@@ -236,7 +237,7 @@ def t_shuffle(ck: ExprChecker, name: str, e: ast.Call) -> Type:
 def t_batches(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     pos, kw = split_args(e)
     if len(pos) != 1 or set(kw) != {"size"}:
-        raise Fail("E0501", "`batches(data, size=…)`", "", span=e.span)
+        raise Fail(ec.E0501, "`batches(data, size=…)`", "", span=e.span)
     items = dataset_items(ck, pos[0], "batches")
     int_arg(ck, kw["size"], "size")
     if not items:
@@ -253,20 +254,20 @@ def t_batches(ck: ExprChecker, name: str, e: ast.Call) -> Type:
 def t_report(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     pos, kw = split_args(e)
     if len(pos) not in (1, 2):
-        raise Fail("E0501", "`report(step, name=value, …)` or `report(step, total, …)`", "",
+        raise Fail(ec.E0501, "`report(step, name=value, …)` or `report(step, total, …)`", "",
                    span=e.span)
     int_arg(ck, pos[0], "step")
     if len(pos) == 2:
         int_arg(ck, pos[1], "total")
     for k, a in kw.items():
         if k in ("step", "time"):
-            raise Fail("E0502", f"`report` writes `{k}` itself", "a reserved name", span=a.span,
+            raise Fail(ec.E0502, f"`report` writes `{k}` itself", "a reserved name", span=a.span,
                        help="give the value another name")
         t = ck.expr(a.value)
         ok = isinstance(t, (ErrorType, PyType)) or (isinstance(t, HostType) and t.name in ("int", "float", "bool")) \
             or (isinstance(t, TensorType) and not t.axes)
         if not ok:
-            raise Fail("E1102", f"`report` value `{k}` is not a number", f"this is `{t}`",
+            raise Fail(ec.E1102, f"`report` value `{k}` is not a number", f"this is `{t}`",
                        span=a.value.span, help="report host numbers or `[]` tensors, e.g. `mean(x)`")
     return NOTHING
 
@@ -275,7 +276,7 @@ def t_report(ck: ExprChecker, name: str, e: ast.Call) -> Type:
 def t_sink(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     pos, kw = split_args(e)
     if len(pos) != 1 or kw:
-        raise Fail("E0501", "`sink(\"run.jsonl\")`", "", span=e.span)
+        raise Fail(ec.E0501, "`sink(\"run.jsonl\")`", "", span=e.span)
     str_arg(ck, pos[0])
     return NOTHING
 
@@ -283,14 +284,14 @@ def t_sink(ck: ExprChecker, name: str, e: ast.Call) -> Type:
 def str_arg(ck: ExprChecker, a: ast.Arg) -> None:
     t = ck.expr(a.value)
     if not (isinstance(t, (ErrorType, PyType)) or (isinstance(t, HostType) and t.name == "str")):
-        raise Fail("E0410", f"a path is a str, not `{t}`", "", span=a.value.span)
+        raise Fail(ec.E0410, f"a path is a str, not `{t}`", "", span=a.value.span)
 
 
 @rule("save")
 def t_save(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     pos, kw = split_args(e)
     if len(pos) < 2 or kw:
-        raise Fail("E0501", "`save(path, m, …)` takes a path and models", "", span=e.span)
+        raise Fail(ec.E0501, "`save(path, m, …)` takes a path and models", "", span=e.span)
     str_arg(ck, pos[0])
     for a in pos[1:]:
         model_arg(ck, a, "save")
@@ -301,13 +302,13 @@ def t_save(ck: ExprChecker, name: str, e: ast.Call) -> Type:
 def t_load(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     pos, kw = split_args(e)
     if len(pos) != 2 or kw:
-        raise Fail("E0501", "`load(path, Model)`", "", span=e.span)
+        raise Fail(ec.E0501, "`load(path, Model)`", "", span=e.span)
     str_arg(ck, pos[0])
     m = pos[1].value
-    name = global_name(ck, m)
-    info = ck.env.model(name) if name is not None else None
+    mname = global_name(ck, m)
+    info = ck.env.model(mname) if mname is not None else None
     if info is None:
-        raise Fail("E0404", "`load` needs a model's name", "not a model", span=m.span)
+        raise Fail(ec.E0404, "`load` needs a model's name", "not a model", span=m.span)
     ck.res[id(m)] = ModelName(info)
     ck.types[id(m)] = info.type
     ck.res[id(e)] = BuiltinCall("load", LoadModel(info))

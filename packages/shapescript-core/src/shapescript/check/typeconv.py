@@ -19,12 +19,13 @@ from shapescript.check.types import (
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
+from shapescript.vocab import CLASS_DOMAINS, DOMAIN_DTYPE
+from shapescript import error_codes as ec
 
 Report = Callable[[Diagnostic], None]
 
 VARIADIC = Size.var("...")
 SCALARS = {"int": INT, "float": FLOAT, "bool": BOOL, "str": STR}
-from shapescript.vocab import DOMAIN_DTYPE
 
 
 class SizeError(Exception):
@@ -87,7 +88,7 @@ class TypeBuilder:
             if e.op == "*":
                 return a * b, la * lb
             if b.is_const and b.const_value == 0:
-                self.error("E0302", "division by zero in a size", e.span, "this divides by 0")
+                self.error(ec.E0302, "division by zero in a size", e.span, "this divides by 0")
                 raise SizeError
             return a.floordiv(b), la.floordiv(lb)
         if isinstance(e, ast.SizeProd):
@@ -97,7 +98,7 @@ class TypeBuilder:
                 s, lab = s * a, lab * la
             return s, lab
         if isinstance(e, ast.SizeEllipsis):
-            self.error("E0304", "`...` is not a size here", e.span, "`...` stands for axes, not one size")
+            self.error(ec.E0304, "`...` is not a size here", e.span, "`...` stands for axes, not one size")
             raise SizeError
         raise AssertionError(f"unknown size node {e!r}")
 
@@ -110,7 +111,7 @@ class TypeBuilder:
             if v is None and self.env.is_const(e.name, e.module):
                 self.const_as_size(f"{e.module}.{e.name}", self.env.const_value(e.name, e.module), e.span)
             if v is None:
-                self.error("E0201", f"unknown dim `{e.module}.{e.name}`", e.span, "not a dim of that module")
+                self.error(ec.E0201, f"unknown dim `{e.module}.{e.name}`", e.span, "not a dim of that module")
                 raise SizeError
             return Size.const(v), Size.var(f"{e.module}.{e.name}")
         v = self.env.dim_size(e.name)
@@ -124,7 +125,7 @@ class TypeBuilder:
             self.failed = True  # a failed import, already reported
             raise SizeError
         if e.name in RESERVED_TYPE_NAMES:
-            self.error("E0203", f"`{e.name}` is reserved and can't name an axis", e.span,
+            self.error(ec.E0203, f"`{e.name}` is reserved and can't name an axis", e.span,
                        "a dtype, domain or type name")
             raise SizeError
         if e.name in self.generics:
@@ -132,12 +133,12 @@ class TypeBuilder:
             return s, s
         if not self.new_generics:
             if self.context == "constructor":
-                self.error("E0201", f"unknown size `{e.name}`", e.span,
+                self.error(ec.E0201, f"unknown size `{e.name}`", e.span,
                            "neither a dim nor a generic of this signature",
                            help="a constructor's sizes are literals, dims and the signature's generics")
                 raise SizeError
             where = "an annotation" if self.context == "annotation" else "`as`"
-            self.error("E0706", f"`{e.name}` is a new name in {where}", e.span,
+            self.error(ec.E0706, f"`{e.name}` is a new name in {where}", e.span,
                        "neither a dim nor a generic of this signature",
                        help=f"use a `?` size for an unknown size: `?{e.name}`")
             raise SizeError
@@ -150,7 +151,7 @@ class TypeBuilder:
         from shapescript.check.consts import size_error_parts
 
         msg, label, help_ = size_error_parts(name, value)  # type: ignore[arg-type]
-        self.error("E0306", msg, span, label, help=help_)
+        self.error(ec.E0306, msg, span, label, help=help_)
         self.failed = True
         raise SizeError
 
@@ -161,7 +162,7 @@ class TypeBuilder:
                 if any(a.variadic for a in out):
                     # Which axes each `...` takes would be a guess (and the run-time
                     # checks can't make one): one `...` a type.
-                    self.error("E1709", "more than one `...` in a type", e.span,
+                    self.error(ec.E1709, "more than one `...` in a type", e.span,
                                "a second `...`", help="keep one `...`; name the other "
                                "axes, or give them a shape alias")
                     raise SizeError
@@ -221,7 +222,7 @@ class TypeBuilder:
 
                 known = sorted(set(self.env.aliases) | set(self.env.models) | set(SCALARS))
                 close = difflib.get_close_matches(te.alias, known, n=1, cutoff=0.75)
-                self.error("E0201", f"unknown type `{te.alias}`", te.span,
+                self.error(ec.E0201, f"unknown type `{te.alias}`", te.span,
                            "not a shape alias, model or type",
                            help=f"a type with a similar spelling exists: `{close[0]}`" if close else None)
                 return ERROR
@@ -229,11 +230,11 @@ class TypeBuilder:
             at = decl.shape
             assert at is not None
             if dtype is not None and at.dtype is not None:
-                self.error("E0407", f"the alias `{te.alias}` has a dtype already", te.span,
+                self.error(ec.E0407, f"the alias `{te.alias}` has a dtype already", te.span,
                            f"`{te.alias}` is `{at.dtype}`")
                 return ERROR
             if domain_expr is not None and at.domain is not None:
-                self.error("E0407", f"the alias `{te.alias}` has a domain already", te.span,
+                self.error(ec.E0407, f"the alias `{te.alias}` has a domain already", te.span,
                            f"`{te.alias}` is `{at.domain.name}`")
                 return ERROR
             dtype = dtype or at.dtype
@@ -269,16 +270,16 @@ class TypeBuilder:
             else:
                 dtype = DOMAIN_DTYPE.get(domain.kind, "f32")
         elif dtype not in DTYPES and dtype not in ("Float", "Int"):
-            self.error("E0201", f"unknown dtype `{dtype}`", span, "not a dtype")
+            self.error(ec.E0201, f"unknown dtype `{dtype}`", span, "not a dtype")
             return ERROR
         if domain is None:
             domain = default_domain(dtype)
         elif domain.kind == "Index" and dtype not in INT_DTYPES and dtype != "Int":
-            self.error("E0404", f"`Index` needs an integer dtype, not `{dtype}`", span,
+            self.error(ec.E0404, f"`Index` needs an integer dtype, not `{dtype}`", span,
                        f"`{dtype}` with `Index`", help="drop the dtype: an `Index` is `i64`")
             return ERROR
         elif domain.kind == "Mask" and dtype != "bool":
-            self.error("E0404", f"`Mask` needs the dtype `bool`, not `{dtype}`", span,
+            self.error(ec.E0404, f"`Mask` needs the dtype `bool`, not `{dtype}`", span,
                        f"`{dtype}` with `Mask`", help="drop the dtype: a `Mask` is `bool`")
             return ERROR
         return TensorType(axes, dtype, domain)
@@ -287,13 +288,13 @@ class TypeBuilder:
                over_map: dict[str, Size] | None = None) -> Domain | None:
         if d.name == "Index":
             if d.index is None:
-                self.error("E0201", "`Index` needs a bound: `Index[C]`", d.span)
+                self.error(ec.E0201, "`Index` needs a bound: `Index[C]`", d.span)
                 return None
             size, label = self.size(d.index)
             return Domain("Index", index=size, index_label=label)
-        if d.name in ("Logit", "LogProb", "Prob"):
+        if d.name in CLASS_DOMAINS:
             if d.over is None:
-                self.error("E0705", f"`{d.name}` needs a class axis: `{d.name} over C`", d.span,
+                self.error(ec.E0705, f"`{d.name}` needs a class axis: `{d.name} over C`", d.span,
                            "no class axis")
                 return None
             label = Size.var(d.over)
@@ -305,14 +306,14 @@ class TypeBuilder:
             variadic = any(a.variadic for a in axes)
             if count > 1 or (count == 0 and not variadic):
                 what = "repeated in" if count > 1 else "absent from"
-                self.error("E0705", f"the class axis `{d.over}` is {what} this type", d.span,
+                self.error(ec.E0705, f"the class axis `{d.over}` is {what} this type", d.span,
                            f"`over {d.over}` names no single axis",
                            help="name an axis the type has exactly once")
                 return None
             return Domain(d.name, over=label)
         if d.name in ("Real", "NonNeg", "Pos", "Unit", "Signed", "Mask"):
             return Domain(d.name)
-        self.error("E0201", f"unknown domain `{d.name}`", d.span)
+        self.error(ec.E0201, f"unknown domain `{d.name}`", d.span)
         return None
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from shapescript.check.sizes import Size
 
 from shapescript import vocab
-from shapescript.vocab import CLASS_DOMAINS, DOMAINS, DTYPES, FLOAT_DTYPES, INT_DTYPES
+from shapescript.vocab import DTYPES as DTYPES, FLOAT_DTYPES, INT_DTYPES
 
 DTYPE_CLASSES = frozenset(vocab.DTYPE_CLASSES)
 TORCH_DTYPE = {k: "torch." + v for k, v in vocab.TORCH_DTYPE_NAMES.items()}
@@ -113,11 +113,11 @@ def label_hits(axes: tuple[Axis, ...], text: str,
     hits = [i for i, ax in enumerate(axes) if ax.alias == text]
     if hits or role_of is None:
         return hits
-    want = role_of(lab)[0]
+    wanted = role_of(lab)[0]
     for i, ax in enumerate(axes):
         if not ax.variadic:
             role, local = role_of(ax.label)
-            if local and role == want:
+            if local and role == wanted:
                 hits.append(i)
     return hits
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from shapescript.check.resolutions import (
     ArgVal, AxisName, BuiltinCall, ConstArg, ConstName, DefaultArg, DimName, ExprArg,
-    ExternCall, FieldName, FnCall, FnName, GenericName, IntIndex, ModelInit, ModelName, ModelNew, PyModuleName, PythonCall,
-    SliceIndex, SsModuleName, TupleIndex,
+    ExternCall, FieldName, FnCall, FnName, GenericName, IntIndex, ModelInit, ModelName, ModelNew,
+    PyModuleName, PythonCall, SliceIndex, SsModuleName, TupleIndex,
 )
 from shapescript.check.result import AssertRes, BroadcastRes, CheckedModule, ConvertRes
 from shapescript.check.sizes import Size
@@ -248,7 +248,8 @@ class ExprGen:
                 seed_code = self.expr(seed) if seed is not None else "0"
                 return f"{self.ctx.model_ref(info)}.init(seed={seed_code}, device={self.ctx.device_expr()})"
             case ModelNew(info):
-                kw = ", ".join(keyword_arg(a.name, self.expr(a.value)) for a in e.args)
+                # `M(…)` takes keywords only (the checker's rule), so every name is set.
+                kw = ", ".join(keyword_arg(a.name or "", self.expr(a.value)) for a in e.args)
                 return f"{self.ctx.model_ref(info)}({kw})"
             case PythonCall() | None:
                 return self.python_call(e)

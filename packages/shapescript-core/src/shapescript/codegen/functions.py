@@ -60,7 +60,7 @@ from shapescript.check.env import FnSig
 from shapescript.check.exports import reached_functions
 from shapescript.check.payloads import Pattern
 from shapescript.check.resolutions import BuiltinCall, ExternCall, FnCall
-from shapescript.check.result import AssertRes
+from shapescript.check.result import AssertRes, Program
 from shapescript.check.sizes import Size
 from shapescript.check.types import TensorType
 from shapescript.codegen.exprs import ExprGen
@@ -119,6 +119,7 @@ class FunctionsModule:
 
 
 class _Stmts(InlineDimsStmtGen):
+    ctx: FunctionsGen  # this mode's context: the caller's hooks
     def g_Call(self, e: ast.Call) -> str:
         res = self.cm.res.get(id(e))
         hook = self.ctx.calls
@@ -191,13 +192,13 @@ def torch_views(g: Any, name: str, e: ast.Call, data: Pattern) -> str | None:
         return None
     kwargs = dict(data.kwargs)
 
-    def size(axis: str) -> str | None:
+    def size(axis: str) -> str:  # "" for an axis the call gives no size
         v = kwargs.get(axis)
         if v is None:
-            return None
+            return ""
         return g.size(v) if isinstance(v, Size) else repr(v)
 
-    if any(size(a) is None for a in new):
+    if any(size(a) == "" for a in new):
         return None
     operands = [a.value for a in e.args if a.name is None][:e.pattern_pos]
     if len(operands) != 1:
@@ -205,7 +206,7 @@ def torch_views(g: Any, name: str, e: ast.Call, data: Pattern) -> str | None:
     stacked = data.stacked
     inner = operands[0]
     made = g.cm.res.get(id(inner)) if isinstance(inner, ast.Call) else None
-    if not stacked and isinstance(made, BuiltinCall) and \
+    if not stacked and isinstance(made, BuiltinCall) and isinstance(inner, ast.Call) and \
             made.name == "stack" and len(inner.args) == 1 and inner.args[0].name is None:
         stacked, inner = True, inner.args[0].value   # rearrange(stack(items), …)
     x = g.expr(inner)
@@ -234,7 +235,7 @@ def torch_views(g: Any, name: str, e: ast.Call, data: Pattern) -> str | None:
         group = ins[k]
         if len(group) > 1:
             sizes = [size(a) for a in group]
-            if sizes.count(None) > 1:
+            if sizes.count("") > 1:
                 return None
             code = f"{code}.unflatten({k}, ({', '.join(s or '-1' for s in sizes)}))"
     # Put the axes in the output's order, the repeated ones new.
@@ -390,11 +391,12 @@ class _Axis:
 class FunctionsGen(ModuleGen):
     stmt_gen_class = _Stmts
 
-    def __init__(self, program: Any, sig: FnSig, *, context: str | None,
+    def __init__(self, program: Program, sig: FnSig, *, context: str | None,
                  calls: Callable[[CallSite], str | None] | None,
                  returns: Callable[[FnSig, str], str] | None,
                  reserved: Collection[str] = (),
                  fields: Callable[[str, str], str] | None = None) -> None:
+        assert program.main is not None, "a modeling file needs a program that checked"
         super().__init__(program.main, program, "never", "never", None, True)
         self.target = sig
         self.context = context
@@ -402,7 +404,7 @@ class FunctionsGen(ModuleGen):
         self.returns = returns
         self.fields = fields
         self.inline_dims = False
-        env = program.main.env
+        env = program.main.env  # (checked above)
         # Names the module's top level holds: the caller's, the context, the dims, the
         # main file's functions (which keep their names unless the caller's take them).
         self.taken: set[str] = set(reserved) | ({context} if context else set())
@@ -495,7 +497,7 @@ class FunctionsGen(ModuleGen):
                           if body.lines[i].text.startswith(f"def {self.def_name(sig)}("))
             body.lines.insert(header + 1, Line(None, 1, literal(doc)))
 
-    def run(self) -> str:  # type: ignore[override]
+    def run(self) -> str:
         env = self.cm.env
         reached = self.reached()
         mine = {id(s) for s in reached}
@@ -547,7 +549,7 @@ class FunctionsGen(ModuleGen):
         return "\n\n\n".join(parts) + "\n"
 
 
-def generate_functions(program: Any, fn: str, *, context: str | None = None,
+def generate_functions(program: Program, fn: str, *, context: str | None = None,
                        calls: Callable[[CallSite], str | None] | None = None,
                        returns: Callable[[FnSig, str], str] | None = None,
                        reserved: Collection[str] = (),
@@ -557,13 +559,15 @@ def generate_functions(program: Any, fn: str, *, context: str | None = None,
 
     >>> src = generate_functions(program, "forward").source        # doctest: +SKIP
     """
-    sig = program.main.env.fns.get(fn)
+    main_cm = program.main
+    assert main_cm is not None, "a modeling file needs a program that checked"
+    sig = main_cm.env.fns.get(fn)
     if sig is None or sig.is_extern:
-        raise ValueError(f"no function `{fn}` in {program.main.env.path}")
+        raise ValueError(f"no function `{fn}` in {main_cm.env.path}")
     gen = FunctionsGen(program, sig, context=context, calls=calls, returns=returns,
                        reserved=reserved, fields=fields)
     source = gen.run()
-    main = program.main.env.path
+    main = main_cm.env.path
     names = {(s.name if s.file == main else f"{os.path.basename(s.file)}:{s.name}"):
              gen.unchecked_ref(s) for s in gen.reached()}
     return FunctionsModule(source, names)

@@ -180,9 +180,9 @@ class _Pass:
             return
         self.reductions.add(id(e))
         self.plain(args[0])
-        for a in e.args:
-            if a.name is not None:
-                self.plain(a.value)
+        for arg in e.args:
+            if arg.name is not None:
+                self.plain(arg.value)
 
     def side(self, e: Any) -> None:
         if self.key(e) is not None:
@@ -305,11 +305,11 @@ def _assigned(body: Any, params: tuple[str, ...]) -> dict[str, list[ast.Assign]]
                 if isinstance(t, ast.Name):
                     binds.setdefault(t.id, []).append(n if len(n.targets) == 1 else None)
         elif isinstance(n, ast.For):
-            for t in n.targets:
-                binds.setdefault(t, []).append(None)
+            for name in n.targets:
+                binds.setdefault(name, []).append(None)
         elif isinstance(n, ast.Lambda):
-            for t in n.params:
-                binds.setdefault(t, []).append(None)
+            for name in n.params:
+                binds.setdefault(name, []).append(None)
         stack.extend(_children(n))
     return {k: v for k, v in binds.items()}
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from shapescript.check.env import AxisParam, FnSig, ModelInfo, SizeParam
 from shapescript.check.payloads import Payload
-from shapescript.check.result import AssertRes, CheckedModule
+from shapescript.check.result import AssertRes, CheckedModule, Program
 from shapescript.check.types import ModelType, PyType, TensorType, TupleType
 from shapescript.codegen.exprs import T, ExprGen, generic_var, pyname
 from shapescript.codegen.keepdim import keepdim_sites
@@ -41,7 +41,7 @@ class ModuleGen:
     def def_name(self, sig: FnSig) -> str:
         return "_unchecked_" + sig.name
 
-    def __init__(self, cm: CheckedModule, program: Any, checks: str, value_checks: str,
+    def __init__(self, cm: CheckedModule, program: Program, checks: str, value_checks: str,
                  devices: str | None, standalone: bool) -> None:
         self.cm = cm
         self.program = program
@@ -428,7 +428,7 @@ class ModuleGen:
         self.tail += lines
 
 
-def generate(cm: CheckedModule, program: Any, *, checks: str = "always",
+def generate(cm: CheckedModule, program: Program, *, checks: str = "always",
              value_checks: str = "debug", devices: str | None = None,
              standalone: bool = False) -> str:
     """The Python source of the checked module ``cm`` (laid out on its ``.ss`` lines)."""

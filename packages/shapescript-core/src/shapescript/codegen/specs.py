@@ -15,6 +15,7 @@ from shapescript.check.result import AssertRes, CheckedModule
 from shapescript.check.sizes import Size
 from shapescript.check.types import Domain, HostType, ModelType, TensorType, TupleType, Type
 from shapescript.syntax import ast
+from shapescript.vocab import PLAIN_DOMAINS
 
 HOST_PY = {"int": "int", "float": "float", "bool": "bool", "str": "str"}
 
@@ -67,7 +68,7 @@ class SpecBuilder:
 
     def domain_spec(self, t: TensorType) -> str:
         d = t.domain
-        if d.kind in ("Real", "Int", "Mask"):
+        if d.kind in PLAIN_DOMAINS:
             return "None"
         if d.over is not None:
             pos = next((i for i, a in enumerate(t.axes) if a.label == d.over), None)

@@ -21,6 +21,7 @@ from a bare axis (``[b n]``) or a ``Size[K]`` argument, never from inside an exp
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from shapescript.check.env import AxisParam, SizeParam
@@ -92,7 +93,8 @@ class Imports:
     def lines(self) -> list[str]:
         """The import lines, sorted (``import m`` first, then ``from m import a, b``): the
         same declarations give the same bytes."""
-        plain, names = [], {}
+        plain: list[str] = []
+        names: dict[str, list[str]] = {}
         for (module, name), local in sorted(self.used.items()):
             alias = f" as {local}" if local != name else ""
             if module == name:
@@ -107,7 +109,7 @@ def _bare_generic(size: Size) -> str | None:
     return name if name is not None and not name.startswith("?") else None
 
 
-def bound_dims(types: list[object], is_dim) -> list[str]:
+def bound_dims(types: Sequence[object], is_dim: Callable[[str], bool]) -> list[str]:
     """The dims these parameter types name as a bare axis (``S`` in ``[b 1 S S]``), in
     the order they first appear; ``is_dim`` tells a dim's name from a generic's."""
     out: list[str] = []
@@ -121,7 +123,7 @@ def bound_dims(types: list[object], is_dim) -> list[str]:
     return out
 
 
-def bound_generics(types: list[object], sizes: bool = True) -> list[str]:
+def bound_generics(types: Sequence[object], sizes: bool = True) -> list[str]:
     """The generics an argument of these parameter types determines for a checker, in
     the order they first appear: bare axes (``[b n]``) and, with ``sizes``, ``Size[K]``
     (jaxtyping binds names from arrays' axes only)."""

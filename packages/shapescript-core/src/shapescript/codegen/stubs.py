@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 
 from shapescript.check.env import FnSig, ModelInfo, ModuleEnv
 from shapescript.check.result import CheckedModule
@@ -94,9 +95,10 @@ class _StubWriter:
         # The dotted module of each `.ss` file this one imports, for a model of another file.
         self.modules = dict(self.env.from_modules)
         for d in self.env.module.decls:
-            sub = self.env.ssmods.get(d.alias or d.module) if isinstance(d, ast.Import) else None
-            if sub is not None:
-                self.modules.setdefault(sub.path, d.module)
+            if isinstance(d, ast.Import):
+                sub = self.env.ssmods.get(d.alias or d.module)
+                if sub is not None:
+                    self.modules.setdefault(sub.path, d.module)
 
     def text(self, node: object) -> str:
         span = node.span  # type: ignore[attr-defined]
@@ -214,7 +216,7 @@ class _StubWriter:
         line = self.cm.source[d.span.start:end if end >= 0 else len(self.cm.source)]
         return " ".join(line.split("#")[0].split())
 
-    def _scope(self, generics: list[str], types: list[object]) -> Scope:
+    def _scope(self, generics: list[str], types: Sequence[object]) -> Scope:
         names = {g: self.types.var(_ident(g)) for g in generics}
         rest = None
         if any(isinstance(t, TensorType) and t.has_variadic for t in _flat(types)):
@@ -299,7 +301,7 @@ class _StubWriter:
         return "Checked when it runs, not by these types:\n" + "\n".join(f"- {n}" for n in notes)
 
 
-def _flat(types: list[object]) -> list[object]:
+def _flat(types: Sequence[object]) -> list[object]:
     out: list[object] = []
     for t in types:
         out += _flat(list(t.items)) if isinstance(t, TupleType) else [t]

@@ -35,12 +35,11 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from shapescript.check.env import FnSig
 from shapescript.check.exports import reached_functions
 from shapescript.check.resolutions import IntIndex
-from shapescript.check.result import AssertRes, CheckedModule
+from shapescript.check.result import AssertRes, CheckedModule, Program
 from shapescript.check.sizes import Size
 from shapescript.check.types import TensorType
 from shapescript.codegen.exprs import ExprGen
@@ -140,7 +139,7 @@ class TracedStmtGen(InlineDimsStmtGen):
 
     ctx: "TracedModuleGen"  # this mode's context: its blocks, its inlined dims
 
-    def __init__(self, cm: CheckedModule, ctx: "TracedModuleGen", em: Emitter) -> None:  # type: ignore[override]
+    def __init__(self, cm: CheckedModule, ctx: "TracedModuleGen", em: Emitter) -> None:
         super().__init__(cm, ctx, em)
         sig = ctx.fn
         self.defined: set[str] = (
@@ -238,11 +237,12 @@ class TracedModule:
 class TracedModuleGen(ModuleGen):
     """The module of one traced function (see the module doc)."""
 
-    stmt_gen_class = TracedStmtGen
+    stmt_gen_class = TracedStmtGen  # type: ignore[assignment]  # made with this mode's context
 
-    def __init__(self, program: Any, sig: FnSig, *, checks: str, value_checks: str,
+    def __init__(self, program: Program, sig: FnSig, *, checks: str, value_checks: str,
                  devices: str | None, path: str) -> None:
         cm = program.main
+        assert cm is not None, "a traced module needs a program that checked"
         super().__init__(cm, program, checks, value_checks, None, True)
         self.target = sig
         self.device = device_name(devices or cm.env.device or "cpu")
@@ -261,7 +261,9 @@ class TracedModuleGen(ModuleGen):
         return self.unchecked_ref(sig)
 
     def unchecked_ref(self, sig: FnSig) -> str:
-        if sig.file == self.program.main.env.path:
+        main = self.program.main
+        assert main is not None  # (checked in __init__)
+        if sig.file == main.env.path:
             return "_unchecked_" + sig.name
         entry = self.foreign.get(id(sig))
         if entry is None:
@@ -284,7 +286,7 @@ class TracedModuleGen(ModuleGen):
             return code
         sizes: list[str] | None = []
         for a in t.axes:
-            if a.variadic:
+            if a.variadic or sizes is None:
                 sizes = None  # the rank isn't known: values only
                 break
             s = a.size
@@ -310,7 +312,7 @@ class TracedModuleGen(ModuleGen):
     def reached(self) -> list[FnSig]:
         return reached_functions(self.target, self.cm.env.fn_data)
 
-    def run(self) -> str:  # type: ignore[override]
+    def run(self) -> str:
         env = self.cm.env
         mine = {id(s) for s in self.reached() if s.file == env.path}
         body = Emitter()
@@ -450,7 +452,7 @@ class TracedModuleGen(ModuleGen):
 
 
 
-def generate_traced(program: Any, fn: str, *, checks: str = "always",
+def generate_traced(program: Program, fn: str, *, checks: str = "always",
                     value_checks: str = "debug", devices: str | None = None,
                     path: str | None = None) -> TracedModule:
     """The traced module of function ``fn`` of ``program.main`` (which must check).
@@ -463,6 +465,7 @@ def generate_traced(program: Any, fn: str, *, checks: str = "always",
         if mode not in ("always", "debug", "never"):
             raise ValueError(f"checks mode must be always, debug or never, not {mode!r}")
     cm = program.main
+    assert cm is not None, "a traced module needs a program that checked"
     sig = cm.env.fns[fn]
     gen = TracedModuleGen(program, sig, checks=checks, value_checks=value_checks,
                           devices=devices, path=path or cm.env.path)

@@ -4,18 +4,19 @@ what it keeps and when it checks afresh)."""
 
 from __future__ import annotations
 
-import gc
 import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
+from shapescript.gc_pause import paused_gc
 from shapescript.check.body import BodyChecker, check_model_inits, dedupe
 from shapescript.check.declare import declare
 from shapescript.check.env import ModuleEnv
 from shapescript.check.exports import check_exports
 from shapescript.check.query import walk
-from shapescript.check.result import CheckedModule, ExportSites, FnResult
+from shapescript.check.result import CheckedModule, ExportSites, FnResult, Program
 from shapescript.diagnostics import Diagnostic
+from shapescript.source import Span
 from shapescript.incremental.chunks import Chunk, first_code, split_chunks, split_range
 from shapescript.incremental.imported import Overlay, caching_compilation, text_stamp
 from shapescript.incremental.skeleton import skeleton_of
@@ -88,41 +89,37 @@ class IncrementalChecker:
         self.overlay = overlay
         self.cancelled = cancelled
         self.last = "none"
-        self.program: Any = None
+        self.program: Program | None = None
         self._text: str | None = None
         self._lines: list[str] = []
         self._chunks: dict[tuple[int, int], Chunk] = {}
         self._state: _State | None = None
 
     # -- the one entry point -------------------------------------------------------
-    def update(self, text: str) -> Any:
+    def update(self, text: str) -> Program:
         """The ``Program`` of ``text`` (this file's new contents). Never raises for the
         file: a checker bug is an E0000 diagnostic, as with ``check_program``."""
         if text == self._text and self.program is not None and self._deps_fresh():
             self.last = "unchanged"
             return self.program
-        gc_was_on = gc.isenabled()
-        gc.disable()
-        try:
-            program = self._update(text)
-        except CheckCancelled:
-            # Half-updated records are of no use: the next update checks afresh.
-            self._state = None
-            self._chunks = {}
-            self._lines = []
-            self._text = None
-            self.program = None
-            raise
-        except Exception:  # a bug here must not cost the user a checked file
-            self._state = None
-            self._chunks = {}
-            from shapescript.compiler import check_program
+        with paused_gc():
+            try:
+                program = self._update(text)
+            except CheckCancelled:
+                # Half-updated records are of no use: the next update checks afresh.
+                self._state = None
+                self._chunks = {}
+                self._lines = []
+                self._text = None
+                self.program = None
+                raise
+            except Exception:  # a bug here must not cost the user a checked file
+                self._state = None
+                self._chunks = {}
+                from shapescript.compiler import check_program
 
-            program = check_program(text, self.path, self.search)
-            self.last = "full"
-        finally:
-            if gc_was_on:
-                gc.enable()
+                program = check_program(text, self.path, self.search)
+                self.last = "full"
         self._text = text
         self.program = program
         return program
@@ -156,7 +153,7 @@ class IncrementalChecker:
         return all(text_stamp(p, self.overlay) == stamp for p, stamp in st.deps.items())
 
     # -- parsing, by chunks ----------------------------------------------------------
-    def _update(self, text: str) -> Any:
+    def _update(self, text: str) -> Program:
         parts = text.split("\n")  # the parser counts lines by "\n" only
         lines = [x + "\n" for x in parts[:-1]] + [parts[-1]]
         old = self._lines
@@ -198,10 +195,10 @@ class IncrementalChecker:
             offset += sum(len(ln) for ln in lines[pos:a])
             pos = a
             ctext = "".join(lines[a:b])
-            ch = self._chunks.get((a, b)) if b <= p else None
-            if ch is None or ch.text != ctext:
-                ch = self._parse_chunk(ctext, a, b, offset)
-            chunks[(a, b)] = ch
+            kept = self._chunks.get((a, b)) if b <= p else None
+            if kept is None or kept.text != ctext:
+                kept = self._parse_chunk(ctext, a, b, offset)
+            chunks[(a, b)] = kept
         if shifted:
             self._shift(shifted, dl, dc, old_suffix_line)
         for ch in shifted:
@@ -220,8 +217,6 @@ class IncrementalChecker:
         module = ast.Module(decls, self.path, doc, doc_spans, dropped)
         skeleton = tuple(k for c in ordered for k in c.skeleton)
         if not decls and any(d.is_error for d in parse_diags):
-            from shapescript.compiler import Program
-
             self._state = None
             self.last = "full"
             return Program(None, {}, sorted_diagnostics(parse_diags, self.path), {self.path: text})
@@ -261,6 +256,7 @@ class IncrementalChecker:
     def _parse_chunk(self, ctext: str, a: int, b: int, offset: int) -> Chunk:
         parsed = parse_file(ctext, self.path)
         module, diags, dropped = parsed.module, parsed.diagnostics, parsed.dropped
+        doc_spans: tuple[Span, ...]
         if module is None:
             decls: tuple[Any, ...] = ()
             doc, doc_spans = None, ()
@@ -272,7 +268,7 @@ class IncrementalChecker:
                 move_node(node, a, offset)
             doc_spans = tuple(move_span(sp, a, offset) for sp in doc_spans)
             dropped = tuple(replace(d, span=move_span(d.span, a, offset)) for d in dropped)
-            diags = [move_diag(d, lambda ln: ln + a) for d in diags]
+            diags = tuple(move_diag(d, lambda ln: ln + a) for d in diags)
         return Chunk(a, b, ctext, offset, decls, list(diags), doc if a == 0 else None,
                       doc_spans, nodes, skeleton_of(decls), dropped=dropped)
 
@@ -322,9 +318,7 @@ class IncrementalChecker:
 
     # -- checking ----------------------------------------------------------------------
     def _check(self, module: ast.Module, skeleton: tuple[Any, ...], text: str,
-               parse_diags: list[Diagnostic]) -> Any:
-        from shapescript.compiler import Program
-
+               parse_diags: list[Diagnostic]) -> Program:
         st = self._state
         if st is not None and st.skeleton == skeleton and self._deps_fresh():
             env = st.env

@@ -24,7 +24,7 @@ from .checkgen import gen_args_checker, gen_as_checker
 from .device import _EFFECTIVE, parse_device
 from .domains import _UNCHECKED_DOMAINS, domain_problem
 from .errors import DeviceError, DomainError, ShapeError
-from .specs import (_DTYPE_CLASSES, HostSpec, ModelSpec, TensorSpec, _axis_dim,
+from .specs import (HostSpec, ModelSpec, TensorSpec, _axis_dim,
                     _variadic_index, dtype_name)
 
 

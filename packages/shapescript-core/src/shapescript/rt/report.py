@@ -4,7 +4,8 @@ Each record, ``{"step": …, name: value, …, "time": …}``, goes to the termi
 to every sink ``sink`` added: on the terminal, a line per report with the rate and, given
 the total, the ETA (``step 40/320: loss 0.568, acc 0.912 (12.5 steps/s, ETA 22s)``); on
 a TTY the lines between tenths of the total are a live line rewritten in place; a
-JSON-lines file per ``sink("run.jsonl")`` or ``shapescript run --log run.jsonl``. Under a process group of more than one process, only
+JSON-lines file per ``sink("run.jsonl")`` or ``shapescript run --log run.jsonl``. Under a process
+group of more than one process, only
 rank 0 reports (``shapescript run --all-ranks``: every rank to its terminal, rank 0 alone
 to the files). Only torch and the standard library are used, so
 ``shapescript.rt.standalone`` can inline these helpers.

@@ -18,6 +18,7 @@ from __future__ import annotations
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast, build_decls, build_exprs, build_types
+from shapescript import error_codes as ec
 
 __all__ = ["RULES", "Builder", "iter_nodes"]
 
@@ -81,7 +82,7 @@ class Builder:
                 if other is not None:
                     k, n = key
                     self.diags.append(Diagnostic.warning(
-                        "E0105", f"`{k}{n}` is one axis here, but `{k} {n}` is two axes "
+                        ec.E0105, f"`{k}{n}` is one axis here, but `{k} {n}` is two axes "
                         "elsewhere in this declaration", span, f"one axis, {k} * {n}",
                         help=f"write `{k}*{n}` for one axis, or `{k} {n}` for two"))
         self.reset()
@@ -90,7 +91,7 @@ class Builder:
     def stray_placeholders(self, decl) -> None:
         for node in iter_nodes(decl):
             if type(node) is ast.Placeholder:
-                self.error("E0101", "`_` outside a pipe stage", node.span,
+                self.error(ec.E0101, "`_` outside a pipe stage", node.span,
                            "the placeholder `_` is only an argument of a pipe stage",
                            help="write `x |> f(a, _)` to pass `x` in its place")
 

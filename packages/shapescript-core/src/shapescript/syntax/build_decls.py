@@ -16,6 +16,7 @@ import dataclasses
 
 from shapescript.syntax import ast
 from shapescript.syntax.build_types import make_type
+from shapescript import error_codes as ec
 
 
 def r_devices(b, c):
@@ -81,7 +82,7 @@ def r_dotted_more(b, c):
 def r_dim_size(b, c):
     axes = c[3]
     if len(axes) != 1:
-        b.error("E0101", "a dim is one size", b.sp(axes[0].span, axes[-1].span),
+        b.error(ec.E0101, "a dim is one size", b.sp(axes[0].span, axes[-1].span),
                 f"these are {len(axes)} sizes side by side",
                 help="join them with an operator, or declare a shape alias: "
                 "`dim X = [ … ]`")
@@ -185,7 +186,7 @@ def r_one_of_one(b, c):
 
 def r_one_of_more(b, c):
     if c[1].value != "or":
-        b.error("E0101", f"unexpected `{c[1].value}` in `with`", b.sp(c[1], c[1]),
+        b.error(ec.E0101, f"unexpected `{c[1].value}` in `with`", b.sp(c[1], c[1]),
                 "expected `or`", help="name the parameters a call needs one of: `with a or b`")
     return c[0] + [(c[2].value, b.sp(c[2], c[2]))]
 
@@ -283,7 +284,7 @@ def _target(b, e):
     t = type(e)
     if t is ast.Name or t is ast.Attr:
         return e
-    b.error("E0101", "can't assign to this expression", e.span,
+    b.error(ec.E0101, "can't assign to this expression", e.span,
             "expected a name or a field (`m.w`)")
     return e
 
@@ -293,7 +294,7 @@ def r_assign(b, c):
     if type(lhs) is ast.TupleExpr:
         targets = tuple(_target(b, e) for e in lhs.items)
         if not targets:
-            b.error("E0101", "can't assign to `()`", lhs.span, "nothing to assign to")
+            b.error(ec.E0101, "can't assign to `()`", lhs.span, "nothing to assign to")
     else:
         targets = (_target(b, lhs),)
     return ast.Assign(targets, value, b.sp(lhs.span, value.span))
@@ -302,7 +303,7 @@ def r_assign(b, c):
 def r_ann_assign(b, c):
     lhs, t, value = c[0], c[2], c[4]
     if type(lhs) is not ast.Name:
-        b.error("E0101", "only a name can be annotated", lhs.span,
+        b.error(ec.E0101, "only a name can be annotated", lhs.span,
                 "expected a name before `:`")
     return ast.Assign((lhs,), value, b.sp(lhs.span, value.span), annotation=t)
 

@@ -28,6 +28,7 @@ from shapescript.source import Span
 from shapescript.syntax import ast
 from shapescript.syntax.build_types import DTYPES, split_numname
 from shapescript.syntax.tokens import Tok
+from shapescript import error_codes as ec
 
 # Binary operators: precedence and associativity ("L", "R", or "N" for not chaining).
 PREC: dict[str, tuple[int, str]] = {
@@ -156,7 +157,7 @@ def _to_target(b, t):
         return ast.TensorTypeExpr(None, t.span, alias=t.name)
     if tt is ast.ScalarTypeExpr and t.name == "bool":
         return ast.TensorTypeExpr(None, t.span, dtype="bool")
-    b.error("E0101", "expected a dtype or a domain after `to`", t.span,
+    b.error(ec.E0101, "expected a dtype or a domain after `to`", t.span,
             "not a dtype or a domain", help="for example `to f32` or `to Unit`")
     return ast.TensorTypeExpr(None, t.span)
 
@@ -184,7 +185,7 @@ class _Chain:
         t = type(it)
         if t is _ToStage:
             if not allow_stage:
-                b.error("E0101", "unexpected token `to`", it.tok,
+                b.error(ec.E0101, "unexpected token `to`", it.tok,
                         "`to T` needs a value before it",
                         help="write `x to T`, or `x |> to T` in a pipe")
                 return ast.Convert(ast.NoneLit(sp(it.tok, it.tok)), it.target, it.span)
@@ -198,7 +199,7 @@ class _Chain:
             return ast.UnaryOp("-", x, sp(it, x.span))
         if min_prec > NOT_LEVEL and min_prec != NOT_OPERAND:
             # `a == not b`: `not` binds looser than the operator before it.
-            b.error("E0101", "unexpected token `not`", it,
+            b.error(ec.E0101, "unexpected token `not`", it,
                     "`not` binds looser than the operator before it",
                     help="put it in parentheses: `(not …)`")
         x = self.climb(NOT_OPERAND, False)
@@ -220,7 +221,7 @@ class _Chain:
                 post = type(it) is _Post
                 if (POSTFIX_PREC if post else PREC[it.value][0]) >= min_prec:
                     rest = it.tok if post else it
-                    b.error("E0106", "not a pipe stage", b.sp(left.span, rest),
+                    b.error(ec.E0106, "not a pipe stage", b.sp(left.span, rest),
                             "`to T` must end its pipe stage",
                             help="put the pipe in parentheses: `(x |> to T) "
                                  f"{b.text(rest)} …`")
@@ -244,16 +245,16 @@ class _Chain:
                 break
             self.pos += 1
             if after_post and prec > POSTFIX_PREC:
-                b.error("E0101", f"unexpected token `{op}`", it,
+                b.error(ec.E0101, f"unexpected token `{op}`", it,
                         f"`{op}` binds tighter than `{_last_post(b, left)}`",
                         help=f"put it in parentheses: `({b.text(left.span)}) {op} …`")
             if assoc == "N" and last_nonassoc == prec:
                 if op in CMP_OPS:
-                    b.error("E0101", "comparisons don't chain", it,
+                    b.error(ec.E0101, "comparisons don't chain", it,
                             f"unexpected `{op}` after a comparison",
                             help="write `a < b and b < c`")
                 else:
-                    b.error("E0101", f"unexpected token `{op}`", it, "ranges don't chain")
+                    b.error(ec.E0101, f"unexpected token `{op}`", it, "ranges don't chain")
             right = self.climb(prec if assoc == "R" else prec + 1, op == "|>")
             if op == "|>":
                 left = _pipe(b, _no_stage(b, left, it), right, it)
@@ -271,7 +272,7 @@ def _last_post(b, e) -> str:
 def _no_stage(b, x, at=None):
     """A pipe's ``to T`` stage followed by another operator: E0106; make a value."""
     if type(x) is _ToStage:
-        b.error("E0106", "not a pipe stage", x.span, "`to T` must end its pipe stage",
+        b.error(ec.E0106, "not a pipe stage", x.span, "`to T` must end its pipe stage",
                 help="put the pipe in parentheses: `(x |> to T) …`")
         return ast.Convert(ast.NoneLit(b.sp(x.tok, x.tok)), x.target, x.span)
     return x
@@ -298,7 +299,7 @@ def _lambda_params(b, left):
         return (left.id,)
     if t is ast.TupleExpr and all(type(e) is ast.Name for e in left.items):
         return tuple(e.id for e in left.items)
-    b.error("E0101", "expected lambda parameters before `=>`", left.span,
+    b.error(ec.E0101, "expected lambda parameters before `=>`", left.span,
             "not a name or a tuple of names", help="write `c => …` or `(a, b) => …`")
     return ()
 
@@ -320,7 +321,7 @@ def _pipe(b, x, stage, tok):
     elif t is ast.Convert:
         help = (f"write `({b.text(x.span)} |> {b.text(stage.value.span)}) to "
                 f"{b.text(stage.target.span)}`")
-    b.error("E0106", "not a pipe stage", stage.span,
+    b.error(ec.E0106, "not a pipe stage", stage.span,
             "a pipe stage is a call, a name, a dotted name or `to T`", help=help)
     if t is ast.AssertType or t is ast.Convert:
         inner = _pipe(b, x, stage.value, tok) if (
@@ -342,7 +343,7 @@ def _pipe_call(b, x, stage, span):
                 b.ph_used += 1
             else:
                 b.ph_used += 1  # reported here, not again as a stray `_`
-                b.error("E0101", "more than one `_` in a pipe stage", a.value.span,
+                b.error(ec.E0101, "more than one `_` in a pipe stage", a.value.span,
                         "the piped value already goes to the first `_`")
     if slot >= 0:
         old = args[slot]
@@ -366,15 +367,15 @@ def _call(b, func, raw, end):
                 pattern = a
                 ppos = npos
             else:
-                b.error("E0601", "more than one pattern in this call", a.span,
+                b.error(ec.E0601, "more than one pattern in this call", a.span,
                         "a second pattern")
             if seen_kw:
-                b.error("E0101", "positional argument after keyword arguments",
+                b.error(ec.E0101, "positional argument after keyword arguments",
                         a.span, "the pattern comes before keyword arguments")
             continue
         if a.name is None:
             if seen_kw:
-                b.error("E0101", "positional argument after keyword arguments",
+                b.error(ec.E0101, "positional argument after keyword arguments",
                         a.span, "move it before the keyword arguments")
             npos += 1
         else:
@@ -424,7 +425,7 @@ def r_numname(b, c):
     t = c[0]
     k, name = split_numname(t.value)
     span = b.sp(t, t)
-    b.error("E0104", "number-name outside a size", span,
+    b.error(ec.E0104, "number-name outside a size", span,
             f"`{t.value}` is a product only inside a size",
             help=f"write `{k} * {name}`")
     return ast.NumName(k, name, span)
@@ -530,7 +531,7 @@ def _ctor(b, name_tok, shp, dtype_tok, fill, end, keyword=None):
     if dtype_tok is not None:
         dtype = dtype_tok.value
         if dtype not in DTYPES:
-            b.error("E0101", f"`{dtype}` is not a dtype", dtype_tok,
+            b.error(ec.E0101, f"`{dtype}` is not a dtype", dtype_tok,
                     "expected a dtype such as `f32` or `i64`")
     return ast.Constructor(name_tok.value, shp.axes, b.sp(name_tok, end), dtype, fill,
                            keyword.value if keyword is not None else None)

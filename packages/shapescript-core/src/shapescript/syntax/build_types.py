@@ -16,6 +16,7 @@ from __future__ import annotations
 from shapescript import vocab
 from shapescript.source import Span
 from shapescript.syntax import ast
+from shapescript import error_codes as ec
 
 DTYPES = frozenset(vocab.DTYPES) | frozenset(vocab.DTYPE_CLASSES)
 DOMAINS = frozenset(vocab.DOMAINS)
@@ -157,7 +158,7 @@ def _one_axis_name(b, tok, shp) -> str:
     axes = shp.axes
     if len(axes) == 1 and type(axes[0]) is ast.SizeName and axes[0].module is None:
         return axes[0].name
-    b.error("E0101", f"expected one axis name in `{tok.value}[…]`",
+    b.error(ec.E0101, f"expected one axis name in `{tok.value}[…]`",
             b.sp(shp.open, shp.close), "expected a single name",
             help=f"for example `{tok.value}[n]`")
     return ""
@@ -165,7 +166,7 @@ def _one_axis_name(b, tok, shp) -> str:
 
 def _bad_word(b, w, template):
     tok = w[1]
-    b.error("E0101", template.format(tok.value), tok, "not part of this type")
+    b.error(ec.E0101, template.format(tok.value), tok, "not part of this type")
 
 
 def _words(b, words):
@@ -178,7 +179,7 @@ def _words(b, words):
         if kind == "over":
             over, last = extra
             if domain is None or domain.over is not None or domain.index is not None:
-                b.error("E0101", "unexpected `over`", tok,
+                b.error(ec.E0101, "unexpected `over`", tok,
                         "`over` follows a domain such as `Logit`",
                         help="for example `Logit over C`")
                 continue
@@ -188,15 +189,15 @@ def _words(b, words):
         last = extra.close if extra is not None else tok
         if extra is not None:
             if name != "Index":
-                b.error("E0101", f"unexpected `[` after `{name}`", extra.open,
+                b.error(ec.E0101, f"unexpected `[` after `{name}`", extra.open,
                         "only `Index[…]` takes a size here")
                 continue
             if domain is not None:
-                b.error("E0101", "a type has one domain", tok, "a second domain")
+                b.error(ec.E0101, "a type has one domain", tok, "a second domain")
                 continue
             axes = extra.axes
             if len(axes) != 1:
-                b.error("E0101", "`Index[…]` takes one size",
+                b.error(ec.E0101, "`Index[…]` takes one size",
                         b.sp(extra.open, extra.close),
                         f"{len(axes)} sizes here", help="for example `Index[C]`")
             index = axes[0] if axes else None
@@ -204,9 +205,9 @@ def _words(b, words):
             continue
         if name in DTYPES:
             if dtype is not None:
-                b.error("E0101", "a type has one dtype", tok, "a second dtype")
+                b.error(ec.E0101, "a type has one dtype", tok, "a second dtype")
             elif domain is not None:
-                b.error("E0101", "the dtype comes before the domain", tok,
+                b.error(ec.E0101, "the dtype comes before the domain", tok,
                         f"`{name}` after the domain",
                         help=f"write `{name} {domain.name}`")
             else:
@@ -214,11 +215,11 @@ def _words(b, words):
             continue
         if name in DOMAINS:
             if domain is not None:
-                b.error("E0101", "a type has one domain", tok, "a second domain")
+                b.error(ec.E0101, "a type has one domain", tok, "a second domain")
             else:
                 domain = ast.DomainExpr(name, b.sp(tok, tok))
             continue
-        b.error("E0101", f"`{name}` is not a dtype or a domain", tok,
+        b.error(ec.E0101, f"`{name}` is not a dtype or a domain", tok,
                 "expected a dtype (`f32`, `u8` …) or a domain (`Real`, `Unit` …)")
     return dtype, domain, last
 
@@ -267,11 +268,11 @@ def _axis(b, items):
         op = tok.value
         if op not in SIZE_OPS:
             if op == "//":
-                b.error("E0101", "`//` in a size", tok, "sizes divide with `/`",
+                b.error(ec.E0101, "`//` in a size", tok, "sizes divide with `/`",
                         help="`/` in a size already rounds down")
                 op = "/"
             else:
-                b.error("E0101", f"`{op}` in a size", tok, "not a size operator",
+                b.error(ec.E0101, f"`{op}` in a size", tok, "not a size operator",
                         help="sizes use `+ - * /`")
                 op = "*"
         if op == "*" or op == "/":

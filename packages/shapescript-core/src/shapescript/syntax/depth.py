@@ -20,6 +20,7 @@ from dataclasses import fields, is_dataclass
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
+from shapescript import error_codes as ec
 
 __all__ = ["MAX_BLOCKS", "MAX_EXPR_DEPTH", "may_be_too_deep", "nesting_error"]
 
@@ -119,4 +120,4 @@ def nesting_error(decl, path: str) -> Diagnostic | None:
 
 
 def _error(span: Span, message: str, label: str, help: str) -> Diagnostic:
-    return Diagnostic.error("E0107", message, span, label, help=help)
+    return Diagnostic.error(ec.E0107, message, span, label, help=help)

@@ -27,6 +27,7 @@ from shapescript.source import Span
 from shapescript.syntax.patterns import collapse_patterns
 from shapescript.syntax.scanner import KEYWORDS
 from shapescript.syntax.tokens import Chunk, Tok
+from shapescript import error_codes as ec
 
 __all__ = ["CONSTRUCTORS", "DECL_KEYWORDS", "PATTERN_CALLS", "layout"]
 
@@ -248,7 +249,7 @@ class _Layout:
             more = j - k - 1
             notes = (f"and {more:,} more bracket{'s' if more > 1 else ''} opened after it on "
                      "this line, never closed",) if more else ()
-            self.error("E0103", f"unclosed `{ot.value}`", self.tok_span(ot),
+            self.error(ec.E0103, f"unclosed `{ot.value}`", self.tok_span(ot),
                        "this bracket is never closed", help=f"add `{closer}` where it ends",
                        notes=notes)
             k = j
@@ -256,7 +257,7 @@ class _Layout:
     def tabs(self, chunk: Chunk, line: int, line_start: int, start: int, col: int,
              lead: str) -> int:
         if not self.tab_reported:
-            self.error("E0102", "tab in indentation",
+            self.error(ec.E0102, "tab in indentation",
                        Span(self.path, line, 1, line, col, line_start, start),
                        "indent with spaces", help="ShapeScript indents with spaces only")
             self.tab_reported = True
@@ -266,7 +267,7 @@ class _Layout:
     def bad_dedent(self, chunk: Chunk, line: int, line_start: int, start: int,
                    col: int) -> None:
         if not self.dedent_reported:
-            self.error("E0102", "unindent does not match any outer indentation level",
+            self.error(ec.E0102, "unindent does not match any outer indentation level",
                        Span(self.path, line, 1, line, col, line_start, start),
                        "this line's indentation", help="indent it as the block it belongs to")
             self.dedent_reported = True
@@ -283,7 +284,7 @@ class _Layout:
             for idx in stack[k + 1:]:
                 ot = toks[idx]
                 closer = ")" if ot.type == "LPAR" else "]"
-                self.error("E0103", f"unclosed `{ot.value}`", self.tok_span(ot),
+                self.error(ec.E0103, f"unclosed `{ot.value}`", self.tok_span(ot),
                            "this bracket is never closed",
                            help=f"add `{closer}` before `{value}`",
                            extra=(Label.at(self.tok_span(tok),
@@ -292,7 +293,7 @@ class _Layout:
             del stack[k:]
             return True
         chunk.local_error_at(tok.start)
-        self.error("E0101", f"unexpected closing `{value}`", self.tok_span(tok),
+        self.error(ec.E0101, f"unexpected closing `{value}`", self.tok_span(tok),
                    "no bracket is open here" if not stack
                    else f"`{toks[stack[-1]].value}` is open here")
         return False

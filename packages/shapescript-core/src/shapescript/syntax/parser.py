@@ -27,10 +27,10 @@ Nothing here raises: any input gives a (possibly partial) module and diagnostics
 
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass
 
-from shapescript.diagnostics import Diagnostic
+from shapescript.gc_pause import paused_gc
+from shapescript.diagnostics import INTERNAL_NOTE, Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
 from shapescript.syntax.build import Builder
@@ -42,6 +42,7 @@ from shapescript.syntax.lexer import Lexer
 from shapescript.syntax.recovery import dropped_decl, recover_statements
 from shapescript.syntax.syntax_errors import syntax_error
 from shapescript.syntax.tokens import Chunk, Tok
+from shapescript import error_codes as ec
 
 __all__ = ["Parsed", "parse", "parse_expr", "parse_file"]
 
@@ -79,13 +80,8 @@ def parse_file(src: str, path: str) -> Parsed:
         if not isinstance(src, str):
             src = src.decode("utf-8", "replace") if isinstance(src, (bytes, bytearray)) \
                 else str(src)
-        gc_was_on = gc.isenabled()
-        gc.disable()  # the parser allocates many small acyclic objects
-        try:
+        with paused_gc():
             return _parse(src, path, diags)
-        finally:
-            if gc_was_on:
-                gc.enable()
     except Exception as e:  # noqa: BLE001 - never raise: an internal error is a diagnostic
         diags.append(_internal(e, path))
         return Parsed(None, tuple(diags), ())
@@ -94,12 +90,11 @@ def parse_file(src: str, path: str) -> Parsed:
 def _internal(e: BaseException, path: str, span: Span | None = None) -> Diagnostic:
     from shapescript.term import debug_enabled
 
-    notes = ("this is a bug in ShapeScript, not in your program; please report it, "
-             "with this file",)
+    notes: tuple[str, ...] = (INTERNAL_NOTE,)
     if debug_enabled():
         import traceback
         notes += ("".join(traceback.format_exception(e)),)
-    return Diagnostic.error("E0000", "internal error", span or Span(path, 1, 1, 1, 1, 0, 0),
+    return Diagnostic.error(ec.E0000, "internal error", span or Span(path, 1, 1, 1, 1, 0, 0),
                             notes=notes)
 
 
@@ -141,7 +136,7 @@ def _parse_decl(table: Tables, chunk: Chunk, src: str, path: str, b: Builder,
     try:
         result = drive(table, "start_decl", toks, end_token(toks, src), b)
     except RecursionError:  # the builder's precedence climbing, past any sane depth
-        diags.append(Diagnostic.error("E0107", "expression nested too deeply",
+        diags.append(Diagnostic.error(ec.E0107, "expression nested too deeply",
                                       _tok_span(path, first), "in this declaration",
                                       help="name parts of the expression with `=`"))
         return None
@@ -169,4 +164,5 @@ def parse_expr(src: str, path: str = "<expr>") -> tuple[ast.Expr | None, list[Di
     if module is None or not module.decls:
         return None, diags
     decl = module.decls[0]
-    return (decl.body if isinstance(decl, ast.FnDecl) else None), diags
+    body = decl.body if isinstance(decl, ast.FnDecl) else None
+    return (body if not isinstance(body, tuple) else None), diags

@@ -18,6 +18,7 @@ from shapescript.source import Span
 from shapescript.syntax import ast
 from shapescript.syntax.scanner import KEYWORDS
 from shapescript.syntax.tokens import Chunk, Tok, describe
+from shapescript import error_codes as ec
 
 __all__ = ["collapse_patterns"]
 
@@ -95,7 +96,7 @@ def _einsum_pattern(toks: list[Tok], p: int, q: int, rep: _Reporter):
             colon = k
             break
     if colon < 0:
-        rep.error("E0601", "`einsum` needs a pattern", rep.span(toks[p - 1]),
+        rep.error(ec.E0601, "`einsum` needs a pattern", rep.span(toks[p - 1]),
                   "no `:` and pattern after the operands",
                   help="write the operands, `:`, then the pattern: "
                        "`einsum(x, w: b N D, N Dt -> b Dt D)`")
@@ -105,7 +106,7 @@ def _einsum_pattern(toks: list[Tok], p: int, q: int, rep: _Reporter):
     comma = Tok("COMMA", ":", ct.line, ct.col, ct.end_line, ct.end_col, ct.start, ct.end)
     ptoks = toks[colon + 1:end]
     if not ptoks:
-        rep.error("E0601", "expected a pattern after `:`", rep.span(ct),
+        rep.error(ec.E0601, "expected a pattern after `:`", rep.span(ct),
                   "the pattern is missing")
         pat = ast.Pattern(((),), (), rep.span(ct))
         ptok = Tok("PATTERN", pat, ct.line, ct.end_col, ct.line, ct.end_col, ct.end, ct.end)
@@ -204,15 +205,15 @@ def _pack_pattern_token(ptoks: list[Tok], unpack: bool, rep: _Reporter) -> Tok:
             sides.append([])
         else:
             what = "`,`" if tt == "COMMA" else describe(t, rep.src)
-            rep.error("E0601", f"unexpected {what} in a pattern", sp, "not allowed here",
+            rep.error(ec.E0601, f"unexpected {what} in a pattern", sp, "not allowed here",
                       help=_PACK_HELP)
     stars = [x for x in sides[0] if type(x) is ast.PatStar]
     if len(stars) != 1:
         at = span if not stars else stars[1].span
-        rep.error("E0601", "a pack pattern has one `*`" + ("" if stars else ", and this has none"),
+        rep.error(ec.E0601, "a pack pattern has one `*`" + ("" if stars else ", and this has none"),
                   at, "the packed axis is `*`" if not stars else "a second `*`", help=_PACK_HELP)
     if unpack and arrow is None:
-        rep.error("E0601", "expected `->` in this pattern", span, "unpack needs its parts",
+        rep.error(ec.E0601, "expected `->` in this pattern", span, "unpack needs its parts",
                   help="give each part its pattern after `->`: `b * d -> b d, b n d`")
     pat = ast.PackPattern(tuple(sides[0]), tuple(tuple(x) for x in sides[1:]), span)
     return Tok("PATTERN", pat, first.line, first.col, last.end_line, last.end_col, first.start,
@@ -232,13 +233,13 @@ def _parse(ptoks: list[Tok], einsum: bool, span: Span, rep: _Reporter) -> ast.Pa
     """An einops pattern from its tokens; problems are E0601 (best-effort result)."""
     arrows = [k for k, t in enumerate(ptoks) if t.type == "ARROW"]
     if not arrows:
-        rep.error("E0601", "expected `->` in this pattern", span, "this pattern has no `->`",
+        rep.error(ec.E0601, "expected `->` in this pattern", span, "this pattern has no `->`",
                   help="a pattern maps input axes to output axes: `b n d -> b d n`")
         lhs, rhs = ptoks, []
     else:
         a = arrows[0]
         if len(arrows) > 1:
-            rep.error("E0601", "more than one `->` in this pattern", rep.span(ptoks[arrows[1]]),
+            rep.error(ec.E0601, "more than one `->` in this pattern", rep.span(ptoks[arrows[1]]),
                       "a second `->`")
             rhs = ptoks[a + 1:arrows[1]]
         else:
@@ -272,14 +273,14 @@ def _terms(toks: list[Tok], rep: _Reporter) -> tuple:
         sp = Span(path, t.line, t.col, t.end_line, t.end_col, t.start, t.end)
         if tt == "NAME" or (t.value in KEYWORDS and t.value.isidentifier() and t.value != "_"):
             # A pattern's names are its own: `dim` and `in` are axis names there.
-            term = ast.PatName(t.value, sp)
+            term: ast.PatName | ast.PatInt | ast.PatEllipsis = ast.PatName(t.value, sp)
         elif tt == "INT":
             term = ast.PatInt(int(t.value), sp)
         elif tt == "ELLIPSIS":
             term = ast.PatEllipsis(sp)
         elif tt == "LPAR":
             if group is not None:
-                rep.error("E0601", "groups can't be nested in a pattern", sp,
+                rep.error(ec.E0601, "groups can't be nested in a pattern", sp,
                           "a group inside a group", help="write one level of `( … )`")
                 continue
             group = []
@@ -287,20 +288,21 @@ def _terms(toks: list[Tok], rep: _Reporter) -> tuple:
             continue
         elif tt == "RPAR":
             if group is None:  # pragma: no cover - brackets are matched by the layout pass
-                rep.error("E0601", "unexpected `)` in a pattern", sp, "no group is open")
+                rep.error(ec.E0601, "unexpected `)` in a pattern", sp, "no group is open")
                 continue
             g = group_tok
+            assert g is not None  # set with `group`
             gspan = Span(path, g.line, g.col, t.end_line, t.end_col, g.start, t.end)
             out.append(ast.PatGroup(tuple(group), gspan))
             group = None
             continue
         elif tt == "NUMNAME":
-            rep.error("E0601", "number-name in a pattern", sp, "not a pattern axis",
+            rep.error(ec.E0601, "number-name in a pattern", sp, "not a pattern axis",
                       help=f"write the group `({_numname_split(t.value)})`")
             continue
         else:
             what = "`,`" if tt == "COMMA" else describe(t, rep.src)
-            rep.error("E0601", f"unexpected {what} in a pattern", sp, "not allowed here",
+            rep.error(ec.E0601, f"unexpected {what} in a pattern", sp, "not allowed here",
                       help=_PATTERN_HELP)
             continue
         if group is not None:
@@ -308,7 +310,7 @@ def _terms(toks: list[Tok], rep: _Reporter) -> tuple:
         else:
             out.append(term)
     if group is not None and group_tok is not None:  # pragma: no cover - matched brackets
-        rep.error("E0601", "unclosed group in a pattern", rep.span(group_tok), "never closed")
+        rep.error(ec.E0601, "unclosed group in a pattern", rep.span(group_tok), "never closed")
     return tuple(out)
 
 

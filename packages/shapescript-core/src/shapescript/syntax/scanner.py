@@ -26,6 +26,7 @@ import re
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax.tokens import Tok
+from shapescript import error_codes as ec
 
 __all__ = ["KEYWORDS", "MAX_UNKNOWN", "PUNCT", "scan", "unescape"]
 
@@ -89,7 +90,7 @@ def scan(src: str, path: str, diags: list[Diagnostic]) -> list[Tok]:
     line_start = 1 if src.startswith("\ufeff") else 0  # a byte-order mark: not a column
     unknown = 0  # runs of unknown characters met
     for m in _TOKEN_RE.finditer(src, line_start):
-        kind = m.lastgroup
+        kind: str = m.lastgroup  # type: ignore[assignment]  # every alternative is a named group
         start, end = m.span(kind)
         if kind == "name":
             value = src[start:end]
@@ -134,7 +135,7 @@ def scan(src: str, path: str, diags: list[Diagnostic]) -> list[Tok]:
 
 def _unterminated(diags: list[Diagnostic], path: str, line: int, col: int, start: int) -> None:
     diags.append(Diagnostic.error(
-        "E0103", "unterminated string", Span(path, line, col, line, col + 1, start, start + 1),
+        ec.E0103, "unterminated string", Span(path, line, col, line, col + 1, start, start + 1),
         "this string is never closed", help='close it with `"` on the same line'))
 
 
@@ -143,7 +144,7 @@ def _unknown(diags: list[Diagnostic], path: str, value: str, line: int, col: int
     shown = value if len(value) <= 20 else value[:20] + "…"
     what = "character" if len(value) == 1 else "characters"
     diags.append(Diagnostic.error(
-        "E0101", f"unknown {what} `{shown}`" if shown.isprintable()
+        ec.E0101, f"unknown {what} `{shown}`" if shown.isprintable()
         else f"unknown {what} {shown!r}",
         Span(path, line, col, line, col + len(value), start, end),
         "not part of ShapeScript's syntax"))

@@ -6,6 +6,7 @@ from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax.driver import Fail
 from shapescript.syntax.tokens import describe
+from shapescript import error_codes as ec
 
 __all__ = ["syntax_error"]
 
@@ -54,15 +55,15 @@ def syntax_error(fail: Fail, src: str, path: str) -> Diagnostic:
     expected = {t for t in fail.expected if t.isupper() or t == "$END"}
     span = Span(path, tok.line, tok.col, tok.end_line, tok.end_col, tok.start, tok.end)
     if tok.type == "INDENT":
-        return Diagnostic.error("E0102", "unexpected indentation", span,
+        return Diagnostic.error(ec.E0102, "unexpected indentation", span,
                                 "this line is indented more than the one before",
                                 help="indent only the block after a line ending in `:`")
     if "INDENT" in expected and len(expected) == 1:
-        return Diagnostic.error("E0102", "expected an indented block", span,
+        return Diagnostic.error(ec.E0102, "expected an indented block", span,
                                 "the block after `:` must be indented")
     what = describe(tok, src)
     if tok.type in ("NEWLINE", "DEDENT", "$END"):
         message = f"unexpected {what}"
     else:
         message = f"unexpected token {what}"
-    return Diagnostic.error("E0101", message, span, _expected_label(expected))
+    return Diagnostic.error(ec.E0101, message, span, _expected_label(expected))
