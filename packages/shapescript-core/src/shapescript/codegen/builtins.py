@@ -9,7 +9,7 @@ one emitter, told apart by their registry entries (``torch``, ``torch_pair`` …
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from shapescript.builtin_registry import ARITH_OPS, BUILTINS_BY_NAME, ELEMENTWISE_OPS, family
@@ -32,7 +32,7 @@ def positional(e: ast.Call) -> list[ast.Expr]:
     return [a.value for a in e.args if a.name is None]
 
 
-def dims_arg(dims: list[int]) -> str:
+def dims_arg(dims: Sequence[int]) -> str:
     return str(dims[0]) if len(dims) == 1 else "(" + ", ".join(map(str, dims)) + ")"
 
 
@@ -366,7 +366,7 @@ def gen_map(g: "ExprGen", e: ast.Call, data: MapOver) -> str:
     if isinstance(bt, TensorType):
         n = data.count
         stacked = f"{T}.stack([{code} for {var} in range({count})])"
-        if n.is_const and n.const_value >= 1:
+        if n.const_value is not None and n.const_value >= 1:
             return stacked
         # No items: `stack` has nothing to take the shape from, so the declared one is built
         # (a generic count may be 0 at run time; a `?` size inside has no value, so checked).

@@ -114,7 +114,7 @@ class _Pass:
                     case Elementwise(op, None) if op in _ARITH and len(args) == 2:
                         return self.joined(args[0], args[1])
                     case Reduction(dims) if res.name in KEEPDIM_NAMES and len(args) == 1:
-                        t = cm.types.get(id(args[0]))
+                        t: Any = cm.types.get(id(args[0]))
                         if keeps(res.name, dims, t):
                             assert dims is not None
                             return tuple(sorted(dims)), t.rank
