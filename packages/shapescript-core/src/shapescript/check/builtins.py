@@ -556,6 +556,9 @@ def b_constructor(ck: ExprChecker, name: str, e: ast.Constructor) -> Type:
 # -- host -------------------------------------------------------------------------------
 @rule("print")
 def b_print(ck: ExprChecker, name: str, e: ast.Call) -> Type:
+    # Any number of values, but no keyword: Python's `sep=`/`end=` are not offered, and a
+    # keyword nothing reads would be dropped without a word.
+    need(e, name, [], {a.name: a for a in e.args if a.name is not None}, 0)
     for a in e.args:
         ck.expr(a.value)
     return NOTHING
