@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from shapescript.builtin_registry import BUILTINS_BY_NAME, CONSTRUCTOR_NAMES, Builtin
-from shapescript.check import ops
+from shapescript.check import domains, ops
 from shapescript.check.fail import Fail
 from shapescript.check.patterns import REDUCE_OPS
 from shapescript.check.resolutions import BuiltinCall
@@ -290,8 +290,9 @@ def b_topk(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     # An axis the prover can't compare with k (a generic) is checked at run time.
     check = not (ax.size - kk).provably_nonneg()
     axes = list(t.axes)
-    axes[i] = Axis(kk, kk)
-    vals = TensorType(tuple(axes), t.dtype, t.domain)
+    # The new axis is labelled as `k` is written (`topk(x, A, over=E)` gives an axis `A`).
+    axes[i] = Axis(kk, label_of_size_expr(ck, pos[1].value, kk))
+    vals = TensorType(tuple(axes), t.dtype, domains.selected_domain(t.domain))
     idx = TensorType(tuple(axes), "i64", Domain("Index", index=ax.size))
     ck.res[id(e)] = BuiltinCall("topk", data={"k": k, "dim": i, "check": check,
                                                              "label": str(ax.label)})
