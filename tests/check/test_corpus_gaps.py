@@ -65,3 +65,32 @@ def test_the_router_runs_as_torch(ss):
     want_v, want_i = torch.topk(x, 2, dim=-1)
     assert torch.allclose(vals, want_v / want_v.sum(-1, keepdim=True))
     assert torch.equal(idx, want_i)
+
+
+# -- over= a computed axis --------------------------------------------------------------
+
+POOL = """dim S = 64
+dim D = 4
+fn pool(x: [b S/32 D]) -> [b D] = mean(x, over=S/32)
+fn spaced(x: [b S / 32 D]) -> [b D] = sum(x, over=(S/32))
+fn odd(x: [b 2*n + 1 D]) -> [b D] = max(x, over=2*n+1)
+fn soft(x: [b S/32 D]) -> [b S/32 D] = softmax(x, over=S/32)
+"""
+
+
+def test_over_names_an_axis_written_as_a_size_expression(ss):
+    # Before: E0403 "`over=` takes an axis name or a group of names, not an expression".
+    assert _codes(POOL) == []
+    torch = pytest.importorskip("torch")
+    m = ss(POOL)
+    x = torch.randn(3, 2, 4)
+    assert torch.allclose(m.pool(x), x.mean(1))
+    assert torch.allclose(m.spaced(x), x.sum(1))
+    y = torch.randn(3, 5, 4)
+    assert torch.allclose(m.odd(y), y.amax(1))
+    assert torch.allclose(m.soft(x), torch.softmax(x, 1))
+
+
+def test_over_a_computed_axis_the_value_lacks_is_e0403():
+    src = "dim S = 64\nfn f(x: [b S/32]) -> [b] = sum(x, over=S/16)\n"
+    assert _codes(src) == ["E0403"]

@@ -26,6 +26,7 @@ from shapescript.check.resolutions import BuiltinCall
 from shapescript.check.scope import Var, check_local_name
 from shapescript.check.sizes import Size, size_op
 from shapescript.check.typeconv import SizeError
+from shapescript.check.written_labels import computed_label
 from shapescript.diagnostics import Diagnostic
 from shapescript.check.types import (
     ERROR,
@@ -114,7 +115,8 @@ def checked_args(e: ast.Call, name: str, *, check_required: bool = True,
 
 
 def over_labels(a: ast.Arg) -> list[tuple[str, ast.Expr]]:
-    """The labels of an ``over=`` argument: a name or a parenthesised group of names."""
+    """The labels of an ``over=`` argument: a name, a size expression (``S/32``) or a
+    parenthesised group of names."""
     v = a.value
     if isinstance(v, ast.Name):
         return [(v.id, v)]
@@ -124,6 +126,9 @@ def over_labels(a: ast.Arg) -> list[tuple[str, ast.Expr]]:
                                                         for x in v.items):
         return [(x.id if isinstance(x, ast.Name) else f"{x.value.id}.{x.attr}", x)  # type: ignore[union-attr]
                 for x in v.items]
+    computed = computed_label(v)
+    if computed is not None:
+        return [(str(computed), v)]
     raise Fail("E0403", "`over=` takes an axis name or a group of names, not an expression",
                "not an axis name", span=v.span,
                help="reduce an axis labelled by an expression with a pattern, or relabel it with an annotation")

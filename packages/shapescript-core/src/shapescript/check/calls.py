@@ -22,6 +22,7 @@ from shapescript.check.resolutions import (
 )
 from shapescript.check.size_solve import exact_div, solve_linear
 from shapescript.check.sizes import Size
+from shapescript.check.written_labels import computed_label
 from shapescript.check.types import (
     ERROR, INT, NONE, NOTHING, Axis, ErrorType, HostType, ModelType, PyType, TensorType, Type, is_float,
     is_int, label_hits,
@@ -430,7 +431,8 @@ class CallChecker:
                 return x.id
             if isinstance(x, ast.Attr) and isinstance(x.value, ast.Name):
                 return f"{x.value.id}.{x.attr}"  # a dim of an imported module
-            return None
+            computed = computed_label(x)  # an axis written `S/32`
+            return None if computed is None else str(computed)
 
         names: list[Any]
         if label_of(a.value) is not None:
