@@ -94,3 +94,31 @@ def test_over_names_an_axis_written_as_a_size_expression(ss):
 def test_over_a_computed_axis_the_value_lacks_is_e0403():
     src = "dim S = 64\nfn f(x: [b S/32]) -> [b] = sum(x, over=S/16)\n"
     assert _codes(src) == ["E0403"]
+
+
+# -- extern fn parameters named like keywords --------------------------------------------
+
+INDEX_COPY = """extern fn index_copy(input: [n ...] Float, dim: int, index: [k] i64, source: [k ...] Float) -> [n ...] Float = "torch.index_copy"
+fn by_position(x: [n D], i: [k] i64, s: [k D]) -> [n D] = index_copy(x, 0, i, s)
+fn by_name(x: [n D], i: [k] i64, s: [k D]) -> [n D] = index_copy(x, dim=0, index=i, source=s)
+"""
+
+
+def test_an_extern_parameter_may_be_named_dim_and_torch_is_called_without_a_shim(ss):
+    # Before: E0101 "unexpected token `dim`" in the declaration.
+    assert _codes(INDEX_COPY) == []
+    torch = pytest.importorskip("torch")
+    m = ss(INDEX_COPY)
+    x, s, i = torch.zeros(5, 3), torch.randn(2, 3), torch.tensor([4, 1])
+    want = torch.index_copy(x, 0, i, s)
+    assert torch.equal(m.by_position(x, i, s), want)
+    assert torch.equal(m.by_name(x, i, s), want)
+    assert torch.equal(m.index_copy(x, 0, i, s), want)  # the checked entry, from Python
+
+
+@pytest.mark.parametrize("src", [
+    "fn f(x: [n], dim: int) -> [n] = x\n",                       # only an extern's
+    'extern fn f(x: [n] Float, in: int) -> [n] Float = "torch.neg"\n',  # a Python keyword
+])
+def test_other_keywords_stay_keywords(src):
+    assert _codes(src) == ["E0101"]
