@@ -122,3 +122,31 @@ def test_an_extern_parameter_may_be_named_dim_and_torch_is_called_without_a_shim
 ])
 def test_other_keywords_stay_keywords(src):
     assert _codes(src) == ["E0101"]
+
+
+# -- a generic `Size` argument: groups=e -------------------------------------------------
+
+DEPTHWISE = """extern fn conv_groups(input: [b c h w] Float, weight: [o cg kh kw] Float, groups: Size[G]) -> [b o h-kh+1 w-kw+1] Float = "torch.nn.functional.conv2d"
+fn depthwise(x: [b e h w], k: [e 1 3 3]) -> [b e h-2 w-2] = conv_groups(x, k, groups=e)
+fn doubled(x: [b e h w], k: [2*e 1 3 3]) -> [b 2*e h-2 w-2] = conv_groups(x, k, groups=e)
+"""
+
+
+def test_a_generic_axis_is_a_size_argument(ss):
+    # Before: E1003 "a `Size` argument must be known before the program runs".
+    assert _codes(DEPTHWISE) == []
+    torch = pytest.importorskip("torch")
+    m = ss(DEPTHWISE)
+    F = torch.nn.functional
+    x, k = torch.randn(2, 5, 8, 8), torch.randn(5, 1, 3, 3)
+    assert torch.allclose(m.depthwise(x, k), F.conv2d(x, k, groups=5), atol=1e-6)
+    k2 = torch.randn(10, 1, 3, 3)
+    assert torch.allclose(m.doubled(x, k2), F.conv2d(x, k2, groups=5), atol=1e-6)
+    x3, k3 = torch.randn(1, 3, 6, 6), torch.randn(3, 1, 3, 3)
+    assert torch.allclose(m.depthwise(x3, k3), F.conv2d(x3, k3, groups=3), atol=1e-6)
+
+
+def test_a_host_int_is_still_no_size_argument():
+    src = DEPTHWISE.splitlines()[0] + (
+        "\nfn f(x: [b e h w], k: [e 1 3 3], g: int) -> [b e h-2 w-2] = conv_groups(x, k, groups=g)\n")
+    assert _codes(src) == ["E1003"]

@@ -298,6 +298,11 @@ class CallChecker:
         for p in sig.params:
             a = matched.get(p.name)
             if isinstance(p.type, SizeParam) and a is not None:
+                generic = self.generic_size(a.value)
+                if generic is not None:
+                    # A generic axis's size at this call (`groups=e`): passed as its value.
+                    b.sizes[p.type.name] = (generic, generic)
+                    continue
                 v = self.ck.static_size(a.value)
                 b.sizes[p.type.name] = (Size.const(v), Size.const(v))
                 self.ck.types[id(a.value)] = HostType("int", v)
@@ -326,6 +331,9 @@ class CallChecker:
             a = matched.get(p.name)
             pt = relabel(p.type, labels) if labels and isinstance(p.type, TensorType) else p.type
             if a is None:
+                continue
+            if isinstance(pt, SizeParam) and not b.sizes[pt.name][0].is_const:
+                argvals[p.name] = ExprArg(a.value)  # a generic's size, known when it runs
                 continue
             if isinstance(pt, (SizeParam, AxisParam)):
                 argvals[p.name] = ConstArg(axis_positions.get(p.name) if isinstance(pt, AxisParam)
@@ -422,6 +430,16 @@ class CallChecker:
                 else:
                     args.append(argvals.get(p.name, ExprArg(a.value)))
             self.ck.res[id(e)] = FnCall(sig, tuple(args))
+
+    def generic_size(self, e: ast.Expr) -> Size | None:
+        """A ``Size[K]`` argument written with the signature's generic axes (``e``,
+        ``2*e``): that size, typed as the host ``int`` it is at run time; None for anything
+        else (a literal or a dim is static; the rest is E1003)."""
+        s = self.ck.expr_size(e)
+        if s is None or s.is_const or any(n.startswith("?") for n in s.free_vars()):
+            return None
+        t = self.ck.expr(e)
+        return s if isinstance(t, HostType) and t.name == "int" else None
 
     def axis_arg(self, p: AxisParam, a: ast.Arg, t: Type, tensor_param: Any, b: Binding,
                  sig: FnSig) -> Any:
