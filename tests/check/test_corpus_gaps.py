@@ -150,3 +150,24 @@ def test_a_host_int_is_still_no_size_argument():
     src = DEPTHWISE.splitlines()[0] + (
         "\nfn f(x: [b e h w], k: [e 1 3 3], g: int) -> [b e h-2 w-2] = conv_groups(x, k, groups=g)\n")
     assert _codes(src) == ["E1003"]
+
+
+# -- indexing a constructor's result -----------------------------------------------------
+
+ROWS = """dim M = 16
+fn rows(pos: [n] Index[M]) -> [n M] Mask = causal[M M][pos]
+fn windowed(pos: [n] Index[M]) -> [n M] Mask = causal[M M](window=4)[pos]
+fn last() -> [M] = arange[M][M - 1] + zeros[M M][0]
+"""
+
+
+def test_a_constructor_is_indexed(ss):
+    # Before: E0101 "unexpected token `[`" after `causal[M M]`.
+    assert _codes(ROWS) == []
+    torch = pytest.importorskip("torch")
+    m = ss(ROWS)
+    pos = torch.tensor([0, 5, 15])
+    full = torch.ones(16, 16, dtype=torch.bool).tril()
+    assert torch.equal(m.rows(pos), full[pos])
+    assert torch.equal(m.windowed(pos), full.triu(-3)[pos])
+    assert torch.equal(m.last(), torch.full((16,), 15.0))
