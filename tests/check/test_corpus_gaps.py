@@ -171,3 +171,50 @@ def test_a_constructor_is_indexed(ss):
     assert torch.equal(m.rows(pos), full[pos])
     assert torch.equal(m.windowed(pos), full.triu(-3)[pos])
     assert torch.equal(m.last(), torch.full((16,), 15.0))
+
+
+# -- `if i == o` narrows sizes in its branch ---------------------------------------------
+
+RESIDUAL = """fn block(x: [b i], w: [i o]) -> [b o]:
+    h = x @ w
+    if i == o:
+        return h + x
+    return h
+fn swapped(x: [b i], w: [i o]) -> [b o]:
+    h = x @ w
+    if o == i:
+        h = h + x
+    return h
+fn merged(x: [b i], w: [i o]) -> [b o]:
+    h = x @ w
+    if i == o and b == 2:
+        y = h + x
+    else:
+        y = h
+    return y
+"""
+
+
+def test_an_if_on_sizes_narrows_them_in_its_branch(ss):
+    # Before: E0402, `h + x` was `[b o i]` (two labels broadcast).
+    assert _codes(RESIDUAL) == []
+    torch = pytest.importorskip("torch")
+    m = ss(RESIDUAL)
+    x, sq, wide = torch.randn(2, 4), torch.randn(4, 4), torch.randn(4, 6)
+    for f in (m.block, m.swapped, m.merged):
+        assert torch.allclose(f(x, sq), x @ sq + x)
+        assert torch.allclose(f(x, wide), x @ wide)
+    x3 = torch.randn(3, 4)
+    assert torch.allclose(m.merged(x3, sq), x3 @ sq)  # b == 2 fails: no residual
+
+
+@pytest.mark.parametrize("cond", ["i != o", "i < o", "i == o or b == 2"])
+def test_only_an_equality_narrows(cond):
+    src = f"fn f(x: [b i], w: [i o]) -> [b o]:\n    h = x @ w\n    if {cond}:\n        return h + x\n    return h\n"
+    assert _codes(src) == ["E0402"]
+
+
+def test_the_narrowing_ends_with_its_branch():
+    src = ("fn f(x: [b i], w: [i o]) -> [b o]:\n    h = x @ w\n    if i == o:\n        h = h + x\n"
+           "    else:\n        h = h + x\n    return h\n")
+    assert _codes(src) == ["E0401"]  # the `else` knows nothing: `[b o i]` there
