@@ -90,3 +90,66 @@ def test_pack_and_unpack_agree_with_einops(theirs, ours, shapes, ss):
     want = einops.unpack(packed, ps, theirs)
     assert len(back) == len(want)
     assert all(torch.equal(a, b) for a, b in zip(back, want))
+
+
+# -- keyword sizes for axes the types leave open -----------------------------------------
+# einops' `repeat_test_cases` (tests/test_ops.py) give sizes for axes of the input too
+# (`a=2` on an input of shape (2, 3, 5)), and its `check_reversion` reduces the result back
+# with the same keywords. On a generic input axis the keyword is checked when the call runs.
+
+KEYWORD_CASES = [
+    # (pattern, its keyword sizes), for an input of shape (2, 3, 5)
+    ("a b c -> (c copy a b)", dict(copy=2, a=2, b=3, c=5)),
+    ("a b c -> (c a) (copy1 b copy2)", dict(a=2, copy1=1, copy2=2)),
+    ("a b c -> c a b", dict()),
+]
+
+
+def _keywords(sizes: dict) -> str:
+    return "".join(f", {k}={v}" for k, v in sizes.items())
+
+
+@pytest.mark.parametrize("pattern, sizes", KEYWORD_CASES)
+def test_keyword_sizes_for_generic_input_axes_agree_with_einops(pattern, sizes, ss):
+    x = torch.arange(2 * 3 * 5).reshape(2, 3, 5)
+    left, right = pattern.split("->")
+    repeated = einops.repeat(x, pattern, **sizes)
+    kws = _keywords(sizes)
+    src = (f"fn rep(x: [p q r] i64) -> [{' '.join(f'?o{i}' for i in range(repeated.dim()))}] i64"
+           f" = repeat(x, {pattern}{kws})\n")
+    for op in ("min", "max"):
+        src += (f"fn back_{op}(y: [{' '.join(f'?o{i}' for i in range(repeated.dim()))}] i64) -> "
+                f"[?a ?b ?c] i64 = reduce(y, {right} -> {left}, {op}{kws})\n")
+    m = ss(src)
+    got = m.rep(x)
+    assert torch.equal(got, repeated)
+    for op in ("min", "max"):
+        back = getattr(m, f"back_{op}")(got)
+        assert torch.equal(back, einops.reduce(repeated, f"{right} -> {left}", op, **sizes))
+        assert torch.equal(back, x)
+
+
+def test_a_keyword_size_on_a_generic_input_axis_reduces_as_einops(ss):
+    # The issue's case: `reduce(x, a b c d e -> (e c) a, sum, a=2)` on [p q r s t].
+    x = torch.randn(*SHAPE, generator=torch.Generator().manual_seed(2))
+    m = ss("fn f(x: [p q r s t]) -> [t*r p] = reduce(x, a b c d e -> (e c) a, sum, a=2)\n")
+    assert torch.allclose(m.f(x), einops.reduce(x, "a b c d e -> (e c) a", "sum", a=2))
+
+
+def test_a_keyword_size_the_axis_does_not_have_is_a_shape_error(ss):
+    from shapescript import ShapeError
+
+    m = ss("fn f(x: [p q r s t]) -> [t*r p] = reduce(x, a b c d e -> (e c) a, sum, a=3)\n")
+    with pytest.raises(ShapeError, match=r"m\.ss:1:.*`a=3` needs axis `p` to be 3, but it is 2"):
+        m.f(torch.randn(*SHAPE))
+    with pytest.raises(einops.EinopsError):
+        einops.reduce(torch.randn(*SHAPE), "a b c d e -> (e c) a", "sum", a=3)
+
+
+def test_a_keyword_size_a_static_axis_does_not_have_is_still_e0605():
+    from shapescript.compiler import check_source
+
+    src = "fn f(x: [2 q]) -> [q] = reduce(x, a b -> b, sum, a=3)\n"
+    assert [d.code for d in check_source(src, "t.ss")] == ["E0605"]
+    src = "fn f(x: [p+1 q]) -> [q] = reduce(x, a b -> b, sum, a=p)\n"
+    assert [d.code for d in check_source(src, "t.ss")] == ["E0605"]

@@ -59,15 +59,18 @@ ONE = Size.const(1)
 
 @dataclass(frozen=True, slots=True)
 class RuntimeCheck:
-    """A divisibility the checker could not decide: ``inputs[input].shape[axis]`` (the
-    checker's ``num``) must be a multiple of ``den``, else a ``ShapeError(text)``.
-    ``axis`` counts from the end (negative) for axes after a ``...``."""
+    """A fact the checker could not decide: ``inputs[input].shape[axis]`` (the checker's
+    ``num``) must be a multiple of ``den`` (``helper`` ``divides``), or be ``den``
+    (``has_size``: a keyword size for an axis whose size the types leave open), else a
+    ``ShapeError(text)``. ``axis`` counts from the end (negative) for axes after a
+    ``...``; ``helper`` names the runtime's check."""
 
     input: int
     axis: int
     num: Size
     den: Size
     text: str
+    helper: str = "divides"
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,9 +169,18 @@ class _Checker:
                     help="check the pattern's axis order against the input's type; "
                          "a name that is a dim or a generic must fit its axis")
 
-    def bind_name(self, name: str, axis: Axis) -> None:
+    def bind_name(self, name: str, axis: Axis, at: tuple[int, int] = (0, 0)) -> None:
         if name in self.known:
             size = self.known[name][0]
+            if size != axis.size and self.known[name][2] == "kw" and _open(axis.size, size):
+                # A keyword size for an axis the types leave open (`a=2` on a generic `p`):
+                # checked when the call runs, as einops checks it; the axis stays `p`.
+                self.checks.append(RuntimeCheck(
+                    at[0], at[1], axis.size, size,
+                    f"`{name}={self.known[name][1]}` needs axis `{axis.label}` to be {size}",
+                    helper="has_size"))
+                self.bound.setdefault(name, (axis.size, axis.label))
+                return
             if size != axis.size:
                 raise self._misfit(name, size, axis)
             label = self.known[name][1]
@@ -211,7 +223,14 @@ class _Checker:
             k_size, k_label = k_size * s, k_label * lab
         gs = g.src()
         if not unknown:
-            if k_size != axis.size:
+            keyword = any(self.known.get(m.name, (0, 0, ""))[2] == "kw" for m in g.items)
+            if k_size != axis.size and keyword and _open(axis.size, k_size):
+                # Keyword sizes for a group on an axis the types leave open: as `bind_name`.
+                self.checks.append(RuntimeCheck(
+                    i, pos, axis.size, k_size,
+                    f"`{gs}` needs axis `{axis.label}` to be {size_text(k_size, k_label)}",
+                    helper="has_size"))
+            elif k_size != axis.size:
                 raise Fail("E0605", f"the group `{gs}` is `{size_text(k_size, k_label)}` but "
                            f"its axis is `{axis.written}`",
                            f"`{k_label}` against `{axis.label}`",
@@ -295,7 +314,7 @@ class _Checker:
                     raise Fail("E0605", f"`1` in the pattern but axis `{axis.label}` has size "
                                f"{axis.size}", f"`{axis.label}` is {axis.size}")
             elif term.kind == "name":
-                self.bind_name(term.name, axis)
+                self.bind_name(term.name, axis, (i, pos))
             else:
                 self.bind_group(i, pos, term, axis)
             names_per_axis.append((axis, term.names()))
@@ -374,6 +393,12 @@ class _Checker:
 
 def _axes_n(n: int) -> str:
     return f"{n} axis" if n == 1 else f"{n} axes"
+
+
+def _open(size: Size, keyword: Size) -> bool:
+    """Whether an axis of ``size`` may be ``keyword`` when the program runs: it has
+    generic or unknown sizes in it and doesn't differ from ``keyword`` by a constant."""
+    return bool(size.free_vars()) and (size - keyword).const_value is None
 
 
 def _provably_inexact(num: Size, den: Size) -> bool:
