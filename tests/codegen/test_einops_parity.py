@@ -153,3 +153,49 @@ def test_a_keyword_size_a_static_axis_does_not_have_is_still_e0605():
     assert [d.code for d in check_source(src, "t.ss")] == ["E0605"]
     src = "fn f(x: [p+1 q]) -> [q] = reduce(x, a b -> b, sum, a=p)\n"
     assert [d.code for d in check_source(src, "t.ss")] == ["E0605"]
+
+
+# -- non-ASCII axis names ---------------------------------------------------------------
+# einops' test_parsing accepts `camelCase under_scored cApiTaLs ß ...`: any Python
+# identifier is an axis name.
+
+UNICODE_CASES = [
+    ("camelCase under_scored cApiTaLs ß ... -> ß ... cApiTaLs under_scored camelCase", "rearrange"),
+    ("camelCase under_scored cApiTaLs ß ... -> (ß camelCase) ... (under_scored cApiTaLs)", "rearrange"),
+    ("camelCase under_scored cApiTaLs ß ... -> ß camelCase", "sum"),
+    ("camelCase under_scored cApiTaLs ß ... -> ß ... copy camelCase under_scored cApiTaLs", "repeat"),
+]
+
+
+@pytest.mark.parametrize("pattern, op", UNICODE_CASES)
+def test_non_ascii_axis_names_agree_with_einops(pattern, op, ss):
+    x = torch.randn(*SHAPE, generator=torch.Generator().manual_seed(3))
+    if op == "rearrange":
+        want = einops.rearrange(x, pattern)
+    elif op == "repeat":
+        want = einops.repeat(x, pattern, copy=2)
+    else:
+        want = einops.reduce(x, pattern, op)
+    ret = "[" + " ".join(f"?o{i}" for i in range(want.dim())) + "]"
+    call = {"rearrange": f"rearrange(x, {pattern})",
+            "repeat": f"repeat(x, {pattern}, copy=2)"}.get(op, f"reduce(x, {pattern}, {op})")
+    m = ss(f"fn f(x: [p q r ß t]) -> {ret} = {call}\n")
+    got = m.f(x)
+    assert got.shape == want.shape
+    assert torch.allclose(got, want)
+
+
+def test_non_ascii_names_in_types_and_values(ss):
+    m = ss("dim Größe = 4\nfn f(x: [ß Größe]) -> [Größe ß] = rearrange(x, ß g -> g ß) * ß\n")
+    x = torch.randn(3, 4)
+    assert torch.allclose(m.f(x), x.T * 3)
+    assert m.Größe == 4
+
+
+@pytest.mark.parametrize("name, fix", [("\ufb01le", "file"), ("\u2126", "\u03a9")])
+def test_a_name_python_would_read_otherwise_is_e0101(name, fix):
+    from shapescript.compiler import check_source
+
+    diags = check_source(f"fn f(x: [{name}]) -> [{name}] = x\n", "t.ss")
+    assert [d.code for d in diags] == ["E0101", "E0101"]
+    assert f"write it `{fix}`" in diags[0].help
