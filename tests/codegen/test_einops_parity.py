@@ -199,3 +199,52 @@ def test_a_name_python_would_read_otherwise_is_e0101(name, fix):
     diags = check_source(f"fn f(x: [{name}]) -> [{name}] = x\n", "t.ss")
     assert [d.code for d in diags] == ["E0101", "E0101"]
     assert f"write it `{fix}`" in diags[0].help
+
+
+# -- einsum broadcasts an axis of size 1 --------------------------------------------------
+# torch's einsum (which einops' calls) broadcasts an axis of size 1 against the same name
+# in another input: `i j, j k -> i k` on (2, 1) and (3, 4) sums `b` over `j` times `a`.
+
+EINSUM_BROADCAST = [
+    # (pattern, ShapeScript's input types, shapes)
+    ("i j, j k -> i k", ("[2 1]", "[3 4]"), ((2, 1), (3, 4))),
+    ("i j, j k -> i j k", ("[2 1]", "[3 4]"), ((2, 1), (3, 4))),
+    ("i j, j k -> i j k", ("[2 3]", "[1 4]"), ((2, 3), (1, 4))),
+    ("z i j, z j k -> z i k", ("[p 2 1]", "[1 n 4]"), ((5, 2, 1), (1, 3, 4))),
+]
+
+
+@pytest.mark.parametrize("pattern, types, shapes", EINSUM_BROADCAST)
+def test_einsum_broadcasts_a_size_one_axis_as_einops(pattern, types, shapes, ss):
+    g = torch.Generator().manual_seed(4)
+    a, b = (torch.randn(s, generator=g) for s in shapes)
+    want = einops.einsum(a, b, pattern)
+    ret = "[" + " ".join(f"?o{i}" for i in range(want.dim())) + "]"
+    m = ss(f"fn f(a: {types[0]}, b: {types[1]}) -> {ret} = einsum(a, b: {pattern})\n")
+    got = m.f(a, b)
+    assert got.shape == want.shape
+    assert torch.allclose(got, want, atol=1e-6)
+
+
+def test_einsum_result_takes_the_broadcast_size():
+    from shapescript.compiler import check_program
+
+    p = check_program("fn f(a: [2 1], b: [3 4]) = einsum(a, b: i j, j k -> i j k)\n", "t.ss")
+    assert p.ok
+    t = p.main.type_of(p.main.fns["f"].sig.decl.body)
+    assert [str(ax.size) for ax in t.axes] == ["2", "3", "4"]
+
+
+@pytest.mark.parametrize("types", [("[2 2]", "[3 4]"), ("[2 n]", "[3 4]")])
+def test_einsum_sizes_other_than_one_must_agree(types):
+    from shapescript.compiler import check_source
+
+    src = f"fn f(a: {types[0]}, b: {types[1]}) = einsum(a, b: i j, j k -> i k)\n"
+    assert [d.code for d in check_source(src, "t.ss")] == ["E0401"]
+
+
+def test_a_trace_does_not_broadcast():
+    from shapescript.compiler import check_source
+
+    src = "fn f(a: [1 3]) = einsum(a: i i -> i)\n"
+    assert [d.code for d in check_source(src, "t.ss")] == ["E0401"]

@@ -60,10 +60,9 @@ ONE = Size.const(1)
 @dataclass(frozen=True, slots=True)
 class RuntimeCheck:
     """A fact the checker could not decide: ``inputs[input].shape[axis]`` (the checker's
-    ``num``) must be a multiple of ``den`` (``helper`` ``divides``), or be ``den``
-    (``has_size``: a keyword size for an axis whose size the types leave open), else a
-    ``ShapeError(text)``. ``axis`` counts from the end (negative) for axes after a
-    ``...``; ``helper`` names the runtime's check."""
+    ``num``) is a multiple of ``den`` (the runtime's ``helper`` ``divides``), or is ``den``
+    (``has_size``: a keyword size for an axis the types leave open), else a
+    ``ShapeError(text)``. ``axis`` counts from the end (negative) after a ``...``."""
 
     input: int
     axis: int
@@ -101,9 +100,6 @@ class PatternResult:
     merges: tuple[tuple[Size, ...], ...] = ()
 
 
-# ---------------------------------------------------------------------------
-
-
 class _Checker:
     def __init__(self, kind: str, inputs: list[TensorType], kw: dict[str, tuple[Size, Size]],
                  dims: dict[str, int], generics: frozenset[str],
@@ -118,6 +114,7 @@ class _Checker:
         # name -> (size, label, origin): origin "dim", "generic", "kw", "literal", "local"
         self.known: dict[str, tuple[Size, Size, str]] = {}
         self.bound: dict[str, tuple[Size, Size]] = {}
+        self.bound_in: dict[str, int] = {}  # the input that bound each name first
         self.in_group_names: set[str] = set()
         self.checks: list[RuntimeCheck] = []
         self.ell: tuple[Axis, ...] | None = None
@@ -175,10 +172,8 @@ class _Checker:
             if size != axis.size and self.known[name][2] == "kw" and _open(axis.size, size):
                 # A keyword size for an axis the types leave open (`a=2` on a generic `p`):
                 # checked when the call runs, as einops checks it; the axis stays `p`.
-                self.checks.append(RuntimeCheck(
-                    at[0], at[1], axis.size, size,
-                    f"`{name}={self.known[name][1]}` needs axis `{axis.label}` to be {size}",
-                    helper="has_size"))
+                what = f"`{name}={self.known[name][1]}` needs axis `{axis.label}` to be {size}"
+                self.checks.append(RuntimeCheck(*at, axis.size, size, what, "has_size"))
                 self.bound.setdefault(name, (axis.size, axis.label))
                 return
             if size != axis.size:
@@ -191,6 +186,11 @@ class _Checker:
             return
         if name in self.bound:
             size, label = self.bound[name]
+            if size != axis.size and ONE in (size, axis.size) and self.kind == "einsum" \
+                    and self.bound_in.get(name) != at[0]:
+                # An axis of size 1 broadcasts against another input's, as torch's einsum does.
+                self.bound[name] = (size, label) if axis.size == ONE else (axis.size, axis.label)
+                return
             if size != axis.size:
                 raise Fail("E0401", f"sizes not provably equal: `{name}` is "
                            f"`{size_text(size, label)}` in one place but `{axis.written}` "
@@ -202,6 +202,7 @@ class _Checker:
                                 "another")
             return
         self.bound[name] = (axis.size, axis.label)
+        self.bound_in[name] = at[0]
 
     def _clashes(self, have: Size, want: Size) -> bool:
         return self.clash is not None and have != want and self.clash(have, want)
@@ -226,10 +227,8 @@ class _Checker:
             keyword = any(self.known.get(m.name, (0, 0, ""))[2] == "kw" for m in g.items)
             if k_size != axis.size and keyword and _open(axis.size, k_size):
                 # Keyword sizes for a group on an axis the types leave open: as `bind_name`.
-                self.checks.append(RuntimeCheck(
-                    i, pos, axis.size, k_size,
-                    f"`{gs}` needs axis `{axis.label}` to be {size_text(k_size, k_label)}",
-                    helper="has_size"))
+                what = f"`{gs}` needs axis `{axis.label}` to be {size_text(k_size, k_label)}"
+                self.checks.append(RuntimeCheck(i, pos, axis.size, k_size, what, "has_size"))
             elif k_size != axis.size:
                 raise Fail("E0605", f"the group `{gs}` is `{size_text(k_size, k_label)}` but "
                            f"its axis is `{axis.written}`",
@@ -396,8 +395,8 @@ def _axes_n(n: int) -> str:
 
 
 def _open(size: Size, keyword: Size) -> bool:
-    """Whether an axis of ``size`` may be ``keyword`` when the program runs: it has
-    generic or unknown sizes in it and doesn't differ from ``keyword`` by a constant."""
+    """Whether an axis of ``size`` (generic or unknown, not ``keyword`` ± a constant) may be
+    ``keyword`` when the program runs."""
     return bool(size.free_vars()) and (size - keyword).const_value is None
 
 
