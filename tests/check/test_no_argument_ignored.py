@@ -120,3 +120,23 @@ def test_an_extra_argument_is_a_diagnostic_with_a_code(name, extra):
 def test_a_constructor_rejects_a_value_it_does_not_take(call, code):
     src = f"fn f(x: [n n]) -> [n n] = x\nfn g(x: [n n]) = {call}\n"
     assert [d.code for d in check_source(src, "t.ss")] == [code]
+
+
+def _prelude_functions() -> list[str]:
+    from shapescript.compiler import prelude_env
+
+    env, names = prelude_env(), set()
+    while env is not None:
+        names |= set(env.fns)
+        env = env.prelude
+    return sorted(names)
+
+
+@pytest.mark.parametrize("name", _prelude_functions())
+def test_a_prelude_function_names_a_keyword_it_does_not_take(name):
+    # The prelude's functions are `extern fn`s: their signatures say every parameter, and
+    # a keyword none of them names is E0502, whatever else the call gives.
+    src = f"fn f(x: [n]) -> [n]:\n    y = {name}(bogus=1)\n    return x\n"
+    diags = [d for d in check_source(src, "t.ss") if d.code == "E0502"]
+    assert [d.message for d in diags] == [f"`{name}` has no parameter `bogus`"]
+    assert diags[0].help and diags[0].help != "parameters: "

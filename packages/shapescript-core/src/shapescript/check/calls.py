@@ -49,7 +49,8 @@ def match_args(call: ast.Call, params: list[ParamSig], what: str) -> dict[str, a
             continue
         if a.name not in names:
             raise Fail("E0502", f"{what} has no parameter `{a.name}`", "unknown keyword",
-                       help="parameters: " + ", ".join(f"`{p.name}`" for p in params), span=a.span)
+                       help=("parameters: " + ", ".join(f"`{p.name}`" for p in params)) if params
+                       else f"{what} takes no arguments", span=a.span)
         if a.name in out:
             raise Fail("E0502", f"argument `{a.name}` is given twice", "repeated", span=a.span)
         out[a.name] = a
