@@ -21,8 +21,8 @@ def test_pattern_groups_name_their_sizes():
     assert messages(src) == [("E0604", "the group `(h d)` doesn't divide its axis exactly: "
                                        "`D = 30` is not a multiple of `H = 4`")]
     assert labels(src) == ["`D` / `H`"]
-    src = "dim C = 4\ndim D = 32\nfn f(x: [b n]) -> [b n] = rearrange(x, b (h w) -> b (h w), h=C, w=D)\n"
-    assert messages(src) == [("E0605", "the group `(h w)` is `C*D = 128` but its axis is `n`")]
+    src = "dim C = 4\ndim D = 32\nfn f(x: [b D]) -> [b D] = rearrange(x, b (h w) -> b (h w), h=C, w=D)\n"
+    assert messages(src) == [("E0605", "the group `(h w)` is `C*D = 128` but its axis is `D = 32`")]
     src = "dim D = 30\nfn f(x: [n D]) -> [n D] = rearrange(x, n (h d) -> n (d h))\n"
     assert messages(src) == [("E0604", "the group `(h d)` has 2 unknown sizes (`h`, `d`) on the "
                                        "axis `D = 30`")]

@@ -4,7 +4,7 @@ extern fn roll(input: [...] u8, shifts: Size[K], dims: Axis[n]) -> [...] u8 = "t
 
 fn shift(img: [b c h w] u8, by: int) -> [b c h w] u8 = roll(img, by, dims=w)   #~ E1003
 
-fn generic(img: [b c h w] u8) -> [b c h w] u8 = roll(img, h, dims=w)   #~ E1003
+fn generic(img: [b c h w] u8) -> [b c h w] u8 = roll(img, h, dims=w)   # a generic's size: passed when it runs
 
 fn topk_host(x: [b n], k: int) -> [b 2] = topk(x, k, over=n)[0]   #~ E1003
 

@@ -24,7 +24,7 @@ from shapescript.builtin_registry import (
     BUILTINS_BY_NAME, CONSTRUCTOR_NAMES, EINOPS_PATTERN_NAMES, ELEMENTWISE_OPS, REDUCTION_NAMES,
     SCAN_NAMES, Builtin,
 )
-from shapescript.check import ops
+from shapescript.check import domains, ops
 from shapescript.check.fail import Fail
 from shapescript.check.payloads import (
     Concat, Contraction, Elementwise, HostCall, MapOver, Reduction, Scan, Split, Stacked, TopK,
@@ -35,6 +35,7 @@ from shapescript.check.result import BroadcastRes
 from shapescript.check.scope import Var, check_local_name
 from shapescript.check.sizes import Size, size_op
 from shapescript.check.typeconv import SizeError
+from shapescript.check.written_labels import computed_label
 from shapescript.diagnostics import Diagnostic
 from shapescript.check.types import (
     ERROR,
@@ -118,7 +119,8 @@ def checked_args(e: ast.Call, name: str, *, check_required: bool = True,
 
 
 def over_labels(a: ast.Arg) -> list[tuple[str, ast.Expr]]:
-    """The labels of an ``over=`` argument: a name or a parenthesised group of names."""
+    """The labels of an ``over=`` argument: a name, a size expression (``S/32``) or a
+    parenthesised group of names."""
     v = a.value
     if isinstance(v, ast.Name):
         return [(v.id, v)]
@@ -128,6 +130,9 @@ def over_labels(a: ast.Arg) -> list[tuple[str, ast.Expr]]:
                                                         for x in v.items):
         return [(x.id if isinstance(x, ast.Name) else f"{x.value.id}.{x.attr}", x)  # type: ignore[union-attr]
                 for x in v.items]
+    computed = computed_label(v)
+    if computed is not None:
+        return [(str(computed), v)]
     raise Fail(ec.E0403, "`over=` takes an axis name or a group of names, not an expression",
                "not an axis name", span=v.span,
                help="reduce an axis labelled by an expression with a pattern, or relabel it with an annotation")
@@ -302,8 +307,9 @@ def b_topk(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     # An axis the prover can't compare with k (a generic) is checked at run time.
     check = not (ax.size - kk).provably_nonneg()
     axes = list(t.axes)
-    axes[i] = Axis(kk, kk)
-    vals = TensorType(tuple(axes), t.dtype, t.domain)
+    # The new axis is labelled as `k` is written (`topk(x, A, over=E)` gives an axis `A`).
+    axes[i] = Axis(kk, label_of_size_expr(ck, pos[1].value, kk))
+    vals = TensorType(tuple(axes), t.dtype, domains.selected_domain(t.domain))
     idx = TensorType(tuple(axes), "i64", Domain("Index", index=ax.size))
     ck.res[id(e)] = BuiltinCall("topk", TopK(k, i, check, str(ax.label)))
     return TupleType((vals, idx))
@@ -566,6 +572,9 @@ def b_constructor(ck: ExprChecker, name: str, e: ast.Constructor) -> Type:
 # -- host -------------------------------------------------------------------------------
 @rule("print")
 def b_print(ck: ExprChecker, name: str, e: ast.Call) -> Type:
+    # Any number of values, but no keyword: Python's `sep=`/`end=` are not offered, and a
+    # keyword nothing reads would be dropped without a word.
+    need(e, name, [], {a.name: a for a in e.args if a.name is not None}, 0)
     for a in e.args:
         ck.expr(a.value)
     return NOTHING

@@ -22,6 +22,7 @@ from shapescript.check.resolutions import (
 )
 from shapescript.check.size_solve import exact_div, solve_linear
 from shapescript.check.sizes import Size
+from shapescript.check.written_labels import computed_label
 from shapescript.check.types import (
     ERROR, INT, NONE, NOTHING, Axis, ErrorType, HostType, ModelType, PyType, TensorType, Type, is_float,
     is_int, label_hits,
@@ -49,7 +50,8 @@ def match_args(call: ast.Call, params: list[ParamSig], what: str) -> dict[str, a
             continue
         if a.name not in names:
             raise Fail(ec.E0502, f"{what} has no parameter `{a.name}`", "unknown keyword",
-                       help="parameters: " + ", ".join(f"`{p.name}`" for p in params), span=a.span)
+                       help=("parameters: " + ", ".join(f"`{p.name}`" for p in params)) if params
+                       else f"{what} takes no arguments", span=a.span)
         if a.name in out:
             raise Fail(ec.E0502, f"argument `{a.name}` is given twice", "repeated", span=a.span)
         out[a.name] = a
@@ -333,6 +335,11 @@ class CallChecker:
         for p in sig.params:
             a = matched.get(p.name)
             if isinstance(p.type, SizeParam) and a is not None:
+                generic = self.generic_size(a.value)
+                if generic is not None:
+                    # A generic axis's size at this call (`groups=e`): passed as its value.
+                    b.sizes[p.type.name] = (generic, generic)
+                    continue
                 v = self.ck.static_size(a.value)
                 b.sizes[p.type.name] = (Size.const(v), Size.const(v))
                 self.ck.types[id(a.value)] = HostType("int", v)
@@ -368,6 +375,9 @@ class CallChecker:
             a = matched.get(p.name)
             pt = relabel(p.type, labels) if labels and isinstance(p.type, TensorType) else p.type
             if a is None:
+                continue
+            if isinstance(pt, SizeParam) and not b.sizes[pt.name][0].is_const:
+                argvals[p.name] = ExprArg(a.value)  # a generic's size, known when it runs
                 continue
             if isinstance(pt, (SizeParam, AxisParam)):
                 argvals[p.name] = ConstArg(axis_positions.get(p.name) if isinstance(pt, AxisParam)
@@ -443,6 +453,16 @@ class CallChecker:
                     args.append(argvals.get(p.name, ExprArg(a.value)))
             self.ck.res[id(e)] = FnCall(sig, tuple(args))
 
+    def generic_size(self, e: ast.Expr) -> Size | None:
+        """A ``Size[K]`` argument written with the signature's generic axes (``e``,
+        ``2*e``): that size, typed as the host ``int`` it is at run time; None for anything
+        else (a literal or a dim is static; the rest is E1003)."""
+        s = self.ck.expr_size(e)
+        if s is None or s.is_const or any(n.startswith("?") for n in s.free_vars()):
+            return None
+        t = self.ck.expr(e)
+        return s if isinstance(t, HostType) and t.name == "int" else None
+
     def axis_arg(self, p: AxisParam, a: ast.Arg, t: Type, tensor_param: Any, b: Binding,
                  sig: FnSig) -> Any:
         """The position of the axis an ``Axis[n]``/``Axes[n]`` argument names."""
@@ -451,7 +471,8 @@ class CallChecker:
                 return x.id
             if isinstance(x, ast.Attr) and isinstance(x.value, ast.Name):
                 return f"{x.value.id}.{x.attr}"  # a dim of an imported module
-            return None
+            computed = computed_label(x)  # an axis written `S/32`
+            return None if computed is None else str(computed)
 
         names: list[Any]
         if label_of(a.value) is not None:

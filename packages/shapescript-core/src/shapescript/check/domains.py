@@ -288,6 +288,17 @@ def _plain(d: Domain) -> str:
     return "Unit" if d.kind == "Prob" else "Real"
 
 
+def selected_domain(d: Domain) -> Domain:
+    """The domain of values picked out of a ``d`` value along an axis (``topk``'s values):
+    a class domain loses its marking, since the values no longer sum (or normalise) over
+    the class axis, whichever axis they were picked along; any other domain is kept.
+
+    >>> str(selected_domain(Domain("Prob", over=Size.var("E")))), str(selected_domain(Domain("Pos")))
+    ('Unit', 'Pos')
+    """
+    return Domain(_plain(d)) if d.kind in ("Logit", "LogProb", "Prob") else d
+
+
 def reduction_domain(op: str, d: Domain, dtype: str | None = None,
                      axis_size: Size | None = None, *, check_over: bool = False,
                      over: Iterable[Size] | None = None, count: Size | None = None) -> Domain:

@@ -31,7 +31,6 @@ one input with a new first axis of the tuple's length (labelled by it) and passe
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from itertools import count
 
 from shapescript.builtin_registry import EINOPS_REDUCE_OPS, family
@@ -39,6 +38,7 @@ from shapescript.check.domains import interval_view, reduction_domain
 from shapescript.check.dtypes import reduction_dtype
 from shapescript.check.broadcast import Clash, role_fail
 from shapescript.check.fail import Fail
+from shapescript.check.pattern_results import PatternResult, RuntimeCheck
 from shapescript.check.pattern_terms import (
     Renamer, Term, check_unique, convert_side, fmt_axes, side_text, syntax_error, user_names,
 )
@@ -61,50 +61,6 @@ EINSUM_NAMES = 52
 ONE = Size.const(1)
 
 
-@dataclass(frozen=True, slots=True)
-class RuntimeCheck:
-    """A divisibility the checker could not decide: ``inputs[input].shape[axis]`` (the
-    checker's ``num``) must be a multiple of ``den``, else a ``ShapeError(text)``.
-    ``axis`` counts from the end (negative) for axes after a ``...``."""
-
-    input: int
-    axis: int
-    num: Size
-    den: Size
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class PatternResult:
-    """The checked pattern.
-
-    ``out``: the result type (axes with sizes and labels, dtype, domain).
-    ``einops_pattern``: the string for einops, with generated names for literals.
-    ``einops_kwargs``: name → size for every dim, keyword size and generated literal in
-    the pattern, and every generic einops can't infer (in a group, or only on the
-    output side of ``repeat``); empty for ``einsum``, which takes none.
-    ``runtime_checks``: undecidable divisibilities codegen checks before the call.
-    ``reduced``: labels of the input axes a ``reduce`` or ``einsum`` sums away.
-    ``locals``: the output's local roles, name → (size, the label of what it matched).
-    ``warnings``: ``(message, help)`` of names that differ from a dim only by case.
-    ``splits``/``merges``: the labels of the members of each group the input splits or
-    the output merges, in order.
-    """
-
-    out: TensorType
-    einops_pattern: str
-    einops_kwargs: dict[str, Size] = field(default_factory=dict)
-    runtime_checks: tuple[RuntimeCheck, ...] = ()
-    reduced: tuple[Size, ...] = ()
-    locals: dict[str, tuple[Size, Size]] = field(default_factory=dict)
-    warnings: tuple[tuple[str, str], ...] = ()
-    splits: tuple[tuple[Size, ...], ...] = ()
-    merges: tuple[tuple[Size, ...], ...] = ()
-
-
-# ---------------------------------------------------------------------------
-
-
 class _Checker:
     def __init__(self, kind: str, inputs: list[TensorType], kw: dict[str, tuple[Size, Size]],
                  dims: dict[str, int], generics: frozenset[str],
@@ -119,6 +75,7 @@ class _Checker:
         # name -> (size, label, origin): origin "dim", "generic", "kw", "literal", "local"
         self.known: dict[str, tuple[Size, Size, str]] = {}
         self.bound: dict[str, tuple[Size, Size]] = {}
+        self.bound_in: dict[str, int] = {}  # the input that bound each name first
         self.in_group_names: set[str] = set()
         self.checks: list[RuntimeCheck] = []
         self.ell: tuple[Axis, ...] | None = None
@@ -170,9 +127,16 @@ class _Checker:
                     help="check the pattern's axis order against the input's type; "
                          "a name that is a dim or a generic must fit its axis")
 
-    def bind_name(self, name: str, axis: Axis) -> None:
+    def bind_name(self, name: str, axis: Axis, at: tuple[int, int] = (0, 0)) -> None:
         if name in self.known:
             size = self.known[name][0]
+            if size != axis.size and self.known[name][2] == "kw" and _open(axis.size, size):
+                # A keyword size for an axis the types leave open (`a=2` on a generic `p`):
+                # checked when the call runs, as einops checks it; the axis stays `p`.
+                what = f"`{name}={self.known[name][1]}` needs axis `{axis.label}` to be {size}"
+                self.checks.append(RuntimeCheck(*at, axis.size, size, what, "has_size"))
+                self.bound.setdefault(name, (axis.size, axis.label))
+                return
             if size != axis.size:
                 raise self._misfit(name, size, axis)
             label = self.known[name][1]
@@ -183,6 +147,11 @@ class _Checker:
             return
         if name in self.bound:
             size, label = self.bound[name]
+            if size != axis.size and ONE in (size, axis.size) and self.kind == "einsum" \
+                    and self.bound_in.get(name) != at[0]:
+                # An axis of size 1 broadcasts against another input's, as torch's einsum does.
+                self.bound[name] = (size, label) if axis.size == ONE else (axis.size, axis.label)
+                return
             if size != axis.size:
                 raise Fail(ec.E0401, f"sizes not provably equal: `{name}` is "
                            f"`{size_text(size, label)}` in one place but `{axis.written}` "
@@ -194,6 +163,7 @@ class _Checker:
                                 "another")
             return
         self.bound[name] = (axis.size, axis.label)
+        self.bound_in[name] = at[0]
 
     def _clashes(self, have: Size, want: Size) -> bool:
         return self.clash is not None and have != want and self.clash(have, want)
@@ -215,7 +185,12 @@ class _Checker:
             k_size, k_label = k_size * s, k_label * lab
         gs = g.src()
         if not unknown:
-            if k_size != axis.size:
+            keyword = any(self.known.get(m.name, (0, 0, ""))[2] == "kw" for m in g.items)
+            if k_size != axis.size and keyword and _open(axis.size, k_size):
+                # Keyword sizes for a group on an axis the types leave open: as `bind_name`.
+                what = f"`{gs}` needs axis `{axis.label}` to be {size_text(k_size, k_label)}"
+                self.checks.append(RuntimeCheck(i, pos, axis.size, k_size, what, "has_size"))
+            elif k_size != axis.size:
                 raise Fail(ec.E0605, f"the group `{gs}` is `{size_text(k_size, k_label)}` but "
                            f"its axis is `{axis.written}`",
                            f"`{k_label}` against `{axis.label}`",
@@ -299,7 +274,7 @@ class _Checker:
                     raise Fail(ec.E0605, f"`1` in the pattern but axis `{axis.label}` has size "
                                f"{axis.size}", f"`{axis.label}` is {axis.size}")
             elif term.kind == "name":
-                self.bind_name(term.name, axis)
+                self.bind_name(term.name, axis, (i, pos))
             else:
                 self.bind_group(i, pos, term, axis)
             names_per_axis.append((axis, term.names()))
@@ -378,6 +353,12 @@ class _Checker:
 
 def _axes_n(n: int) -> str:
     return f"{n} axis" if n == 1 else f"{n} axes"
+
+
+def _open(size: Size, keyword: Size) -> bool:
+    """Whether an axis of ``size`` (generic or unknown, not ``keyword`` ± a constant) may be
+    ``keyword`` when the program runs."""
+    return bool(size.free_vars()) and (size - keyword).const_value is None
 
 
 def _provably_inexact(num: Size, den: Size) -> bool:

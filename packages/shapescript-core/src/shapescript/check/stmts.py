@@ -12,6 +12,9 @@ from typing import TYPE_CHECKING
 
 from shapescript.check import ops
 from shapescript.check.fail import Fail
+from shapescript.check.narrowing import (
+    Narrowing, equalities, narrow_scope, narrow_type, unnarrow, widen_scope,
+)
 from shapescript.check.scope import Scope, Var, check_local_name
 from shapescript.check.sizes import Size
 from shapescript.check.types import (
@@ -74,6 +77,8 @@ class StmtChecker:
         self.tensor_ifs = 0
         # The type an annotated assignment declares, for its value's check.
         self.assigned_type: Type = ERROR
+        # In the branch of an `if i == o`: what it proves (narrowing.py), for the return type.
+        self.narrowed: Narrowing = {}
 
     def block(self, stmts: tuple[ast.Stmt, ...]) -> bool:
         """Check a block; True when it returns on every path."""
@@ -235,7 +240,7 @@ class StmtChecker:
             raise Fail(ec.E0413, "the shape of this Python value is unknown",
                        f"the return type is `{written}`", span=s.value.span,
                        help=f"assert its shape with `as {written}`")
-        self.exprs.expect_fits(t, sig.ret, s.value, "the return type")
+        self.exprs.expect_fits(t, narrow_type(sig.ret, self.narrowed), s.value, "the return type")
         return True
 
     def ret_text(self) -> str:
@@ -264,6 +269,7 @@ class StmtChecker:
     def s_If(self, s: ast.If) -> bool:
         before = self.body.scope
         outs: list[tuple[Scope, bool]] = []
+        proved: list[Narrowing] = []  # what each branch's condition proves
         tensor_cond = False
         for br in s.branches:
             self.body.scope = before.copy()
@@ -275,10 +281,18 @@ class StmtChecker:
             tensor_cond |= is_tensor
             if is_tensor:
                 self.tensor_ifs += 1
+            outer = self.narrowed
+            eqs = {} if is_tensor or self.sig is None else equalities(
+                br.cond, self.sig.generics, self.exprs.expr_size)
+            changed = narrow_scope(self.body.scope, eqs) if eqs else {}
+            self.narrowed = {**outer, **eqs}
             ret = self.block(br.body)
+            self.narrowed = outer
+            widen_scope(self.body.scope, changed)
             if is_tensor:
                 self.tensor_ifs -= 1
             outs.append((self.body.scope, ret))
+            proved.append(eqs)
         if s.orelse is not None:
             self.body.scope = before.copy()
             if tensor_cond:
@@ -289,6 +303,8 @@ class StmtChecker:
             outs.append((self.body.scope, ret))
         else:
             outs.append((before.copy(), False))
+        proved += [{}] * (len(outs) - len(proved))
+        unnarrow(outs, proved)
         self.body.scope = self.merge(before, outs, s)
         return all(ret for _, ret in outs)
 

@@ -99,7 +99,9 @@ def label_hits(axes: tuple[Axis, ...], text: str,
     ``rearrange(x, b n v -> n b v)`` on an axis ``V``).
     """
     lab = Size.var(text)
-    hits = [i for i, ax in enumerate(axes) if not ax.variadic and ax.label == lab]
+    # A computed label (`over=S/32`) is given in its normal form's text.
+    hits = [i for i, ax in enumerate(axes)
+            if not ax.variadic and (ax.label == lab or str(ax.label) == text)]
     if hits or text.startswith("?"):
         return hits
     want = "?" + text

@@ -307,7 +307,7 @@ def pattern(g: "ExprGen", name: str, e: ast.Call, data: Pattern) -> str:
         # Splits of a generic axis the types can't prove exact: checked before einops.
         for c in checks:
             if c.input == i:
-                code = g.guarded(f"{g.ctx.rt_helper('divides')}({code}, {c.axis}, {g.size(c.den)}, "
+                code = g.guarded(f"{g.ctx.rt_helper(c.helper)}({code}, {c.axis}, {g.size(c.den)}, "
                                  f"{g.where(e.span)!r}, {c.text!r})", code)
         return code
 

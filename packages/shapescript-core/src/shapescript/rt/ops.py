@@ -173,6 +173,18 @@ def divides(x, axis, den, where, what):
     return x
 
 
+def has_size(x, axis, size, where, what):
+    """``x`` when its axis ``axis`` (negative: from the end) is ``size``: a pattern's
+    keyword size for an axis whose size the types leave open (``a=2`` on a generic).
+
+    >>> has_size(torch.zeros(2, 6), 0, 2, "m.ss:1:1", "`a=2` needs axis `p` to be 2").shape
+    torch.Size([2, 6])
+    """
+    n = x.shape[axis]
+    _holds(n == size, f"{where}: {what}, but it is {n}")
+    return x
+
+
 def sliced(x, lo, hi, where):
     """``x[lo:hi]`` when ``0 <= lo <= hi <=`` the first axis's size, else ``ShapeError``."""
     n = x.shape[0]

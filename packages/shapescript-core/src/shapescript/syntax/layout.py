@@ -11,7 +11,9 @@
   others;
 * retagging: ``zeros``/``ones``/… followed by ``[`` become ``CTOR``; a keyword after
   ``.`` is a ``NAME`` (``x.to``); ``over`` before ``=`` or ``:`` is a ``NAME``
-  (``over=n``, ``over: Axis[n]``);
+  (``over=n``, ``over: Axis[n]``); so is a keyword that is no Python keyword
+  (``dim``) starting an argument before ``=`` (``f(x, dim=0)``) or an ``extern fn``'s
+  parameter before ``:``;
 * each chunk's einops patterns (and ``pack``/``unpack``'s) are collapsed into ``PATTERN``
   tokens (``patterns.collapse_patterns``) once the chunk is complete.
 
@@ -46,6 +48,11 @@ _MARKERS = frozenset({"ERR_LINE", "ERR_STRING", "ERR_REST"})
 _SPECIAL = _BRACKETS | _MARKERS | {"NL", "EQUAL", "COLON"}
 # Token types a keyword may have: after `.` such a token is an attribute's name.
 _KEYWORD_TYPES = frozenset(KEYWORDS.values()) - {"UNDERSCORE"}
+# Keywords that may name an `extern fn`'s parameter and its keyword argument (`dim: int`,
+# `index_copy(x, dim=0, …)`), as the Python functions they type name theirs: those that
+# are not Python keywords too (Python could not take `in=`), nor literals.
+_PARAM_KEYWORDS = frozenset({"DIM", "CONST", "FN", "EXTERN", "EXPORT", "MODEL", "PARAM",
+                             "PYTHON", "DEVICES", "TO"})
 
 
 def layout(src: str, path: str, tokens: list[Tok], diags: list[Diagnostic]) -> list[Chunk]:
@@ -110,6 +117,9 @@ class _Layout:
                     tok.type = ttype = "NAME"  # x.to, m.in …: attribute names may be keywords
                 elif (ttype == "EQUAL" or ttype == "COLON") and prev == "OVER":
                     toks[-1].type = "NAME"  # over=n, over: Axis[n]
+                elif (prev in _PARAM_KEYWORDS and stack and toks[-2].type in ("LPAR", "COMMA")
+                      and (ttype == "EQUAL" or (ttype == "COLON" and toks[0].type == "EXTERN"))):
+                    toks[-1].type = "NAME"  # f(x, dim=0); extern fn f(x: …, dim: int)
                 if at_line_start:
                     at_line_start = False
                     col = tok.col

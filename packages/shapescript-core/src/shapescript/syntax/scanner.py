@@ -22,6 +22,7 @@ Errors (E0101 unknown characters, E0103 an unterminated string) go to ``diags``.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
@@ -48,16 +49,16 @@ PUNCT = {
 # Whitespace and a comment are skipped in front of every token (one match per token).
 _TOKEN_RE = re.compile(r"""
 [ \t\f\v]*(?:\#[^\r\n]*)?
-(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)
+(?:(?P<name>[^\W\d]\w*)
 |(?P<op>\.\.\.|\.\.|->|=>|\|>|//|\*\*|==|!=|<=|>=|[-+*/%@<>()\[\],:=.?~])
 |(?P<nl>\r\n|\n|\r)
 |(?P<float>[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)
-|(?P<numname>[0-9]+[A-Za-z_][A-Za-z0-9_]*)
+|(?P<numname>[0-9]+[^\W\d]\w*)
 |(?P<int>[0-9]+)
 |(?P<str>"(?:[^"\\\r\n]|\\[^\r\n])*")
 |(?P<ustr>"(?:[^"\\\r\n]|\\[^\r\n])*\\?)
 |(?P<eof>\Z)
-|(?P<bad>[^A-Za-z0-9_\ \t\f\v\r\n\#".+*/%@<>=!|()\[\],:?~-]+|.)
+|(?P<bad>[^\w\ \t\f\v\r\n\#".+*/%@<>=!|()\[\],:?~-]+|.)
 )""", re.VERBOSE | re.DOTALL)
 
 # A file with more unknown characters than this (a binary file, UTF-16) has them
@@ -95,6 +96,14 @@ def scan(src: str, path: str, diags: list[Diagnostic]) -> list[Tok]:
         if kind == "name":
             value = src[start:end]
             ttype = keywords.get(value, "NAME")
+            if not value.isascii() and _unusable(value):
+                col = start - line_start + 1
+                diags.append(Diagnostic.error(
+                    ec.E0101, f"the name `{value}` can't be a Python name as written",
+                    Span(path, line, col, line, col + (end - start), start, end),
+                    "not an identifier in normal form", help=_unusable(value)))
+                append(Tok("ERR_LINE", None, line, col, line, col, start, start))
+                continue
         elif kind == "op":
             value = src[start:end]
             ttype = punct.get(value, "OP")
@@ -131,6 +140,16 @@ def scan(src: str, path: str, diags: list[Diagnostic]) -> list[Tok]:
         col = start - line_start + 1
         append(Tok(ttype, value, line, col, line, col + (end - start), start, end))
     return out
+
+
+def _unusable(name: str) -> str | None:
+    """Why a non-ASCII name can't be used (None: it can): names are Python's identifiers,
+    in the form Python keeps them (NFKC), so two names never become one in the compiled
+    module (`ﬁle` would be Python's `file`)."""
+    if not name.isidentifier():
+        return "a name is letters, digits and `_`, starting with a letter or `_`"
+    normal = unicodedata.normalize("NFKC", name)
+    return None if normal == name else f"write it `{normal}`, as Python reads it"
 
 
 def _unterminated(diags: list[Diagnostic], path: str, line: int, col: int, start: int) -> None:
