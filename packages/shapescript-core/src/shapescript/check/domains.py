@@ -296,7 +296,7 @@ def selected_domain(d: Domain) -> Domain:
     >>> str(selected_domain(Domain("Prob", over=Size.var("E")))), str(selected_domain(Domain("Pos")))
     ('Unit', 'Pos')
     """
-    return Domain(_plain(d)) if d.kind in ("Logit", "LogProb", "Prob") else d
+    return Domain(_plain(d)) if d.kind in CLASS_DOMAINS else d
 
 
 def reduction_domain(op: str, d: Domain, dtype: str | None = None,
