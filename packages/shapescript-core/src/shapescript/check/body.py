@@ -176,10 +176,14 @@ class BodyChecker:
                         self.exprs.expect_fits(dt, t, p.default, f"the default of `{p.name}`")
                     except Fail as f:
                         self.fail(f, p.default)
+            if isinstance(ps.type, SizeParam) and ps.type.name == p.name:
+                continue  # `n: Size`: the name is the generic `n`, whose size the argument is
             if isinstance(ps.type, (AxisParam, SizeParam)):
                 self.report(Diagnostic.error(
                     "E0504", f"`{ps.type}` is only for `extern fn` parameters", p.span,
-                    "a `fn` parameter", help="take the axis's position or size from the types instead"))
+                    "a `fn` parameter", help="a `fn` takes a size as `n: Size`, where `n` names the generic axis "
+                    "it is the size of" if isinstance(ps.type, SizeParam)
+                    else "take the axis's position or size from the types instead"))
                 t = ERROR
             self.host_only_param(p, t)
             self.scope.bind(p.name, Var(t, p.span, "param"))
