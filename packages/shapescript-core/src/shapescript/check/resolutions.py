@@ -26,7 +26,7 @@ __all__ = [
     "SsModuleName", "ModeName", "PoisonedName", "FieldName", "PyAttr", "NameResolution",
     "ExprArg", "ConstArg", "DefaultArg", "ArgVal",
     "FnCall", "ExternCall", "BuiltinCall", "PythonCall", "ModelInit", "ModelNew", "CallResolution",
-    "IntIndex", "SliceIndex", "MaskIndex", "GatherIndex", "TupleIndex", "PythonIndex",
+    "IntIndex", "SliceIndex", "AxisPick", "AxesIndex", "MaskIndex", "GatherIndex", "TupleIndex", "PythonIndex",
     "IndexResolution", "FieldInit",
 ]
 
@@ -253,6 +253,26 @@ class SliceIndex:
 
 
 @dataclass(frozen=True, slots=True)
+class AxisPick:
+    """One indexed axis of an ``AxesIndex``: ``x[…, lo..hi, …]`` (``hi`` set) or
+    ``x[…, lo, …]`` (``hi`` None, the axis removed); ``check``: bounds checked at run time."""
+
+    axis: int
+    lo: ast.Expr
+    hi: ast.Expr | None
+    check: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AxesIndex:
+    """``x[.., a..b]``, ``x[..., i]``, ``x[i, a..b]``, ``x[D=a..b]``: ints and slices of
+    any axes, by position in the value (the other axes kept whole)."""
+
+    picks: tuple[AxisPick, ...]
+    kind: ClassVar[str] = "axes"
+
+
+@dataclass(frozen=True, slots=True)
 class MaskIndex:
     """``x[mask]``."""
 
@@ -281,7 +301,7 @@ class PythonIndex:
     kind: ClassVar[str] = "python"
 
 
-IndexResolution = Union[IntIndex, SliceIndex, MaskIndex, GatherIndex, TupleIndex, PythonIndex]
+IndexResolution = Union[IntIndex, SliceIndex, AxesIndex, MaskIndex, GatherIndex, TupleIndex, PythonIndex]
 
 
 # -- model fields' initialisers -------------------------------------------------------------

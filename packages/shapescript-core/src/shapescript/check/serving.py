@@ -34,8 +34,8 @@ from typing import Any
 from shapescript.builtin_registry import BUILTINS_BY_NAME
 from shapescript.check.env import AxisParam, FnSig
 from shapescript.check.resolutions import (
-    BuiltinCall, ExprArg, ExternCall, FnCall, GenericName, IntIndex, LocalName, MaskIndex,
-    SliceIndex,
+    AxesIndex, BuiltinCall, ExprArg, ExternCall, FnCall, GenericName, IntIndex, LocalName,
+    MaskIndex, SliceIndex,
 )
 from shapescript.check.result import CheckedModule
 from shapescript.check.serving_attention import kv_grouping, mask_window, padding_refusal
@@ -208,9 +208,11 @@ class _Follow:
             elif isinstance(node, ast.Index):
                 t = tensor(node.value)
                 res = cm.res.get(id(node))
-                if t is not None and isinstance(res, (IntIndex, SliceIndex, MaskIndex)):
+                if t is not None and isinstance(res, (IntIndex, SliceIndex, MaskIndex, AxesIndex)):
                     k = len(node.indices) if isinstance(res, IntIndex) else 1
-                    if any(along(a.size) for a in t.axes[:k] if not a.variadic):
+                    picked = ([t.axes[p.axis] for p in res.picks] if isinstance(res, AxesIndex)
+                              else t.axes[:k])
+                    if any(along(a.size) for a in picked if not a.variadic):
                         bad(node, "an index along the token axis", "picks positions")
             elif isinstance(node, ast.Call):
                 self.call(sig, cm, node, nvars, along, tensor, bad)

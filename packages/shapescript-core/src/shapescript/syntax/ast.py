@@ -289,11 +289,36 @@ class Range:
 
 
 @dataclass(frozen=True, slots=True)
+class WholeAxis:
+    """``..`` alone in an index: the whole axis, kept as it is (``x[.., 0..k]``)."""
+
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class RestAxes:
+    """``...`` in an index: every axis not indexed by the others (``x[..., 0..k]``)."""
+
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class NamedIndex:
+    """``D=lo..hi`` or ``D=i`` in an index: the axis labelled ``D``."""
+
+    name: str
+    value: Expr
+    span: Span
+    name_span: Span
+
+
+@dataclass(frozen=True, slots=True)
 class Index:
-    """``value[i]``, ``value[i, j]``, ``value[a..b]``, ``value[mask]``, ``table[ids]``."""
+    """``value[i]``, ``value[i, j]``, ``value[a..b]``, ``value[mask]``, ``table[ids]``,
+    ``value[.., a..b]``, ``value[..., i]``, ``value[D=a..b]``."""
 
     value: Expr
-    indices: tuple[Expr, ...]
+    indices: tuple["Expr | IndexItem", ...]
     span: Span
 
 
@@ -373,6 +398,8 @@ Expr = Union[
     Num, NumName, Str, Bool, NoneLit, Name, Placeholder, Attr, Call, Constructor, Range,
     Index, BinOp, Compare, BoolOp, UnaryOp, Convert, AssertType, Lambda, TupleExpr,
 ]
+# What an index may hold besides an expression.
+IndexItem = Union[WholeAxis, RestAxes, NamedIndex]
 
 # ---------------------------------------------------------------------------
 # Statements.
