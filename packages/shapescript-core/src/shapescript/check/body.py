@@ -53,6 +53,9 @@ class BodyChecker:
         self.map_sites: list[tuple[ast.Call, Any]] = []
         self.range_loops: list[ast.For] = []
         self.extern_sites: list[tuple[str, Span, str, str]] = []
+        # The branches a known condition rules out (``if tied:`` on a const): checked for
+        # types, but not held to the export rules (check/known.py).
+        self.dead_spans: list[Span] = []
         # Numbers the fresh sizes this body makes (``?k#3``): per checker, so a body's
         # result never depends on what the process checked before it.
         self._ids = count(1)
@@ -218,6 +221,7 @@ class BodyChecker:
                 events.append(("E1707", call.span, "`map` over a generic size in an exported function",
                                f"`{n}` is a generic size, so the loop can't be unrolled"))
         events += self.extern_sites
+        events = [ev for ev in events if not any(_within(ev[1], d) for d in self.dead_spans)]
         return ExportSites(tuple(events), tuple(c for c in self.callees if not c.is_extern))
 
 
@@ -311,3 +315,7 @@ def dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
 
 
 __all__ = ["BodyChecker", "check_module", "TensorType", "TupleType"]
+
+
+def _within(span: Span, outer: Span) -> bool:
+    return span.file == outer.file and outer.start <= span.start and span.end <= outer.end

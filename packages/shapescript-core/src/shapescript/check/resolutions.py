@@ -26,7 +26,7 @@ __all__ = [
     "SsModuleName", "ModeName", "PoisonedName", "FieldName", "PyAttr", "NameResolution",
     "ExprArg", "ConstArg", "DefaultArg", "ArgVal",
     "FnCall", "ExternCall", "BuiltinCall", "PythonCall", "ModelInit", "ModelNew", "CallResolution",
-    "IntIndex", "SliceIndex", "AxisPick", "AxesIndex", "MaskIndex", "GatherIndex", "TupleIndex", "PythonIndex",
+    "KnownIf", "IntIndex", "SliceIndex", "AxisPick", "AxesIndex", "MaskIndex", "GatherIndex", "TupleIndex", "PythonIndex",
     "IndexResolution", "FieldInit",
 ]
 
@@ -233,6 +233,17 @@ CallResolution = Union[FnCall, ExternCall, BuiltinCall, PythonCall, ModelInit, M
 
 
 # -- indexing -----------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class KnownIf:
+    """An ``if`` whose conditions are known when checking (``if tied:`` on a const): the
+    branches they rule out (``len(branches)`` is the ``else``) and the one they take
+    (None: none known to be taken)."""
+
+    taken: int | None
+    dead: frozenset[int]
+    kind: ClassVar[str] = "known if"
+
 
 @dataclass(frozen=True, slots=True)
 class IntIndex:

@@ -33,6 +33,7 @@ from typing import Any
 
 from shapescript.builtin_registry import BUILTINS_BY_NAME
 from shapescript.check.env import AxisParam, FnSig
+from shapescript.check.known import live_bodies, live_statement, reachable
 from shapescript.check.resolutions import (
     AxesIndex, BuiltinCall, ExprArg, ExternCall, FnCall, GenericName, IntIndex, LocalName,
     MaskIndex, SliceIndex,
@@ -89,7 +90,12 @@ class ServingForm:
 
 # -- walking the tree -----------------------------------------------------------------
 
-def _children(node: Any) -> Iterator[Any]:
+def _children(node: Any, res: dict[int, Any] | None = None) -> Iterator[Any]:
+    if res is not None and isinstance(node, ast.If) and id(node) in res:
+        # A branch a const rules out (`if tied:`) is no part of what an engine runs.
+        for body in live_bodies(res, node):
+            yield from reachable(res, body)
+        return
     for name in getattr(node, "__dataclass_fields__", {}):
         if name == "span":
             continue
@@ -102,19 +108,19 @@ def _children(node: Any) -> Iterator[Any]:
             yield v
 
 
-def _walk(node: Any) -> Iterator[Any]:
+def _walk(node: Any, res: dict[int, Any] | None = None) -> Iterator[Any]:
     stack = [node]
     while stack:
         n = stack.pop()
         yield n
-        stack.extend(reversed(list(_children(n))))
+        stack.extend(reversed(list(_children(n, res))))
 
 
-def _body_nodes(sig: FnSig) -> Iterator[Any]:
+def _body_nodes(sig: FnSig, cm: CheckedModule) -> Iterator[Any]:
     decl = sig.decl
     body = decl.body if isinstance(decl, ast.FnDecl) else ()
-    for item in (body if isinstance(body, tuple) else (body,)):
-        yield from _walk(item)
+    for item in (reachable(cm.res, body) if isinstance(body, tuple) else (body,)):
+        yield from _walk(item, cm.res)
 
 
 def _call_args(e: ast.Call) -> tuple[list[ast.Expr], dict[str, ast.Expr]]:
@@ -174,7 +180,7 @@ class _Follow:
                 self.mixing.append(f"{message}, at {node.span.file}:{node.span.line}")
             self.report("E3304", message, node.span, label, MIX_HELP.get(kind))
 
-        nodes = list(_body_nodes(sig))
+        nodes = list(_body_nodes(sig, cm))
         # The mask written in an attention call is the engine's, not a computation.
         masks = set()
         for node in nodes:
@@ -447,7 +453,7 @@ def serving_form(program: Any, fn: str = "forward", *, as_errors: bool = True,
                    "dtype, and has no default")
     # E3302: one return, of the output layer.
     body = decl.body
-    returns = [s for s in _walk_stmts(body)] if isinstance(body, tuple) else []
+    returns = [s for s in _walk_stmts(body, cm.res)] if isinstance(body, tuple) else []
     if isinstance(body, tuple):
         if len(returns) != 1:
             report("E3302", "the forward function doesn't end with one return of the output layer",
@@ -478,9 +484,9 @@ def serving_form(program: Any, fn: str = "forward", *, as_errors: bool = True,
             report("E3302", "the forward function doesn't end with the output layer", value.span,
                    "the engine computes `linear(h, m.W)` itself: `m.W` a param `[V D]`, no bias")
     # E3303: the ids once, in embedding(ids, m.E).
-    uses = [x for x in _body_nodes(sig) if isinstance(x, ast.Name) and x.id == form.ids
+    uses = [x for x in _body_nodes(sig, cm) if isinstance(x, ast.Name) and x.id == form.ids
             and isinstance(cm.res.get(id(x)), LocalName)]
-    for node in _body_nodes(sig):
+    for node in _body_nodes(sig, cm):
         if not isinstance(node, ast.Call):
             continue
         res = cm.res.get(id(node))
@@ -552,7 +558,7 @@ def _group(form: ServingForm, cm: CheckedModule, sig: FnSig, call: ast.Call,
     query heads, left to the engine where it is a plain grouping."""
     body = sig.decl.body if isinstance(sig.decl, ast.FnDecl) else ()
     kv_args: set[int] = set()
-    for node in _body_nodes(sig):
+    for node in _body_nodes(sig, cm):
         res = cm.res.get(id(node)) if isinstance(node, ast.Call) else None
         if isinstance(res, ExternCall) and res.sig.extern == SDPA:
             kv_args |= {id(x) for x in _call_args(node)[0][1:3]}
@@ -576,17 +582,22 @@ def _padding(form: ServingForm, follow: _Follow) -> None:
         (follow.cm_of(f).types.get(id(_call_args(c)[0][1])), c, nv) for f, c, nv in follow.attentions])
 
 
-def _walk_stmts(body: tuple[ast.Stmt, ...]) -> list[ast.Return]:
+def _walk_stmts(body: tuple[ast.Stmt, ...], res: dict[int, Any]) -> list[ast.Return]:
+    """The returns of ``body`` that can run (not those a const rules out, nor those after
+    a branch a const takes that returns)."""
     found: list[ast.Return] = []
-    for s in body:
+    for s in reachable(res, body):
         if isinstance(s, ast.Return):
             found.append(s)
         elif isinstance(s, ast.If):
-            for br in s.branches:
-                found += _walk_stmts(br.body)
-            found += _walk_stmts(s.orelse or ())
+            live = live_statement(res, s)
+            if not isinstance(live, ast.If):
+                found += _walk_stmts(live, res)
+                continue
+            for b in live_bodies(res, s):
+                found += _walk_stmts(b, res)
         elif isinstance(s, (ast.For, ast.With)):
-            found += _walk_stmts(s.body)
+            found += _walk_stmts(s.body, res)
     return found
 
 

@@ -39,6 +39,7 @@ from typing import Any
 
 from shapescript.check.env import FnSig
 from shapescript.check.exports import reached_functions
+from shapescript.check.known import live_statement
 from shapescript.check.resolutions import IntIndex
 from shapescript.check.result import AssertRes, CheckedModule
 from shapescript.check.sizes import Size
@@ -172,6 +173,12 @@ class TracedStmtGen(InlineDimsStmtGen):
         self.em.emit(last, ind + 1, f"return {_tuple(outputs)}")
 
     def s_If(self, s: ast.If, ind: int) -> None:
+        live = live_statement(self.cm.res, s)
+        if not isinstance(live, ast.If):
+            super().s_If(s, ind)
+            self.defined |= _definite(live) or set() if live else set()
+            return
+        s = live
         if _returns((s,)):
             # A return inside makes it a Python if, which needs the condition to be
             # known while tracing.
