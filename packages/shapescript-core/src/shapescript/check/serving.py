@@ -39,7 +39,9 @@ from shapescript.check.resolutions import (
     MaskIndex, SliceIndex,
 )
 from shapescript.check.result import CheckedModule
-from shapescript.check.serving_attention import kv_grouping, mask_window, padding_refusal
+from shapescript.check.serving_attention import (
+    helper_mask, kv_grouping, mask_window, padding_refusal,
+)
 from shapescript.check.serving_help import HELP, MIX_HELP
 from shapescript.check.sizes import Size
 from shapescript.check.types import INT_DTYPES, ModelType, TensorType
@@ -183,13 +185,19 @@ class _Follow:
         nodes = list(_body_nodes(sig, cm))
         # The mask written in an attention call is the engine's, not a computation.
         masks = set()
+        helpers: set[int] = set()
         for node in nodes:
             res = cm.res.get(id(node)) if isinstance(node, ast.Call) else None
             if isinstance(res, (FnCall, ExternCall)) and res.sig.extern == SDPA:
                 mask = _call_args(node)[1].get("attn_mask")
                 if mask is not None:
                     masks |= {id(x) for x in _walk(mask)}
+                if mask is not None and helper_mask(cm, mask) is not None:
+                    # `window(n, W)`: its `n` and its body are the engine's mask too.
+                    helpers |= {id(x) for x in _walk(mask)}
         for node in nodes:
+            if id(node) in helpers:
+                continue
             if isinstance(node, ast.Attr):
                 t = cm.types.get(id(node.value))
                 if isinstance(t, ModelType):
@@ -261,17 +269,22 @@ class _Follow:
             q = tensor(pos[0]) if pos else None
             if q is None or len(q.axes) != 4 or not along(q.axes[2].size):
                 return  # E3305 says what is wrong with its shapes
+            helper = helper_mask(cm, mask) if mask is not None else None
+            window_arg = None
+            if helper is not None:
+                mask, window_arg = helper  # `window(n, W)`: a helper's causal mask
             if not (isinstance(mask, ast.Constructor) and mask.name == "causal"):
                 bad(e, "attention with a mask of its own" if mask is not None
                     else "attention without a causal mask written in the call",
                     "the engine runs causal attention over each request", "mask")
                 return
-            window, why = mask_window(cm, mask)
+            window, why = mask_window(cm, mask, window_arg)
             held = why is None and window is not None and not self.allow_windows
             if held:
                 why = "a sliding window, which this target can't run yet"
             if why is not None:
-                self.report("E3308", f"attention with {why}", mask.span,
+                self.report("E3308", f"attention with {why}",
+                            window_arg.span if window_arg is not None else mask.span,
                             "the engine sets each layer's window before it runs",
                             MIX_HELP["window"] if held else None)
             self.windows[id(e)] = window
