@@ -27,13 +27,11 @@ attention call.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from shapescript.builtin_registry import BUILTINS_BY_NAME
 from shapescript.check.env import AxisParam, FnSig
-from shapescript.check.known import live_bodies, live_statement, reachable
 from shapescript.check.resolutions import (
     AxesIndex, BuiltinCall, ExprArg, ExternCall, FnCall, GenericName, IntIndex, LocalName,
     MaskIndex, SliceIndex,
@@ -43,6 +41,7 @@ from shapescript.check.serving_attention import (
     helper_mask, kv_grouping, mask_window, padding_refusal,
 )
 from shapescript.check.serving_help import HELP, MIX_HELP
+from shapescript.check.serving_walk import body_nodes, returns_of, walk
 from shapescript.check.sizes import Size
 from shapescript.check.types import INT_DTYPES, ModelType, TensorType
 from shapescript.diagnostics import Diagnostic
@@ -88,41 +87,6 @@ class ServingForm:
     @property
     def tied(self) -> bool:
         return self.embed_field is not None and self.embed_field == self.output_field
-
-
-# -- walking the tree -----------------------------------------------------------------
-
-def _children(node: Any, res: dict[int, Any] | None = None) -> Iterator[Any]:
-    if res is not None and isinstance(node, ast.If) and id(node) in res:
-        # A branch a const rules out (`if tied:`) is no part of what an engine runs.
-        for body in live_bodies(res, node):
-            yield from reachable(res, body)
-        return
-    for name in getattr(node, "__dataclass_fields__", {}):
-        if name == "span":
-            continue
-        v = getattr(node, name)
-        if isinstance(v, tuple):
-            for x in v:
-                if hasattr(x, "__dataclass_fields__"):
-                    yield x
-        elif hasattr(v, "__dataclass_fields__"):
-            yield v
-
-
-def _walk(node: Any, res: dict[int, Any] | None = None) -> Iterator[Any]:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(list(_children(n, res))))
-
-
-def _body_nodes(sig: FnSig, cm: CheckedModule) -> Iterator[Any]:
-    decl = sig.decl
-    body = decl.body if isinstance(decl, ast.FnDecl) else ()
-    for item in (reachable(cm.res, body) if isinstance(body, tuple) else (body,)):
-        yield from _walk(item, cm.res)
 
 
 def _call_args(e: ast.Call) -> tuple[list[ast.Expr], dict[str, ast.Expr]]:
@@ -182,7 +146,7 @@ class _Follow:
                 self.mixing.append(f"{message}, at {node.span.file}:{node.span.line}")
             self.report("E3304", message, node.span, label, MIX_HELP.get(kind))
 
-        nodes = list(_body_nodes(sig, cm))
+        nodes = list(body_nodes(sig, cm))
         # The mask written in an attention call is the engine's, not a computation.
         masks = set()
         helpers: set[int] = set()
@@ -191,10 +155,10 @@ class _Follow:
             if isinstance(res, (FnCall, ExternCall)) and res.sig.extern == SDPA:
                 mask = _call_args(node)[1].get("attn_mask")
                 if mask is not None:
-                    masks |= {id(x) for x in _walk(mask)}
+                    masks |= {id(x) for x in walk(mask)}
                 if mask is not None and helper_mask(cm, mask) is not None:
                     # `window(n, W)`: its `n` and its body are the engine's mask too.
-                    helpers |= {id(x) for x in _walk(mask)}
+                    helpers |= {id(x) for x in walk(mask)}
         for node in nodes:
             if id(node) in helpers:
                 continue
@@ -466,7 +430,7 @@ def serving_form(program: Any, fn: str = "forward", *, as_errors: bool = True,
                    "dtype, and has no default")
     # E3302: one return, of the output layer.
     body = decl.body
-    returns = [s for s in _walk_stmts(body, cm.res)] if isinstance(body, tuple) else []
+    returns = [s for s in returns_of(body, cm.res)] if isinstance(body, tuple) else []
     if isinstance(body, tuple):
         if len(returns) != 1:
             report("E3302", "the forward function doesn't end with one return of the output layer",
@@ -497,9 +461,9 @@ def serving_form(program: Any, fn: str = "forward", *, as_errors: bool = True,
             report("E3302", "the forward function doesn't end with the output layer", value.span,
                    "the engine computes `linear(h, m.W)` itself: `m.W` a param `[V D]`, no bias")
     # E3303: the ids once, in embedding(ids, m.E).
-    uses = [x for x in _body_nodes(sig, cm) if isinstance(x, ast.Name) and x.id == form.ids
+    uses = [x for x in body_nodes(sig, cm) if isinstance(x, ast.Name) and x.id == form.ids
             and isinstance(cm.res.get(id(x)), LocalName)]
-    for node in _body_nodes(sig, cm):
+    for node in body_nodes(sig, cm):
         if not isinstance(node, ast.Call):
             continue
         res = cm.res.get(id(node))
@@ -525,7 +489,7 @@ def serving_form(program: Any, fn: str = "forward", *, as_errors: bool = True,
     for fsig, node, fname in follow.fields_read:
         if fname in (form.embed_field, form.output_field):
             inside = any(node is x for c in (form.embed_call, form.output_call) if c is not None
-                         for x in _walk(c))
+                         for x in walk(c))
             if not inside:
                 report("E3303", f"`{fname}` is read outside the engine's embedding and output layer",
                        node.span, "the engine keeps this table to itself")
@@ -571,7 +535,7 @@ def _group(form: ServingForm, cm: CheckedModule, sig: FnSig, call: ast.Call,
     query heads, left to the engine where it is a plain grouping."""
     body = sig.decl.body if isinstance(sig.decl, ast.FnDecl) else ()
     kv_args: set[int] = set()
-    for node in _body_nodes(sig, cm):
+    for node in body_nodes(sig, cm):
         res = cm.res.get(id(node)) if isinstance(node, ast.Call) else None
         if isinstance(res, ExternCall) and res.sig.extern == SDPA:
             kv_args |= {id(x) for x in _call_args(node)[0][1:3]}
@@ -593,25 +557,6 @@ def _group(form: ServingForm, cm: CheckedModule, sig: FnSig, call: ast.Call,
 def _padding(form: ServingForm, follow: _Follow) -> None:
     form.padding_refusal, form.key_attentions = padding_refusal(follow.mixing, [
         (follow.cm_of(f).types.get(id(_call_args(c)[0][1])), c, nv) for f, c, nv in follow.attentions])
-
-
-def _walk_stmts(body: tuple[ast.Stmt, ...], res: dict[int, Any]) -> list[ast.Return]:
-    """The returns of ``body`` that can run (not those a const rules out, nor those after
-    a branch a const takes that returns)."""
-    found: list[ast.Return] = []
-    for s in reachable(res, body):
-        if isinstance(s, ast.Return):
-            found.append(s)
-        elif isinstance(s, ast.If):
-            live = live_statement(res, s)
-            if not isinstance(live, ast.If):
-                found += _walk_stmts(live, res)
-                continue
-            for b in live_bodies(res, s):
-                found += _walk_stmts(b, res)
-        elif isinstance(s, (ast.For, ast.With)):
-            found += _walk_stmts(s.body, res)
-    return found
 
 
 def serving_diagnostics(program: Any, fn: str = "forward", *,

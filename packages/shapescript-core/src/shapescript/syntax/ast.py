@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Union
 
 from shapescript.source import Span
+from shapescript.syntax.ast_index import NamedIndex, RestAxes, WholeAxis  # noqa: F401 - part of the tree
 
 # ---------------------------------------------------------------------------
 # Size expressions (inside ``[...]`` types, dim right-hand sides, constructor
@@ -286,30 +287,6 @@ class Range:
     lo: Expr
     hi: Expr
     span: Span
-
-
-@dataclass(frozen=True, slots=True)
-class WholeAxis:
-    """``..`` alone in an index: the whole axis, kept as it is (``x[.., 0..k]``)."""
-
-    span: Span
-
-
-@dataclass(frozen=True, slots=True)
-class RestAxes:
-    """``...`` in an index: every axis not indexed by the others (``x[..., 0..k]``)."""
-
-    span: Span
-
-
-@dataclass(frozen=True, slots=True)
-class NamedIndex:
-    """``D=lo..hi`` or ``D=i`` in an index: the axis labelled ``D``."""
-
-    name: str
-    value: Expr
-    span: Span
-    name_span: Span
 
 
 @dataclass(frozen=True, slots=True)
