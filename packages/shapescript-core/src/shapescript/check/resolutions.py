@@ -272,6 +272,7 @@ class AxisPick:
     lo: ast.Expr
     hi: ast.Expr | None
     check: bool
+    kind: ClassVar[str] = "axis pick"
 
 
 @dataclass(frozen=True, slots=True)
