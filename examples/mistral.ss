@@ -74,6 +74,10 @@ fn rotary(x: [b h n Dh], c: [b n Dh] f32, s: [b n Dh] f32) -> [b h n Dh]:
     turned: [b h n Dh] = rearrange(stack((-halves[1], halves[0])), two b h n Dr -> b h n (two Dr))
     return x * c + turned * s
 
+## The mask of sliding-window attention over n positions: each sees itself and the w - 1
+## before it. A size parameter (`n: Size`) is the size of the generic `n` its type names.
+fn window(n: Size, w: Size) -> [n n] Mask = causal[n n](window=w)
+
 ## Sliding-window attention of block l; each key and value head serves R query heads.
 fn attention(m: Mistral, x: [b n D], c: [b n Dh] f32, s: [b n Dh] f32, l: int) -> [b n D]:
     h = rms_norm(x, over=D, weight=m.attn_norm[l], eps=eps)
@@ -82,7 +86,7 @@ fn attention(m: Mistral, x: [b n D], c: [b n Dh] f32, s: [b n Dh] f32, l: int) -
     v = linear(h, m.wv[l]) |> rearrange(b n (Hkv Dh) -> b Hkv n Dh)
     k = repeat(k, b Hkv n Dh -> b (Hkv R) n Dh)
     v = repeat(v, b Hkv n Dh -> b (Hkv R) n Dh)
-    y = scaled_dot_product_attention(q, k, v, attn_mask=causal[n n](window=W))
+    y = scaled_dot_product_attention(q, k, v, attn_mask=window(n, W))
     return linear(rearrange(y, b H n Dh -> b n (H Dh)), m.wo[l])
 
 ## The SwiGLU feed-forward layer of block l.

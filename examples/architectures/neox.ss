@@ -51,17 +51,16 @@ model NeoX:
     param output: [V D] = normal(std=0.3)
 
 ## The first Drot features of each head turned as pairs (j, j + Drot/2); the rest as
-## they are.
+## they are. A slice by label, `x[Dh=a..b]`, cuts the features of each head.
 fn rotary(x: [b h n Dh], pos: [b n] Index[P]) -> [b h n Dh]:
     freq = 1.0 / rope_base ** ((arange[Dq] to f32) * (2.0 / Drot))
     angle = (pos to f32) * freq
     c = cos(angle)
     s = sin(angle)
-    turned, rest = split(x, over=Dh, sizes=(Drot, Dh - Drot))
-    halves = rearrange(turned, b h n (two Dq) -> two b h n Dq, two=2)
-    out = stack((halves[0] * c - halves[1] * s, halves[0] * s + halves[1] * c))
-    rotated: [b h n Drot] = rearrange(out, two b h n Dq -> b h n (two Dq))
-    return concat((rotated, rest), over=Drot)
+    lo = x[Dh=0..Dq]
+    hi: [b h n Dq] = x[Dh=Dq..Drot]
+    turned: [b h n Drot] = concat((lo * c - hi * s, hi * c + lo * s), over=Dq)
+    return concat((turned, x[Dh=Drot..Dh]), over=Drot)
 
 ## Causal self-attention of block l.
 fn attention(m: NeoX, x: [b n D], pos: [b n] Index[P], l: int) -> [b n D]:

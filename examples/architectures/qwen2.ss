@@ -1,6 +1,7 @@
 ## A small Qwen2: a Llama with biases on the query, key and value projections, rotary
 ## embeddings that turn the two halves of each head (base 1000000), grouped-query
-## attention and a SwiGLU feed-forward layer. It exports to llama.cpp as `qwen2`:
+## attention and a SwiGLU feed-forward layer; `tied` switches the output layer between a
+## table of its own and the embedding's. It exports to llama.cpp as `qwen2`:
 ##
 ##     shapescript export examples/architectures/qwen2.ss --gguf qwen2.gguf
 
@@ -29,6 +30,10 @@ dim L = 2
 const eps = 1e-6
 ## The rotary embedding's base.
 const rope_base = 1000000.0
+## Whether the output layer is the embedding table (transformers' `tie_word_embeddings`:
+## the smallest Qwen2 models tie them). The checker takes the branch this picks and leaves
+## the other out, so either way the model serves; tied, `output` goes unused.
+const tied = false
 
 ## The weights of every block are stacked along a leading axis L.
 model Qwen2:
@@ -79,4 +84,8 @@ fn forward(m: Qwen2, ids: [b n] Index[V], pos: [b n] Index[P]) -> [b n V] Logit 
         x = x + attention(m, x, pos, l)
         h = rms_norm(x, over=D, weight=m.mlp_norm[l], eps=eps)
         x = x + linear(silu(linear(h, m.w_gate[l])) * linear(h, m.w_up[l]), m.w_down[l])
-    return x |> rms_norm(over=D, weight=m.norm, eps=eps) |> linear(m.output)
+    h = rms_norm(x, over=D, weight=m.norm, eps=eps)
+    if tied:
+        return linear(h, m.embed)
+    else:
+        return linear(h, m.output)

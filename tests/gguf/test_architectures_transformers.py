@@ -148,3 +148,28 @@ def test_architecture_example_matches_transformers(tmp_path, name):
         got = ours.forward(m, ids, pos)
     assert got.shape == want.shape
     assert (got - want).abs().max().item() <= 1e-5
+
+
+def test_qwen2_tied_by_its_const_matches_transformers(tmp_path):
+    """`const tied = true` switches the Qwen2 example's output layer to the embedding
+    table: it matches transformers' Qwen2 with `tie_word_embeddings=True`."""
+    import shapescript
+
+    _, hf_class, config, keys = qwen2()
+    config.tie_word_embeddings = True
+    torch.manual_seed(0)
+    hf = hf_class(config).eval()
+    hf.save_pretrained(tmp_path)
+    src = (ROOT / "examples" / "architectures" / "qwen2.ss").read_text(encoding="utf-8")
+    assert "const tied = false\n" in src
+    (tmp_path / "qwen2_tied.ss").write_text(src.replace("const tied = false\n", "const tied = true\n"),
+                                            encoding="utf-8")
+    ours = shapescript.load_module(tmp_path / "qwen2_tied.ss")
+    # The tied file has no lm_head: `output` goes unused, so any [V D] table fills it.
+    m = shapescript.load(tmp_path / "model.safetensors", ours.Qwen2,
+                         keys={**keys, "output": "model.embed_tokens.weight"})
+    ids = torch.randint(0, 64, (2, 11), generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        want = hf(ids).logits
+        got = ours.forward(m, ids, torch.arange(11).expand(2, 11))
+    assert (got - want).abs().max().item() <= 1e-5

@@ -13,7 +13,7 @@ from hf_helpers import greedy, native, variant_of
 
 torch = pytest.importorskip("torch")
 
-MISTRAL_MASK = "    y = scaled_dot_product_attention(q, k, v, attn_mask=causal[n n](window=W))\n"
+MISTRAL_MASK = "    y = scaled_dot_product_attention(q, k, v, attn_mask=window(n, W))\n"
 # The same window, as a mask of the model's own: no serving form, so transformers only.
 OWN_MASK = ("    mask = causal[n n](window=W)\n"
             "    y = scaled_dot_product_attention(q, k, v, attn_mask=mask)\n")

@@ -185,7 +185,7 @@ def test_the_examples_group_their_keys_and_values():
         assert len(form.grouped) == (0 if name == "gpt2" else 1)
 
 
-WINDOW = "attn_mask=causal[n n](window=W))\n"
+WINDOW = "attn_mask=window(n, W))\n"
 
 
 def test_windows_the_engine_cant_know_or_hold_are_e3308(tmp_path):
@@ -201,12 +201,12 @@ def test_windows_the_engine_cant_know_or_hold_are_e3308(tmp_path):
     cases = {
         "from a parameter": text.replace("c: [b n Dh] f32, s: [b n Dh] f32, l: int) -> [b n D]:\n    h = rms",
                                          "c: [b n Dh] f32, s: [b n Dh] f32, l: int, w: int = 8) -> [b n D]:\n    h = rms", 1)
-                                    .replace("window=W)", "window=w)", 1),
+                                    .replace("window(n, W)", "window(n, w)", 1),
         "of different sizes": text.replace(
             "    y = scaled_dot_product_attention(q, k, v, " + WINDOW,
             "    if l == 0:\n        y = scaled_dot_product_attention(q, k, v, " + WINDOW
             + "    else:\n        y = scaled_dot_product_attention(q, k, v, attn_mask=causal[n n](window=4))\n"),
-        "of no position": text.replace("window=W)", "window=0)", 1),
+        "of no position": text.replace("window(n, W)", "window(n, 0)", 1),
     }
     for case, src in cases.items():
         assert src != text, case

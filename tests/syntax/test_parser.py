@@ -130,6 +130,12 @@ def sx(e) -> str:
         return f"(.. {sx(e.lo)} {sx(e.hi)})"
     if t is ast.Index:
         return f"(idx {sx(e.value)}{''.join(' ' + sx(i) for i in e.indices)})"
+    if t is ast.WholeAxis:
+        return ".."
+    if t is ast.RestAxes:
+        return "..."
+    if t is ast.NamedIndex:
+        return f"(= {e.name} {sx(e.value)})"
     if t in (ast.BinOp, ast.Compare, ast.BoolOp):
         return f"({e.op} {sx(e.left)} {sx(e.right)})"
     if t is ast.UnaryOp:

@@ -49,6 +49,9 @@ leaves = st.one_of(
 
 def extend(inner):
     args = st.lists(inner, min_size=0, max_size=3)
+    # An index item: a value, `..` (a whole axis), `...` (the axes between), `D=…`.
+    items = st.one_of(inner, st.just(("whole",)), st.just(("rest",)),
+                      st.tuples(st.just("named"), names, inner))
     return st.one_of(
         st.tuples(st.just("bin"), st.sampled_from(sorted(BINARY)), inner, inner),
         st.tuples(st.just("neg"), inner),
@@ -56,7 +59,7 @@ def extend(inner):
         st.tuples(st.just("to"), inner, st.sampled_from(sorted(TO_TYPES))),
         st.tuples(st.just("as"), inner, st.sampled_from(sorted(AS_TYPES))),
         st.tuples(st.just("call"), funcs, args),
-        st.tuples(st.just("idx"), inner, st.lists(inner, min_size=1, max_size=2)),
+        st.tuples(st.just("idx"), inner, st.lists(items, min_size=1, max_size=3)),
         st.tuples(st.just("attr"), inner, st.sampled_from(["w", "field"])),
         st.tuples(st.just("tuple"), st.lists(inner, min_size=2, max_size=3)),
         st.tuples(st.just("range"), inner, inner),
@@ -92,7 +95,7 @@ def show(e) -> tuple[str, int]:
     if k == "call":
         return f"{e[1]}({', '.join(wrap(a, 0) for a in e[2])})", ATOM
     if k == "idx":
-        return f"{wrap(e[1], ATOM)}[{', '.join(wrap(i, 0) for i in e[2])}]", ATOM
+        return f"{wrap(e[1], ATOM)}[{', '.join(show_item(i) for i in e[2])}]", ATOM
     if k == "attr":
         return f"{wrap(e[1], ATOM)}.{e[2]}", ATOM
     if k == "tuple":
@@ -105,6 +108,26 @@ def show(e) -> tuple[str, int]:
         params = e[1][0] if len(e[1]) == 1 else "(" + ", ".join(e[1]) + ")"
         return f"{params} => {wrap(e[2], 1)}", 1
     raise ValueError(e)
+
+
+def show_item(i) -> str:
+    if i[0] == "whole":
+        return ".."
+    if i[0] == "rest":
+        return "..."
+    if i[0] == "named":
+        return f"{i[1]}={wrap(i[2], 0)}"
+    return wrap(i, 0)
+
+
+def expected_item(i) -> str:
+    if i[0] == "whole":
+        return ".."
+    if i[0] == "rest":
+        return "..."
+    if i[0] == "named":
+        return f"(= {i[1]} {expected(i[2])})"
+    return expected(i)
 
 
 def wrap(e, min_level: int) -> str:
@@ -145,7 +168,7 @@ def expected(e) -> str:
     if k == "call":
         return f"(call {e[1]}{''.join(' ' + expected(a) for a in e[2])})"
     if k == "idx":
-        return f"(idx {expected(e[1])}{''.join(' ' + expected(i) for i in e[2])})"
+        return f"(idx {expected(e[1])}{''.join(' ' + expected_item(i) for i in e[2])})"
     if k == "attr":
         return f"{expected(e[1])}.{e[2]}"
     if k == "tuple":

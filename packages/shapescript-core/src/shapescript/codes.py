@@ -99,6 +99,7 @@ _TABLE: tuple[tuple[str, ...], ...] = (
     ("E0305", "a size too large to compute with"),
     ("E0306", "a const used as a size"),
     ("E0307", "a const whose value isn't known before the program runs"),
+    ("E0308", "a fraction where a size is expected"),
     # E04 types and shapes
     ("E0401", "sizes not provably equal"),
     ("E0402", "ranks differ"),

@@ -54,6 +54,9 @@ class BodyChecker:
         self.map_sites: list[tuple[ast.Call, Any]] = []
         self.range_loops: list[ast.For] = []
         self.extern_sites: list[tuple[str, Span, str, str]] = []
+        # The branches a known condition rules out (``if tied:`` on a const): checked for
+        # types, but not held to the export rules (check/known.py).
+        self.dead_spans: list[Span] = []
         # Numbers the fresh sizes this body makes (``?k#3``): per checker, so a body's
         # result never depends on what the process checked before it.
         self._ids = count(1)
@@ -177,10 +180,14 @@ class BodyChecker:
                         self.exprs.expect_fits(dt, t, p.default, f"the default of `{p.name}`")
                     except Fail as f:
                         self.fail(f, p.default)
+            if isinstance(ps.type, SizeParam) and ps.type.name == p.name:
+                continue  # `n: Size`: the name is the generic `n`, whose size the argument is
             if isinstance(ps.type, (AxisParam, SizeParam)):
                 self.report(Diagnostic.error(
                     ec.E0504, f"`{ps.type}` is only for `extern fn` parameters", p.span,
-                    "a `fn` parameter", help="take the axis's position or size from the types instead"))
+                    "a `fn` parameter", help="a `fn` takes a size as `n: Size`, where `n` names the generic axis "
+                    "it is the size of" if isinstance(ps.type, SizeParam)
+                    else "take the axis's position or size from the types instead"))
                 t = ERROR
             self.host_only_param(p, t)
             self.scope.bind(p.name, Var(t, p.span, "param"))
@@ -215,6 +222,7 @@ class BodyChecker:
                 events.append((ec.E1707, call.span, "`map` over a generic size in an exported function",
                                f"`{n}` is a generic size, so the loop can't be unrolled"))
         events += self.extern_sites
+        events = [ev for ev in events if not any(_within(ev[1], d) for d in self.dead_spans)]
         return ExportSites(tuple(events), tuple(c for c in self.callees if not c.is_extern))
 
 
@@ -301,3 +309,7 @@ def dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
 
 
 __all__ = ["BodyChecker", "check_module", "TensorType", "TupleType"]
+
+
+def _within(span: Span, outer: Span) -> bool:
+    return span.file == outer.file and outer.start <= span.start and span.end <= outer.end

@@ -16,7 +16,9 @@ from shapescript.check.binding import Binding, relabel, subst_domain, subst_type
 from shapescript.check.broadcast import Clash, role_fail
 from shapescript.check.env import PRELUDE_FILES, AxisParam, FnSig, ParamSig, SizeParam
 from shapescript.check.exports import HOST_EXTERNS, extern_in_torch
+from shapescript.check.builtins import label_of_size_expr
 from shapescript.check.fail import Fail
+from shapescript.check.ops import fresh_unknown
 from shapescript.check.resolutions import (
     ArgVal, AxisName, ConstArg, DefaultArg, ExprArg, ExternCall, FnCall,
 )
@@ -334,7 +336,11 @@ class CallChecker:
         """``Size`` arguments bind their names: a static value given, else the default."""
         for p in sig.params:
             a = matched.get(p.name)
-            if isinstance(p.type, SizeParam) and a is not None:
+            if isinstance(p.type, SizeParam) and a is not None and not sig.is_extern:
+                # A `fn`'s `n: Size` binds its generic to the size the caller gives.
+                b.sizes[p.type.name] = self.size_arg(a)
+                b.origin[p.type.name] = p.name
+            elif isinstance(p.type, SizeParam) and a is not None:
                 generic = self.generic_size(a.value)
                 if generic is not None:
                     # A generic axis's size at this call (`groups=e`): passed as its value.
@@ -376,7 +382,7 @@ class CallChecker:
             pt = relabel(p.type, labels) if labels and isinstance(p.type, TensorType) else p.type
             if a is None:
                 continue
-            if isinstance(pt, SizeParam) and not b.sizes[pt.name][0].is_const:
+            if isinstance(pt, SizeParam) and (not sig.is_extern or not b.sizes[pt.name][0].is_const):
                 argvals[p.name] = ExprArg(a.value)  # a generic's size, known when it runs
                 continue
             if isinstance(pt, (SizeParam, AxisParam)):
@@ -415,6 +421,28 @@ class CallChecker:
             else:
                 argvals[p.name] = ExprArg(a.value)
         return tensors, argvals
+
+    def size_arg(self, a: ast.Arg) -> tuple[Size, Size]:
+        """The size and label a ``fn``'s ``n: Size`` parameter takes from its argument: a
+        size expression (dims, the caller's generics, literals) as the types write it, or
+        any other host ``int`` as a new unknown, which the callee's body holds for any size."""
+        t = self.ck.expr(a.value)
+        if isinstance(t, ErrorType):
+            raise Fail.reported()
+        if not isinstance(t, PyType) and not (isinstance(t, HostType) and t.name == "int"):
+            raise Fail(ec.E0410, f"a `Size` argument is a whole number, not `{t}`", f"this is `{t}`",
+                       span=a.value.span,
+                       help="give a size: a literal, a dim, or a generic axis of this function")
+        size = self.ck.expr_size(a.value)
+        v = literal_int(a.value)
+        if v is not None and v < 0:
+            size = Size.const(v)
+        if size is None:
+            u = fresh_unknown(self.ck.body.next_id, "k")
+            return u, u
+        if (-size).provably_pos():
+            raise Fail(ec.E0406, f"the size `{size}` is negative", "a negative size", span=a.value.span)
+        return size, label_of_size_expr(self.ck, a.value, size)
 
     def zero_divisor(self, sig: FnSig, e: ast.Call) -> Fail:
         """A signature whose sizes divide by a size this call makes 0 (``stride=0``)."""

@@ -17,6 +17,7 @@ out of range is E0307.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Callable, TypeGuard, Union
 
 from shapescript.check.domains import literal_domain
@@ -42,11 +43,27 @@ def size_error_parts(name: str, value: Value | None) -> tuple[str, str, str]:
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         help_ = (f"a size is a `dim`: declare `dim {name.rsplit('.', 1)[-1]} = {value}` "
                  "to use it in shapes")
+    elif _simple_fraction(value) is not None:
+        # A fraction of a size (`rotary_pct = 0.25`): the division says it in whole numbers.
+        q = _simple_fraction(value)
+        assert q is not None
+        by = f"/ {q.denominator}" if q.numerator == 1 else f"* {q.numerator} / {q.denominator}"
+        help_ = (f"a size is a whole number: write a fraction of a size as a division the "
+                 f"checker evaluates, `Dh {by}` for `Dh * {value!r}`")
     else:
         help_ = "a size is a whole number given by a `dim`, a literal or a generic axis"
     shown = "" if value is None else f" (= {value!r})"
     return (f"`{name}` is a const{shown}, not a size", "a host value where a size is expected",
             help_)
+
+
+def _simple_fraction(value: Value | None) -> Fraction | None:
+    """``value`` as a fraction of small whole numbers (0.25 is 1/4), when it is one and
+    isn't whole; None for anything else (an epsilon, a bool, an int)."""
+    if not isinstance(value, float) or not 0 < value or value == int(value):
+        return None
+    q = Fraction(value).limit_denominator(64)
+    return q if q.numerator > 0 and abs(float(q) - value) < 1e-9 else None
 
 
 def size_error(name: str, value: Value | None, span: Span) -> Diagnostic:

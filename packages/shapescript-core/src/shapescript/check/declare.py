@@ -294,7 +294,12 @@ class Declarer:
             if is_generated_name(p.name):
                 msg, label, help_ = reserved_name_error(p.name)
                 self.err(ec.E0203, msg, p.span, label, help=help_)
-            t = tb.type(p.type) if p.type is not None else None
+            if _is_size_param(d, p):
+                # `n: Size` names a generic of its own signature: the argument is its size.
+                generics.add(p.name)
+                t = SizeParam(p.name)
+            else:
+                t = tb.type(p.type) if p.type is not None else None  # type: ignore[assignment]
             default = p.default
             if isinstance(d, ast.ExternDecl) and default is not None:
                 # An extern's default is passed by every call, in the caller's module:
@@ -346,6 +351,8 @@ class Declarer:
         if isinstance(d, ast.ExternDecl) and d.one_of:
             sig.one_of = self.one_of(d, params)
         for p in d.params:
+            if _is_size_param(d, p) and self.env.dim_size(p.name) is None:
+                continue
             if p.name in generics or self.env.dim_size(p.name) is not None:
                 what = "dim" if p.name not in generics else "generic axis"
                 self.err(ec.E0203, f"parameter `{p.name}` shadows a {what}",
@@ -378,6 +385,12 @@ class Declarer:
                 continue
             info.failed.discard(f.name)
             info.fields[f.name] = FieldInfo(f.name, t, f, written_type(f.type, self.env, self.source))
+
+
+def _is_size_param(d: ast.FnDecl | ast.ExternDecl, p: ast.Param) -> bool:
+    """``n: Size`` in a ``fn``: a whole number that is the size of the generic ``n``."""
+    return (isinstance(d, ast.FnDecl) and isinstance(p.type, ast.NamedTypeExpr)
+            and p.type.name == "Size")
 
 
 def _determined(params: list[ParamSig]) -> set[str]:

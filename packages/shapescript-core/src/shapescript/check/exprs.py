@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 # packing and training register their built-ins' type rules, which ``e_Call`` dispatches to.
 from shapescript.check import division, indexing, ops, packing, training  # noqa: F401
+from shapescript.check.axis_index import axis_index, is_axis_index
 from shapescript.check.binding import relabel
 from shapescript.check.builtins import RULES
 from shapescript.check.call_exprs import call_expr
@@ -71,6 +72,9 @@ if TYPE_CHECKING:
 
 TORCH_PREFIXES = ("torch", "math", "shapescript.rt")
 
+
+# What an index holds besides expressions (`..`, `...`, `D=…`): no value of their own.
+INDEX_ITEMS = (ast.WholeAxis, ast.RestAxes, ast.NamedIndex)
 
 class ExprChecker:
     """Types the expressions of one body: owned by the body's checker (``body``), whose
@@ -457,21 +461,27 @@ class ExprChecker:
         base = self.expr(e.value)
         if isinstance(base, ErrorType):
             for i in e.indices:
-                self.expr(i) if not isinstance(i, ast.Range) else None
+                self.expr(i) if not isinstance(i, (ast.Range, *INDEX_ITEMS)) else None
             return ERROR
         if isinstance(base, PyType):
+            if is_axis_index(e.indices):
+                raise Fail(ec.E0413, "a Python value is indexed by axis only once it has a type",
+                           "a Python value", span=e.value.span,
+                           help="assert its type with `as`, then index it")
             for i in e.indices:
                 if isinstance(i, ast.Range):
                     self.expr(i.lo), self.expr(i.hi)
                 else:
-                    self.expr(i)
+                    self.expr(i)  # type: ignore[arg-type]
             self.res[id(e)] = PythonIndex()
             return PY
+        if isinstance(base, TensorType) and is_axis_index(e.indices):
+            return axis_index(self, base, e)
         if isinstance(base, TupleType):
-            k = literal_int(e.indices[0]) if len(e.indices) == 1 else None
+            k = literal_int(e.indices[0]) if len(e.indices) == 1 else None  # type: ignore[arg-type]
             if k is None:
                 for i in e.indices:
-                    if not isinstance(i, ast.Range):
+                    if not isinstance(i, (ast.Range, *INDEX_ITEMS)):
                         self.expr(i)
                 raise Fail(ec.E0406, "a tuple is indexed by a literal number", "not a literal",
                            span=e.indices[0].span if e.indices else e.span,

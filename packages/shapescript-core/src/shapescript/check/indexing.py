@@ -84,11 +84,11 @@ def index(ck: ExprChecker, base: TensorType, e: ast.Index) -> Type:
     if ranges:
         for i in idx:
             if not isinstance(i, ast.Range):
-                ck.expr(i)
+                ck.expr(i)  # type: ignore[arg-type]
         raise Fail(ec.E0410, "a slice `a..b` must be the only index", "a slice beside another index",
                    span=ranges[0].span,
                    help="slice the first axis alone, `x[a..b]`; reach other axes with `rearrange`")
-    types = [ck.expr(i) for i in idx]
+    types = [ck.expr(i) for i in idx]  # type: ignore[arg-type]
     if any(isinstance(t, ErrorType) for t in types):
         return ERROR
     if all(isinstance(t, (HostType, PyType)) or (isinstance(t, TensorType) and not t.axes and t.dtype in INT_DTYPES)
@@ -152,7 +152,7 @@ def _host_ints(ck: ExprChecker, base: TensorType, e: ast.Index, types: list[Type
             if v is not None:
                 within = (n - (v + 1) if v >= 0 else n + v).provably_nonneg()  # type: ignore[operator]
             else:
-                top = index_range(ck, i)
+                top = index_range(ck, i)  # type: ignore[arg-type]
                 within = top is not None and (n - top).provably_nonneg()
             check = check or not within
         elif not -n.const_value <= v < n.const_value:  # type: ignore[operator]

@@ -27,7 +27,8 @@ __all__ = [
     "SsModuleName", "ModeName", "PoisonedName", "FieldName", "PyAttr", "NameResolution",
     "ExprArg", "ConstArg", "DefaultArg", "ArgVal",
     "FnCall", "ExternCall", "BuiltinCall", "PythonCall", "ModelInit", "ModelNew", "CallResolution",
-    "IntIndex", "SliceIndex", "MaskIndex", "GatherIndex", "TupleIndex", "PythonIndex",
+    "KnownIf", "IntIndex", "SliceIndex", "AxisPick", "AxesIndex", "MaskIndex", "GatherIndex",
+    "TupleIndex", "PythonIndex",
     "IndexResolution", "FieldInit",
 ]
 
@@ -237,6 +238,17 @@ CallResolution = Union[FnCall, ExternCall, BuiltinCall, PythonCall, ModelInit, M
 # -- indexing -----------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
+class KnownIf:
+    """An ``if`` whose conditions are known when checking (``if tied:`` on a const): the
+    branches they rule out (``len(branches)`` is the ``else``) and the one they take
+    (None: none known to be taken)."""
+
+    taken: int | None
+    dead: frozenset[int]
+    kind: ClassVar[str] = "known if"
+
+
+@dataclass(frozen=True, slots=True)
 class IntIndex:
     """Leading axes by host ints; ``check``: the bounds are checked at run time."""
 
@@ -252,6 +264,27 @@ class SliceIndex:
     hi: ast.Expr
     check: bool
     kind: ClassVar[str] = "slice"
+
+
+@dataclass(frozen=True, slots=True)
+class AxisPick:
+    """One indexed axis of an ``AxesIndex``: ``x[…, lo..hi, …]`` (``hi`` set) or
+    ``x[…, lo, …]`` (``hi`` None, the axis removed); ``check``: bounds checked at run time."""
+
+    axis: int
+    lo: ast.Expr
+    hi: ast.Expr | None
+    check: bool
+    kind: ClassVar[str] = "axis pick"
+
+
+@dataclass(frozen=True, slots=True)
+class AxesIndex:
+    """``x[.., a..b]``, ``x[..., i]``, ``x[i, a..b]``, ``x[D=a..b]``: ints and slices of
+    any axes, by position in the value (the other axes kept whole)."""
+
+    picks: tuple[AxisPick, ...]
+    kind: ClassVar[str] = "axes"
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +316,7 @@ class PythonIndex:
     kind: ClassVar[str] = "python"
 
 
-IndexResolution = Union[IntIndex, SliceIndex, MaskIndex, GatherIndex, TupleIndex, PythonIndex]
+IndexResolution = Union[IntIndex, SliceIndex, AxesIndex, MaskIndex, GatherIndex, TupleIndex, PythonIndex]
 
 
 # -- model fields' initialisers -------------------------------------------------------------

@@ -34,13 +34,15 @@ from shapescript.builtin_registry import BUILTINS_BY_NAME, EINOPS_PATTERN_NAMES
 from shapescript.check.env import AxisParam, FnSig
 from shapescript.check.payloads import Reduction
 from shapescript.check.resolutions import (
-    BuiltinCall, ExprArg, ExternCall, FnCall, GenericName, IntIndex, LocalName, MaskIndex,
-    SliceIndex,
+    AxesIndex, BuiltinCall, ExprArg, ExternCall, FnCall, GenericName, IntIndex, LocalName,
+    MaskIndex, SliceIndex,
 )
 from shapescript.check.result import CheckedModule, Program
-from shapescript.check.serving_attention import kv_grouping, mask_window, padding_refusal
+from shapescript.check.serving_attention import (
+    helper_mask, kv_grouping, mask_window, padding_refusal,
+)
 from shapescript.check.serving_help import HELP, MIX_HELP
-from shapescript.check.serving_walk import body_nodes, call_args, field_of, walk
+from shapescript.check.serving_walk import body_nodes, call_args, field_of, returns_of, walk
 from shapescript.check.sizes import Size
 from shapescript.check.types import INT_DTYPES, ModelType, TensorType
 from shapescript.diagnostics import Diagnostic
@@ -131,16 +133,22 @@ class _Follow:
                 self.mixing.append(f"{message}, at {node.span.file}:{node.span.line}")
             self.report(ec.E3304, message, node.span, label, MIX_HELP.get(kind))
 
-        nodes = list(body_nodes(sig))
+        nodes = list(body_nodes(sig, cm))
         # The mask written in an attention call is the engine's, not a computation.
         masks = set()
+        helpers: set[int] = set()
         for node in nodes:
             res = cm.res.get(id(node)) if isinstance(node, ast.Call) else None
             if isinstance(res, (FnCall, ExternCall)) and res.sig.extern == SDPA:
                 mask = call_args(node)[1].get("attn_mask")
                 if mask is not None:
                     masks |= {id(x) for x in walk(mask)}
+                if mask is not None and helper_mask(cm, mask) is not None:
+                    # `window(n, W)`: its `n` and its body are the engine's mask too.
+                    helpers |= {id(x) for x in walk(mask)}
         for node in nodes:
+            if id(node) in helpers:
+                continue
             if isinstance(node, ast.Attr):
                 t = cm.types.get(id(node.value))
                 if isinstance(t, ModelType):
@@ -165,9 +173,11 @@ class _Follow:
             elif isinstance(node, ast.Index):
                 t = tensor(node.value)
                 res = cm.res.get(id(node))
-                if t is not None and isinstance(res, (IntIndex, SliceIndex, MaskIndex)):
+                if t is not None and isinstance(res, (IntIndex, SliceIndex, MaskIndex, AxesIndex)):
                     k = len(node.indices) if isinstance(res, IntIndex) else 1
-                    if any(along(a.size) for a in t.axes[:k] if not a.variadic):
+                    picked = ([t.axes[p.axis] for p in res.picks] if isinstance(res, AxesIndex)
+                              else t.axes[:k])
+                    if any(along(a.size) for a in picked if not a.variadic):
                         bad(node, "an index along the token axis", "picks positions")
             elif isinstance(node, ast.Call):
                 self.call(sig, cm, node, nvars, along, tensor, bad)
@@ -210,17 +220,22 @@ class _Follow:
             q = tensor(pos[0]) if pos else None
             if q is None or len(q.axes) != 4 or not along(q.axes[2].size):
                 return  # E3305 says what is wrong with its shapes
+            helper = helper_mask(cm, mask) if mask is not None else None
+            window_arg = None
+            if helper is not None:
+                mask, window_arg = helper  # `window(n, W)`: a helper's causal mask
             if not (isinstance(mask, ast.Constructor) and mask.name == "causal"):
                 bad(e, "attention with a mask of its own" if mask is not None
                     else "attention without a causal mask written in the call",
                     "the engine runs causal attention over each request", "mask")
                 return
-            window, why = mask_window(cm, mask)
+            window, why = mask_window(cm, mask, window_arg)
             held = why is None and window is not None and not self.allow_windows
             if held:
                 why = "a sliding window, which this target can't run yet"
             if why is not None:
-                self.report(ec.E3308, f"attention with {why}", mask.span,
+                self.report(ec.E3308, f"attention with {why}",
+                            window_arg.span if window_arg is not None else mask.span,
                             "the engine sets each layer's window before it runs",
                             MIX_HELP["window"] if held else None)
             self.windows[id(e)] = window
@@ -433,7 +448,7 @@ def _output_layer(form: ServingForm, cm: CheckedModule, mname: str, report: Any)
     decl = form.sig.decl
     assert isinstance(decl, ast.FnDecl)
     body = decl.body
-    returns = [s for s in _walk_stmts(body)] if isinstance(body, tuple) else []
+    returns = [s for s in returns_of(body, cm.res)] if isinstance(body, tuple) else []
     value: ast.Expr | None
     if isinstance(body, tuple):
         if len(returns) != 1:
@@ -470,9 +485,9 @@ def _output_layer(form: ServingForm, cm: CheckedModule, mname: str, report: Any)
 def _embedding(form: ServingForm, cm: CheckedModule, mname: str, report: Any) -> None:
     """E3303: the ids once, in ``embedding(ids, m.E)``."""
     sig, decl = form.sig, form.sig.decl
-    uses = [x for x in body_nodes(sig) if isinstance(x, ast.Name) and x.id == form.ids
+    uses = [x for x in body_nodes(sig, cm) if isinstance(x, ast.Name) and x.id == form.ids
             and isinstance(cm.res.get(id(x)), LocalName)]
-    for node in body_nodes(sig):
+    for node in body_nodes(sig, cm):
         if not isinstance(node, ast.Call):
             continue
         res = cm.res.get(id(node))
@@ -537,7 +552,7 @@ def _group(form: ServingForm, cm: CheckedModule, sig: FnSig, call: ast.Call,
     query heads, left to the engine where it is a plain grouping."""
     body = sig.decl.body if isinstance(sig.decl, ast.FnDecl) else ()
     kv_args: set[int] = set()
-    for node in body_nodes(sig):
+    for node in body_nodes(sig, cm):
         res = cm.res.get(id(node)) if isinstance(node, ast.Call) else None
         if isinstance(res, ExternCall) and res.sig.extern == SDPA:
             kv_args |= {id(x) for x in call_args(node)[0][1:3]}
@@ -559,20 +574,6 @@ def _group(form: ServingForm, cm: CheckedModule, sig: FnSig, call: ast.Call,
 def _padding(form: ServingForm, follow: _Follow) -> None:
     form.padding_refusal, form.key_attentions = padding_refusal(follow.mixing, [
         (follow.cm_of(f).types.get(id(call_args(c)[0][1])), c, nv) for f, c, nv in follow.attentions])
-
-
-def _walk_stmts(body: tuple[ast.Stmt, ...]) -> list[ast.Return]:
-    found: list[ast.Return] = []
-    for s in body:
-        if isinstance(s, ast.Return):
-            found.append(s)
-        elif isinstance(s, ast.If):
-            for br in s.branches:
-                found += _walk_stmts(br.body)
-            found += _walk_stmts(s.orelse or ())
-        elif isinstance(s, (ast.For, ast.With)):
-            found += _walk_stmts(s.body)
-    return found
 
 
 def serving_diagnostics(program: Program, fn: str = "forward", *,

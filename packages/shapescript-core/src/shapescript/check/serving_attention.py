@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shapescript.check.resolutions import BuiltinCall, LocalName
+from shapescript.check.env import SizeParam
+from shapescript.check.resolutions import BuiltinCall, ExprArg, FnCall, LocalName
 from shapescript.check.result import CheckedModule
 from shapescript.check.types import HostType, TensorType
 from shapescript.syntax import ast
@@ -31,17 +32,40 @@ class Grouping:
     refusal: str | None = None           # why an engine can't group them (E3307)
 
 
-def mask_window(cm: CheckedModule, mask: ast.Constructor) -> tuple[int | None, str | None]:
+def mask_window(cm: CheckedModule, mask: ast.Constructor,
+                window: ast.Expr | None = None) -> tuple[int | None, str | None]:
     """The window of ``causal[n n](window=W)`` (None: no window), or why an engine can't
-    know it: it must be a whole number of at least 1 known before the model runs."""
-    if mask.fill is None:
+    know it: it must be a whole number of at least 1 known before the model runs.
+    ``window``: the caller's argument for it, when the mask is a helper's (``helper_mask``)."""
+    fill = window if window is not None else mask.fill
+    if fill is None:
         return None, None
-    t = cm.types.get(id(mask.fill))
+    t = cm.types.get(id(fill))
     if not isinstance(t, HostType) or not isinstance(t.value, int) or isinstance(t.value, bool):
         return None, "a window the engine can't know before the model runs"
     if t.value < 1:
         return None, f"a window of {t.value} positions, which hides every key"
     return t.value, None
+
+
+def helper_mask(cm: CheckedModule, mask: ast.Expr) -> tuple[ast.Constructor, ast.Expr | None] | None:
+    """For ``attn_mask=window(n, W)``, a call of a one-line ``fn`` whose body is the
+    causal mask of its size parameters (``fn window(n: Size, w: Size) -> [n n] Mask =
+    causal[n n](window=w)``): that mask, and the caller's argument for its window (None for
+    none); None for any other mask."""
+    res = cm.res.get(id(mask)) if isinstance(mask, ast.Call) else None
+    if not isinstance(res, FnCall) or not isinstance(res.sig.decl, ast.FnDecl):
+        return None
+    body, sig = res.sig.decl.body, res.sig
+    if not (isinstance(body, ast.Constructor) and body.name == "causal"):
+        return None
+    sizes = {p.name: i for i, p in enumerate(sig.params) if isinstance(p.type, SizeParam)}
+    if body.fill is None:
+        return body, None
+    if not (isinstance(body.fill, ast.Name) and body.fill.id in sizes):
+        return None
+    arg = res.args[sizes[body.fill.id]] if sizes[body.fill.id] < len(res.args) else None
+    return (body, arg.node) if isinstance(arg, ExprArg) else None
 
 
 def padding_refusal(mixing: list[str], attentions: list[tuple[object, ast.Call, frozenset[str]]]

@@ -15,6 +15,7 @@ from shapescript.check.fail import Fail
 from shapescript.check.narrowing import (
     Narrowing, equalities, narrow_scope, narrow_type, unnarrow, widen_scope,
 )
+from shapescript.check.known import known_if
 from shapescript.check.scope import Scope, Var, check_local_name
 from shapescript.check.sizes import Size
 from shapescript.check.types import (
@@ -305,6 +306,16 @@ class StmtChecker:
             outs.append((before.copy(), False))
         proved += [{}] * (len(outs) - len(proved))
         unnarrow(outs, proved)
+        known = known_if(self.body.res, s)
+        if known is not None:
+            # A branch a const rules out was checked for types only: what comes after
+            # sees the branches that can run.
+            self.body.res[id(s)] = known
+            self.body.dead_spans += [b.span for i, b in enumerate(s.branches) if i in known.dead]
+            if s.orelse is not None and len(s.branches) in known.dead:
+                self.body.dead_spans += [x.span for x in s.orelse]
+            outs = [o for i, o in enumerate(outs) if i not in known.dead
+                    and not (i == len(s.branches) and s.orelse is None and known.taken is not None)]
         self.body.scope = self.merge(before, outs, s)
         return all(ret for _, ret in outs)
 

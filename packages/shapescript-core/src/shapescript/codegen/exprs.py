@@ -13,7 +13,7 @@ from typing import Any
 from shapescript.check.resolutions import (
     ArgVal, AxisName, BuiltinCall, ConstArg, ConstName, DefaultArg, DimName, ExprArg,
     ExternCall, FieldName, FnCall, FnName, GenericName, IntIndex, ModelInit, ModelName, ModelNew,
-    PyModuleName, PythonCall, SliceIndex, SsModuleName, TupleIndex,
+    PyModuleName, PythonCall, SliceIndex, SsModuleName, TupleIndex, AxesIndex, AxisPick,
 )
 from shapescript.check.result import AssertRes, BroadcastRes, CheckedModule, ConvertRes
 from shapescript.check.sizes import Size
@@ -213,16 +213,35 @@ class ExprGen:
                         f"{self.ctx.rt_helper('sliced')}({base}, {lo}, {hi}, {self.where(e.span)!r})",
                         f"{base}[{lo}:{hi}]")
                 return f"{base}[{lo}:{hi}]"
+            case AxesIndex(picks):
+                return self.axes_index(e, base, picks)
             case TupleIndex(position):
                 return f"{base}[{position}]"
             case IntIndex(True):
-                idx = ", ".join(self.index_value(i) for i in e.indices)
+                idx = ", ".join(self.index_value(i) for i in e.indices)  # type: ignore[arg-type]
                 tup = idx + ("," if len(e.indices) == 1 else "")
                 return self.guarded(
                     f"{self.ctx.rt_helper('picked')}({base}, ({tup}), {self.where(e.span)!r})",
                     f"{base}[{idx}]")
             case _:
-                return f"{base}[{', '.join(self.index_value(i) for i in e.indices)}]"
+                return f"{base}[{', '.join(self.index_value(i) for i in e.indices)}]"  # type: ignore[arg-type]
+
+    def axes_index(self, e: ast.Index, base: str, picks: tuple[AxisPick, ...]) -> str:
+        """``x[:, lo:hi, i]``: each pick in place, the axes before it whole."""
+        parts = [":"] * (max(p.axis for p in picks) + 1)
+        values = []
+        for p in picks:
+            lo = self.index_value(p.lo)
+            hi = self.index_value(p.hi) if p.hi is not None else None
+            parts[p.axis] = lo if hi is None else f"{lo}:{hi}"
+            values.append(f"({p.axis}, {lo}, {hi})")
+        plain = f"{base}[{', '.join(parts)}]"
+        if not any(p.check for p in picks):
+            return plain
+        # Bounds the types don't prove: checked, so no slice is silently short.
+        tup = ", ".join(values) + ("," if len(values) == 1 else "")
+        return self.guarded(
+            f"{self.ctx.rt_helper('cut')}({base}, ({tup}), {self.where(e.span)!r})", plain)
 
     def index_value(self, i: ast.Expr) -> str:
         code = self.expr(i)

@@ -106,8 +106,10 @@ class SpecBuilder:
             return f"_ss_rt.HostSpec({p.name!r}, {where!r}, {HOST_PY[t.name]}{', optional=True' if optional else ''})"
         if isinstance(t, ModelType):
             return f"_ss_rt.ModelSpec({p.name!r}, {where!r}, {self.ctx.model_ref_type(t)})"
-        if isinstance(t, (SizeParam,)):
-            return f"_ss_rt.HostSpec({p.name!r}, {where!r}, int)"
+        if isinstance(t, SizeParam):
+            # A `fn`'s `n: Size` binds `n`, so the tensors' `n` axes must agree with it.
+            binds = f", binds={t.name!r}" if not sig.is_extern else ""
+            return f"_ss_rt.HostSpec({p.name!r}, {where!r}, int{binds})"
         return None
 
     def arg_specs(self, sig: FnSig) -> str | None:
@@ -137,6 +139,9 @@ class SpecBuilder:
 
     # -- where a body reads its generics ---------------------------------------------------
     def generic_source(self, sig: FnSig, name: str) -> str:
+        for i, p in enumerate(sig.params):
+            if isinstance(p.type, SizeParam) and p.type.name == name and not sig.is_extern:
+                return _py(sig.decl.params[i].name)  # `n: Size`: the argument is the size
         lin_fallback = None
         for i, p in enumerate(sig.params):
             t = p.type

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from shapescript.check.known import live_statement
 from shapescript.check.result import CheckedModule
 from shapescript.check.types import ModelType, TensorType
 from shapescript.codegen.context import CodegenContext
@@ -52,6 +53,12 @@ class StmtGen(ExprGen):
         return code
 
     def s_If(self, s: ast.If, ind: int) -> None:
+        live = live_statement(self.cm.res, s)
+        if not isinstance(live, ast.If):
+            # A const ruled the other branches out: only what runs is written.
+            self.block(live, ind) if live else self.em.emit(s.span.line, ind, "pass")
+            return
+        s = live
         for k, br in enumerate(s.branches):
             kw = "if" if k == 0 else "elif"
             self.em.emit(br.span.line, ind, f"{kw} {self.cond(br.cond)}:", simple=False)

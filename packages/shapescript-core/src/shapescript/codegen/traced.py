@@ -38,6 +38,7 @@ from pathlib import Path
 
 from shapescript.check.env import FnSig
 from shapescript.check.exports import reached_functions
+from shapescript.check.known import live_statement
 from shapescript.check.resolutions import IntIndex
 from shapescript.check.result import AssertRes, CheckedModule, Program
 from shapescript.check.sizes import Size
@@ -151,7 +152,7 @@ class TracedStmtGen(InlineDimsStmtGen):
         res = self.cm.res.get(id(e))
         if not isinstance(res, IntIndex) or all(isinstance(i, ast.Num) for i in e.indices):
             return super().g_Index(e)
-        idx = [self.expr(i) for i in e.indices]
+        idx = [self.expr(i) for i in e.indices]  # type: ignore[arg-type]
         return f"_ss_ex_pick({self.expr(e.value)}, {_tuple(idx)})"
 
     def s_Assign(self, s: ast.Assign, ind: int) -> None:
@@ -171,6 +172,12 @@ class TracedStmtGen(InlineDimsStmtGen):
         self.em.emit(last, ind + 1, f"return {_tuple(outputs)}")
 
     def s_If(self, s: ast.If, ind: int) -> None:
+        live = live_statement(self.cm.res, s)
+        if not isinstance(live, ast.If):
+            super().s_If(s, ind)
+            self.defined |= _definite(live) or set() if live else set()
+            return
+        s = live
         if _returns((s,)):
             # A return inside makes it a Python if, which needs the condition to be
             # known while tracing.

@@ -7,7 +7,7 @@
   ``rms_norm``, ``cross_entropy``, ``cumsum``, ``dropout``, ``stack_map``; training
   mode: ``train``, ``is_training``;
 - checks inside bodies, for facts the types can't prove: ``divides``, ``has_size``, ``sliced``,
-  ``picked``, ``at_least``, ``counted`` (in ``ops.py``); ``pack`` and ``unpack``;
+  ``picked``, ``cut``, ``at_least``, ``counted`` (in ``ops.py``); ``pack`` and ``unpack``;
 - devices: ``devices``, ``declare_module_device``, ``current_device``, ``call_device``;
   ``from_host`` (an ``as`` on a Python value), ``host_transfers``, ``device_problem``;
 - settings: ``checks_mode``, ``value_checks_mode``, ``mode_enabled``;
@@ -22,8 +22,8 @@ from .device import (call_device, current_device, declare_module_device, device_
                      devices, from_host, host_transfers, parse_device, reset_devices)
 from .domains import domain_problem
 from .errors import DeviceError, DomainError, ShapeError, ShapeScriptError
-from .ops import (at_least, conv2d, counted, cross_entropy, cumsum, divides, dropout, has_size,
-                  is_training,
+from .ops import (at_least, conv2d, counted, cross_entropy, cumsum, cut, divides, dropout,
+                  has_size, is_training,
                   layer_norm, log_softmax, logsumexp, pack, picked, rms_norm, sliced, softmax,
                   stack_map, train, unpack)
 from .specs import FLOAT, INT, DomainSpec, HostSpec, ModelSpec, TensorSpec, dtype_name
@@ -36,7 +36,7 @@ __all__ = [
     "reset_devices", "from_host", "host_transfers", "device_problem",
     "domain_problem",
     "DeviceError", "DomainError", "ShapeError", "ShapeScriptError",
-    "at_least", "counted", "divides", "has_size", "picked", "sliced", "pack", "unpack",
+    "at_least", "counted", "cut", "divides", "has_size", "picked", "sliced", "pack", "unpack",
     "conv2d", "cross_entropy", "cumsum", "dropout", "is_training", "layer_norm", "log_softmax",
     "logsumexp", "rms_norm", "softmax", "stack_map", "train",
     "FLOAT", "INT", "DomainSpec", "HostSpec", "ModelSpec", "TensorSpec", "dtype_name",

@@ -146,9 +146,11 @@ def stack_map(n, fn, device=None):
 # The checker proves what it can and leaves the rest to these, each raising ``ShapeError``
 # at the ``.ss`` location that needs the fact (``where``), before torch or einops would fail
 # with an error of their own or, worse, compute on the wrong rows: ``divides`` (a pattern
-# splitting a generic axis), ``sliced`` (a slice not provably within its axis), ``picked``
-# (host ``int`` indices), ``at_least`` (``topk``'s ``k`` on a generic axis), ``counted``
-# (a ``map`` over a count that may be 0, when the items' shape isn't known).
+# splitting a generic axis), ``has_size`` (a pattern's keyword size for an open axis),
+# ``sliced`` (a slice not provably within its axis), ``picked`` (host ``int`` indices),
+# ``cut`` (ints and slices of later axes), ``at_least`` (``topk``'s ``k`` on a generic
+# axis), ``counted`` (a ``map`` over a count that may be 0, when the items' shape isn't
+# known).
 #
 # While ``torch.export`` traces, a size is symbolic and a comparison of it a ``SymBool``:
 # there each test becomes ``torch._check``, a fact the exported program keeps and checks,
@@ -193,6 +195,32 @@ def sliced(x, lo, hi, where):
     _holds(lo <= hi, message)
     _holds(hi <= n, message)
     return x[lo:hi]
+
+
+def cut(x, picks, where):
+    """``x`` indexed on any axes, each index within its axis: ``picks`` is
+    ``((axis, lo, hi), …)``, a slice ``lo:hi`` of that axis, or with ``hi`` None the
+    host ``int`` index ``lo`` (the axis removed); the other axes are kept whole.
+
+    >>> cut(torch.zeros(2, 5, 4), ((1, 1, 3), (2, -1, None)), "m.ss:1:1").shape
+    torch.Size([2, 2])
+    """
+    index = [slice(None)] * (max(axis for axis, _, _ in picks) + 1)
+    shape = x.shape
+    for axis, lo, hi in picks:
+        n = shape[axis]
+        if hi is None:
+            message = f"{where}: index {lo} is out of bounds for axis {axis}, of size {n}"
+            _holds(-n <= lo, message)
+            _holds(lo < n, message)
+            index[axis] = lo
+        else:
+            message = f"{where}: the slice {lo}..{hi} is out of bounds for axis {axis}, of size {n}"
+            _holds(0 <= lo, message)
+            _holds(lo <= hi, message)
+            _holds(hi <= n, message)
+            index[axis] = slice(lo, hi)
+    return x[tuple(index)]
 
 
 def picked(x, index, where):

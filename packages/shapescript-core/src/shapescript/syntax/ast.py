@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Union
 
 from shapescript.source import Span
+from shapescript.syntax.ast_index import NamedIndex, RestAxes, WholeAxis  # noqa: F401 - part of the tree
 
 # ---------------------------------------------------------------------------
 # Size expressions (inside ``[...]`` types, dim right-hand sides, constructor
@@ -290,10 +291,11 @@ class Range:
 
 @dataclass(frozen=True, slots=True)
 class Index:
-    """``value[i]``, ``value[i, j]``, ``value[a..b]``, ``value[mask]``, ``table[ids]``."""
+    """``value[i]``, ``value[i, j]``, ``value[a..b]``, ``value[mask]``, ``table[ids]``,
+    ``value[.., a..b]``, ``value[..., i]``, ``value[D=a..b]``."""
 
     value: Expr
-    indices: tuple[Expr, ...]
+    indices: tuple["Expr | IndexItem", ...]
     span: Span
 
 
@@ -373,6 +375,8 @@ Expr = Union[
     Num, NumName, Str, Bool, NoneLit, Name, Placeholder, Attr, Call, Constructor, Range,
     Index, BinOp, Compare, BoolOp, UnaryOp, Convert, AssertType, Lambda, TupleExpr,
 ]
+# What an index may hold besides an expression.
+IndexItem = Union[WholeAxis, RestAxes, NamedIndex]
 
 # ---------------------------------------------------------------------------
 # Statements.

@@ -517,6 +517,27 @@ def r_arg_pattern(b, c):
     return c[0].value
 
 
+def r_index_expr(b, c):
+    return c[0]
+
+
+def r_index_whole(b, c):
+    t = c[0]
+    if t.value != "..":
+        b.error(ec.E0101, f"unexpected `{t.value}`", t, "expected an index",
+                help="an index is a value, a range `a..b`, `..` (a whole axis) or `...`")
+    return ast.WholeAxis(b.sp(t, t))
+
+
+def r_index_rest(b, c):
+    return ast.RestAxes(b.sp(c[0], c[0]))
+
+
+def r_index_named(b, c):
+    e = c[2]
+    return ast.NamedIndex(c[0].value, e, b.sp(c[0], e.span), b.sp(c[0], c[0]))
+
+
 def r_indices_one(b, c):
     return [c[0]]
 

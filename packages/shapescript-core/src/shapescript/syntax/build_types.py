@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from shapescript import vocab
 from shapescript.source import Span
 from shapescript.syntax import ast
@@ -256,9 +258,47 @@ def r_axis_op(b, c):
     return items
 
 
+class _Fraction:
+    """A float where a size is expected (``Dh * 0.25``): E0308 once its axis is built,
+    with the division that says it in whole numbers."""
+
+    __slots__ = ("value", "text", "span")
+
+    def __init__(self, value: float, text: str, span: Span) -> None:
+        self.value, self.text, self.span = value, text, span
+
+
+def _fraction_help(b, op: str | None, other, f: _Fraction) -> str:
+    """How ``other op f`` is written with whole numbers: ``Dh / 4`` for ``Dh * 0.25``."""
+    q = Fraction(f.value).limit_denominator(1000)
+    if op == "/":
+        q = 1 / q if q else q
+    shown = b.text(other.span) if other is not None else "D"
+    if " " in shown:
+        shown = f"({shown})"
+    if q.denominator == 1:
+        idiom = f"{shown} * {q.numerator}"
+    elif q.numerator == 1:
+        idiom = f"{shown} / {q.denominator}"
+    else:
+        idiom = f"{shown} * {q.numerator} / {q.denominator}"
+    return (f"a size is a whole number: write `{idiom}`, a division the checker evaluates "
+            "(`/` in a size rounds down, so choose sizes it divides)")
+
+
+def _no_fraction(b, f, op: str | None = None, other=None):
+    """``f`` itself, or for a fraction (reported) a size standing in for it."""
+    if type(f) is not _Fraction:
+        return f
+    b.error(ec.E0308, f"`{f.text}` is not a whole number", f.span, "a fraction in a size",
+            help=_fraction_help(b, op, other, f) if other is not None else
+            "a size is a whole number: write a fraction of a size as a division, `Dh / 4`")
+    return ast.SizeInt(1, f.span)
+
+
 def _axis(b, items):
     if type(items) is not list:
-        return items
+        return _no_fraction(b, items)
     sp = b.sp
     terms = [items[0]]
     ops = []
@@ -266,6 +306,10 @@ def _axis(b, items):
         tok = items[k]
         f = items[k + 1]
         op = tok.value
+        if type(f) is _Fraction or type(terms[-1]) is _Fraction:
+            if type(terms[-1]) is _Fraction:
+                terms[-1] = _no_fraction(b, terms[-1], op, f)
+            f = _no_fraction(b, f, op, terms[-1])
         if op not in SIZE_OPS:
             if op == "//":
                 b.error(ec.E0101, "`//` in a size", tok, "sizes divide with `/`",
@@ -281,8 +325,9 @@ def _axis(b, items):
         else:
             ops.append(op)
             terms.append(f)
-    res = terms[0]
+    res = _no_fraction(b, terms[0])
     for op, t in zip(ops, terms[1:]):
+        t = _no_fraction(b, t)
         res = ast.SizeBin(op, res, t, sp(res.span, t.span))
     return res
 
@@ -291,6 +336,11 @@ def r_f_int(b, c):
     t = c[0]
     return ast.SizeInt(int(t.value), Span(b.file, t.line, t.col, t.end_line, t.end_col,
                                           t.start, t.end))
+
+
+def r_f_float(b, c):
+    t = c[0]
+    return _Fraction(float(t.value), t.value, b.sp(t, t))
 
 
 def r_f_numname(b, c):
