@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING, Any
 from shapescript.check import ops
 from shapescript.check.binding import Binding, relabel, subst_domain, subst_type
 from shapescript.check.broadcast import Clash, role_fail
-from shapescript.check.env import PRELUDE_FILES, AxisParam, FnSig, ParamSig, SizeParam
+from shapescript.check.env import AxisParam, FnSig, ParamSig, SizeParam
 from shapescript.check.exports import HOST_EXTERNS, extern_in_torch
 from shapescript.check.builtins import label_of_size_expr
+from shapescript.check.call_rules import one_of_rule, prelude_rules
 from shapescript.check.fail import Fail
+from shapescript.check.literals import literal_int
 from shapescript.check.ops import fresh_unknown
 from shapescript.check.resolutions import (
     ArgVal, AxisName, ConstArg, DefaultArg, ExprArg, ExternCall, FnCall,
@@ -26,7 +28,7 @@ from shapescript.check.size_solve import exact_div, solve_linear
 from shapescript.check.sizes import Size
 from shapescript.check.written_labels import computed_label
 from shapescript.check.types import (
-    ERROR, INT, NONE, NOTHING, Axis, ErrorType, HostType, ModelType, PyType, TensorType, Type, is_float,
+    ERROR, INT, NOTHING, Axis, ErrorType, HostType, ModelType, PyType, TensorType, Type, is_float,
     is_int, label_hits,
 )
 from shapescript.syntax import ast
@@ -550,53 +552,6 @@ class CallChecker:
             self.ck.res[id(n)] = AxisName(pos)
         self.ck.types[id(a.value)] = INT
         return positions if p.many else positions[0]
-
-
-def one_of_rule(sig: FnSig, matched: dict[str, ast.Arg], e: ast.Call,
-                types: dict[str, Type]) -> None:
-    """``extern fn … with a or b``: a call gives at least one of them (E0501), and not
-    every one it gives is `none` (E0415), which torch would refuse when it runs."""
-    one_of = sig.one_of
-    names = " or ".join(f"`{n}=`" for n in one_of)
-    if not any(n in matched for n in one_of):
-        raise Fail(ec.E0501, f"`{sig.name}` needs {names}", "none given", span=e.span,
-                   help=f"give one, e.g. `{sig.name}(…, {one_of[0]}=…)`")
-    if all(types.get(n) == NONE for n in one_of if n in matched):
-        raise Fail(ec.E0415, f"`{sig.name}` needs {names} to be given, and each given is "
-                   "`none`", "each is `none`", span=e.span,
-                   help=f"give at least one a value, e.g. `{sig.name}(…, {one_of[0]}=…)`")
-
-
-def prelude_rules(sig: FnSig, matched: dict[str, ast.Arg], e: ast.Call) -> None:
-    """What the prelude's signatures can't say, checked where a call would fail in torch:
-    ``dropout``'s probability, when literal, is within [0, 1]."""
-    if sig.file not in PRELUDE_FILES:
-        return
-    if sig.name == "dropout" and "p" in matched:
-        v = literal_number(matched["p"].value)
-        if v is not None and not 0 <= v <= 1:
-            raise Fail(ec.E0701, f"`dropout`'s probability is {v}, outside [0, 1]",
-                       "not a probability", span=matched["p"].value.span,
-                       help="drop a fraction of the elements: a number from 0 to 1")
-
-
-def literal_number(e: ast.Expr) -> float | None:
-    if isinstance(e, ast.Num) and not isinstance(e.value, bool):
-        return e.value
-    if isinstance(e, ast.UnaryOp) and e.op == "-":
-        v = literal_number(e.operand)
-        return None if v is None else -v
-    return None
-
-
-def literal_int(e: ast.Expr) -> int | None:
-    """The value of an integer literal, negative ones included (``-1``)."""
-    if isinstance(e, ast.Num) and isinstance(e.value, int) and not isinstance(e.value, bool):
-        return e.value
-    if isinstance(e, ast.UnaryOp) and e.op == "-":
-        v = literal_int(e.operand)
-        return None if v is None else -v
-    return None
 
 
 def _existentials(sig: FnSig) -> frozenset[str]:
