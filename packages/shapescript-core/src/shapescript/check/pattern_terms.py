@@ -154,6 +154,7 @@ def convert_side(terms: tuple[ast.PatTerm, ...], ren: Renamer, kind: str,
         return Term("group", items=tuple(conv(i, True) for i in t.items))
 
     out = tuple(conv(t, False) for t in terms)
+    del conv  # it refers to itself: a cycle, kept while the cyclic collector is off
     if n_ell > 1:
         raise syntax_error("`...` appears twice on one side", "second `...`")
     return out

@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from shapescript.check.body import BodyChecker, check_model_inits, dedupe
+from shapescript.check.body import check_body, check_model_inits, dedupe
 from shapescript.check.declare import declare
 from shapescript.check.env import ModuleEnv
 from shapescript.check.exports import check_exports
@@ -378,7 +378,7 @@ class IncrementalChecker:
                     for k in fc.res:
                         st.res.pop(k, None)
                 sub = CheckedModule(env, text, [], models=env.models)
-                result = BodyChecker(env, sig, sub).run()
+                result = check_body(env, sig, sub)
                 fc = _FnCache(sig.decl, sub.types, sub.res, sub.diagnostics, result)
                 st.types.update(fc.types)
                 st.res.update(fc.res)

@@ -22,6 +22,7 @@ Errors (E0101 unknown characters, E0103 an unterminated string) go to ``diags``.
 from __future__ import annotations
 
 import re
+import sys
 
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
@@ -83,6 +84,10 @@ def scan(src: str, path: str, diags: list[Diagnostic]) -> list[Tok]:
     """
     out: list[Tok] = []
     append = out.append
+    # One string object per distinct name, operator or number (``sys.intern``: across the
+    # chunks an editor parses one by one too): the tree keeps these texts, and a large file
+    # names the same few things many times.
+    intern = sys.intern
     keywords = KEYWORDS
     punct = PUNCT
     line = 1
@@ -93,9 +98,11 @@ def scan(src: str, path: str, diags: list[Diagnostic]) -> list[Tok]:
         start, end = m.span(kind)
         if kind == "name":
             value = src[start:end]
+            value = intern(value)
             ttype = keywords.get(value, "NAME")
         elif kind == "op":
             value = src[start:end]
+            value = intern(value)
             ttype = punct.get(value, "OP")
         elif kind == "nl":
             col = start - line_start + 1
@@ -127,6 +134,7 @@ def scan(src: str, path: str, diags: list[Diagnostic]) -> list[Tok]:
                 continue
             else:
                 ttype = _SIMPLE[kind]
+                value = intern(value)
         col = start - line_start + 1
         append(Tok(ttype, value, line, col, line, col + (end - start), start, end))
     return out
