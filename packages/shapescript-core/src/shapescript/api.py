@@ -36,7 +36,7 @@ __all__ = [
     "py_literal", "py_comment", "py_docstring", "py_identifier", "py_attribute", "py_name_from",
     # shared helpers and facts
     "vocab", "atomic_write", "atomic_write_with", "atomic_dir", "same_file", "use_color",
-    "WriteError", "write_error", "sweep_stale", "Stopped", "stop_on_signals", "stop_message",
+    "WriteError", "write_error", "sweep_stale", "probe_writable", "Stopped", "stop_on_signals", "stop_message",
     "signal_of", "die_with_parent",
     "debug_enabled", "Progress", "format_size", "format_duration",
     # editors (the language server)
@@ -146,6 +146,7 @@ _HOMES: dict[str, str] = {
     "WriteError": "shapescript.files",
     "write_error": "shapescript.files",
     "sweep_stale": "shapescript.files",
+    "probe_writable": "shapescript.files",
     "Stopped": "shapescript.signals",
     "stop_on_signals": "shapescript.signals",
     "stop_message": "shapescript.signals",
