@@ -393,17 +393,7 @@ class IncrementalChecker:
                         st.types.pop(k, None)
                     for k in fc.res:
                         st.res.pop(k, None)
-                if self.keep:
-                    sub = CheckedModule(env, text, [], models=env.models)
-                else:  # no body is checked again: its records need no dicts of their own
-                    sub = CheckedModule(env, text, [], st.types, st.res, models=env.models)
-                result = check_body(env, sig, sub)
-                fc = _FnCache(sig.decl, sub.types, sub.res, sub.diagnostics, result)
-                if self.keep:
-                    st.types.update(fc.types)
-                    st.res.update(fc.res)
-                else:
-                    fc.types, fc.res = {}, {}
+                fc = self._check_body(st, env, sig, text)
             fresh[name] = fc
             cm.diagnostics.extend(fc.diagnostics)
             cm.fns[name] = fc.result
@@ -419,6 +409,18 @@ class IncrementalChecker:
         sources[self.path] = text
         diags = parse_diags + st.load_diagnostics + cm.diagnostics
         return Program(cm, modules, sorted_diagnostics(diags, self.path), sources)
+
+    def _check_body(self, st: _State, env: ModuleEnv, sig: Any, text: str) -> _FnCache:
+        """One body's check, its records merged into ``st``'s."""
+        if not self.keep:  # no body is checked again: its records need no dicts of their own
+            sub = CheckedModule(env, text, [], st.types, st.res, models=env.models)
+            result = check_body(env, sig, sub)
+            return _FnCache(sig.decl, {}, {}, sub.diagnostics, result)
+        sub = CheckedModule(env, text, [], models=env.models)
+        result = check_body(env, sig, sub)
+        st.types.update(sub.types)
+        st.res.update(sub.res)
+        return _FnCache(sig.decl, sub.types, sub.res, sub.diagnostics, result)
 
 
 def sorted_diagnostics(diags: list[Diagnostic], main: str) -> list[Diagnostic]:
