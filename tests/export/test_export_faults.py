@@ -150,3 +150,24 @@ def test_a_file_with_errors_is_reported_without_importing_torch(tmp_path):
                            text=True, timeout=120)
         assert "error[E0201]" in r.stderr
         assert r.stderr.rstrip().endswith("exit 1 False"), r.stderr
+
+
+def test_a_probe_killed_midway_leaves_a_temporary_the_next_run_sweeps(tmp_path):
+    # The writability probe before tracing makes a file beside the output: a SIGKILL
+    # before it is removed must leave one that the next writer's sweep recognises.
+    import textwrap
+
+    from shapescript.api import sweep_stale
+
+    out = tmp_path / "model.pt2"
+    code = textwrap.dedent(f"""
+        import os, signal
+        from shapescript_export.target import check_output
+        os.unlink = lambda path: os.kill(os.getpid(), signal.SIGKILL)
+        check_output({str(out)!r}, [])
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True)
+    assert proc.returncode == -9
+    assert [p.name for p in tmp_path.iterdir()], "the probe left nothing to sweep"
+    sweep_stale(tmp_path)
+    assert list(tmp_path.iterdir()) == []

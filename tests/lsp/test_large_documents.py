@@ -127,3 +127,38 @@ async def test_the_size_comes_from_the_editor_or_the_command_line():
     assert Settings(7).updated(None).check_on_save_above == 7
     r = CliRunner().invoke(command, ["--check-on-save-above", "-3"])
     assert r.exit_code == 2
+
+
+_MEASURE = """
+import sys
+sys.path.insert(0, {bench!r})
+from lsp_large import document
+from shapescript_lsp.documents import Document
+
+def status(field):
+    for line in open("/proc/self/status"):
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+
+text = document({mb})
+Document("file:///tmp/big.ss").update("fn f(x: [n]) -> [n] = x\\n")  # imports, prelude
+base = status("VmRSS")
+Document("file:///tmp/big.ss").check(text, incremental=False)
+print(len(text) / 1e6, status("VmHWM") - base)
+"""
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestWarning")
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmHWM (Linux)")
+def test_a_large_files_check_takes_memory_in_proportion_that_keeps_5_mb_under_500():
+    # The server's check of a large file (a one-off checker) on the benchmark's document,
+    # cut to 0.4 MB: its peak over the process's start, per MB of source, must let a
+    # 5 MB document (benchmarks/lsp_large.py) stay under 500 MB with the server's ~50 MB.
+    import subprocess
+
+    bench = str(Path(__file__).resolve().parents[2] / "benchmarks")
+    out = subprocess.run([sys.executable, "-c", _MEASURE.format(bench=bench, mb=0.4)],
+                         capture_output=True, text=True, timeout=600, check=True).stdout
+    mb, grew = map(float, out.split())
+    print(f"{grew:.0f} MB for {mb:.2f} MB of source: {grew / mb:.0f} MB per MB")
+    assert grew / mb < 110

@@ -94,7 +94,7 @@ if TYPE_CHECKING:
     from shapescript.files import (
         WriteError as WriteError, atomic_dir as atomic_dir, atomic_write as atomic_write,
         atomic_write_with as atomic_write_with, same_file as same_file,
-        sweep_stale as sweep_stale, write_error as write_error,
+        probe_writable as probe_writable, sweep_stale as sweep_stale, write_error as write_error,
     )
     from shapescript.fixes import (
         Edit as Edit, Fix as Fix, apply_edits as apply_edits, quick_fix as quick_fix,
@@ -169,7 +169,7 @@ __all__ = [
     "py_literal", "py_comment", "py_docstring", "py_identifier", "py_attribute", "py_name_from",
     # shared helpers and facts
     "vocab", "error_codes", "atomic_write", "atomic_write_with", "atomic_dir", "same_file", "use_color",
-    "WriteError", "write_error", "sweep_stale", "Stopped", "stop_on_signals", "stop_message",
+    "WriteError", "write_error", "sweep_stale", "probe_writable", "Stopped", "stop_on_signals", "stop_message",
     "signal_of", "die_with_parent",
     "debug_enabled", "Progress", "format_size", "format_duration",
     # editors (the language server)
@@ -280,6 +280,7 @@ _HOMES: dict[str, str] = {
     "WriteError": "shapescript.files",
     "write_error": "shapescript.files",
     "sweep_stale": "shapescript.files",
+    "probe_writable": "shapescript.files",
     "Stopped": "shapescript.signals",
     "stop_on_signals": "shapescript.signals",
     "stop_message": "shapescript.signals",

@@ -182,6 +182,18 @@ def _alive(pid: int) -> bool:
         return True
 
 
+def probe_writable(path: str | os.PathLike[str]) -> None:
+    """Creates and removes a temporary beside ``path``, named as every writer's, so that
+    a kill in between leaves one the next writer's sweep removes. Raises ``OSError`` when
+    ``path``'s folder can't be written (permissions, a read-only mount, a full disk: the
+    test ``os.access`` can't make)."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    made: list[str] = []
+    _held(lambda: _new_file(_temp_prefix(path), ".tmp", folder), made)
+    os.unlink(made[0])
+
+
 def sweep_stale(folder: str | os.PathLike[str]) -> None:
     """Removes from ``folder`` the temporaries of writers that were killed before they
     could (their pid is dead); an old folder that a killed writer had moved aside, and

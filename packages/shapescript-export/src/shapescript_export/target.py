@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from shapescript.api import ExportFailed, debug_enabled, same_file
+from shapescript.api import ExportFailed, debug_enabled, probe_writable, same_file
 
 __all__ = ["TARGET", "Pt2Target", "render_torch_error"]
 
@@ -58,12 +57,10 @@ def check_output(path: str, inputs: Sequence[str]) -> None:
         raise ExportFailed(f"cannot write {path}: it is a folder", 2)
     # Try it: permissions, read-only mounts and root alike (os.access can't tell them).
     try:
-        fd, probe = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=folder)
+        probe_writable(path)
     except OSError as err:
         raise ExportFailed(f"cannot write {path}: its folder {folder} isn't writable "
                            f"({err.strerror or err})", 2) from None
-    os.close(fd)
-    os.unlink(probe)
 
 
 class Pt2Target:

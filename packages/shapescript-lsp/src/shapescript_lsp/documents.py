@@ -198,7 +198,7 @@ class Document:
         ``cancelled`` is polled during the check: True raises ``api.CheckCancelled``."""
         checker = None if fresh or not incremental else self.checker
         if checker is None:
-            checker = api.IncrementalChecker(self.path, overlay=self.overlay)
+            checker = api.IncrementalChecker(self.path, overlay=self.overlay, keep=incremental)
         checker.cancelled = cancelled
         try:
             program = checker.update(text)

@@ -133,6 +133,12 @@ class BodyChecker:
                 axes[i] = Axis(ax.size, local[name][1], False, name)
         return TensorType(tuple(axes), t.dtype, t.domain)
 
+    def close(self) -> None:
+        """Drops the parts, which point back at this checker: with the cyclic collector
+        off while a file is checked, each body's checker and scope would otherwise stay in
+        memory until the whole file is checked."""
+        del self.exprs.calls, self.exprs, self.stmts
+
     def next_id(self) -> int:
         return next(self._ids)
 
@@ -226,6 +232,15 @@ class BodyChecker:
         return ExportSites(tuple(events), tuple(c for c in self.callees if not c.is_extern))
 
 
+def check_body(env: ModuleEnv, sig: FnSig, cm: CheckedModule) -> FnResult:
+    """Checks the body of the function ``sig``, recording into ``cm``."""
+    bc = BodyChecker(env, sig, cm)
+    try:
+        return bc.run()
+    finally:
+        bc.close()
+
+
 def check_model_inits(cm: CheckedModule, env: ModuleEnv) -> None:
     """Field initialisers: ``normal(std=…)``, ``uniform(lo, hi)``, ``zeros``, ``ones``."""
     from shapescript.check.training import check_field_names
@@ -289,7 +304,7 @@ def _check_module(module: ast.Module, source: str, prelude: ModuleEnv | None,
     for name, sig in env.fns.items():
         if sig.is_extern:
             continue
-        cm.fns[name] = BodyChecker(env, sig, cm).run()
+        cm.fns[name] = check_body(env, sig, cm)
     check_model_inits(cm, env)
     check_exports(cm, env)
     cm.diagnostics = dedupe(cm.diagnostics)
@@ -308,7 +323,7 @@ def dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
     return out
 
 
-__all__ = ["BodyChecker", "check_module", "TensorType", "TupleType"]
+__all__ = ["BodyChecker", "check_body", "check_module", "TensorType", "TupleType"]
 
 
 def _within(span: Span, outer: Span) -> bool:

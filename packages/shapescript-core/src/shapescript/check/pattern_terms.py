@@ -152,9 +152,11 @@ def convert_side(terms: tuple[ast.PatTerm, ...], ren: Renamer, kind: str,
         if kind == "einsum":
             raise syntax_error("`einsum` patterns can't contain groups", "a group",
                                help="split or merge axes with `rearrange` first")
-        return Term("group", items=tuple(conv(i, True) for i in t.items))
+        # `conv` is deleted after use (below), which ruff reads as undefined here.
+        return Term("group", items=tuple(conv(i, True) for i in t.items))  # noqa: F821
 
     out = tuple(conv(t, False) for t in terms)
+    del conv  # it refers to itself: a cycle, kept while the cyclic collector is off
     if n_ell > 1:
         raise syntax_error("`...` appears twice on one side", "second `...`")
     return out

@@ -319,7 +319,16 @@ class Size:
                         names.add(a)
                     else:
                         names |= a.free_vars()
-            fv = self._fv = frozenset(names)
+            if len(names) == 1:  # one shared set a name: a large file has many sizes
+                (name,) = names
+                fv = _ONE_VAR.get(name)
+                if fv is None:
+                    fv = frozenset(names)
+                    if len(_ONE_VAR) < 100_000:
+                        _ONE_VAR[name] = fv
+            else:
+                fv = _NO_VARS if not names else frozenset(names)
+            self._fv = fv
         return fv
 
     def has_floor(self) -> bool:
@@ -475,6 +484,8 @@ class Size:
 ZERO = Size({})
 _CONSTS: dict[int, Size] = {0: ZERO}
 _VARS: dict[str, Size] = {}
+_ONE_VAR: dict[str, frozenset[str]] = {}
+_NO_VARS: frozenset[str] = frozenset()
 
 
 def size_op(op: str, a: Size, b: Size) -> Size | None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from shapescript.gc_pause import paused_gc
-from shapescript.check.body import BodyChecker, check_model_inits, dedupe
+from shapescript.check.body import check_body, check_model_inits, dedupe
 from shapescript.check.declare import declare
 from shapescript.check.env import ModuleEnv
 from shapescript.check.exports import check_exports
@@ -37,7 +37,7 @@ class _FnCache:
 @dataclass
 class _State:
     env: ModuleEnv
-    skeleton: tuple[Any, ...]
+    skeleton: tuple[Any, ...] | None  # None: a one-off check's, which no check reuses
     comp: Any  # the compiler's loader, holding the imported modules
     load_diagnostics: list[Diagnostic]
     fns: dict[str, _FnCache] = field(default_factory=dict)
@@ -79,12 +79,17 @@ class IncrementalChecker:
     ``cancelled``, when set, is asked between declarations (parsing) and function bodies
     (checking): when it answers True, ``update`` raises ``CheckCancelled``. An editor
     stops the check of a text a newer one has replaced.
+
+    ``keep=False`` makes a one-off checker: an ``update`` keeps nothing for the next one
+    (no chunks, no per-body records, no lines), so a large file's check takes little
+    more memory than its result; the next ``update`` checks afresh.
     """
 
     def __init__(self, path: str, search: list[str] | None = None,
                  overlay: Overlay | None = None,
-                 cancelled: Callable[[], bool] | None = None) -> None:
+                 cancelled: Callable[[], bool] | None = None, keep: bool = True) -> None:
         self.path = path
+        self.keep = keep
         self.search = search
         self.overlay = overlay
         self.cancelled = cancelled
@@ -122,6 +127,11 @@ class IncrementalChecker:
                 self.last = "full"
         self._text = text
         self.program = program
+        if not self.keep and self._state is not None:
+            # Only what ``depends_on`` reads stays: a skeleton of None matches no text's,
+            # so the next update checks afresh.
+            st = self._state
+            st.skeleton, st.fns, st.decls, st.types, st.res = None, {}, (), {}, {}
         return program
 
     def _poll(self) -> None:
@@ -156,6 +166,7 @@ class IncrementalChecker:
     def _update(self, text: str) -> Program:
         parts = text.split("\n")  # the parser counts lines by "\n" only
         lines = [x + "\n" for x in parts[:-1]] + [parts[-1]]
+        del parts
         old = self._lines
         p = 0
         n = min(len(old), len(lines))
@@ -167,6 +178,7 @@ class IncrementalChecker:
         dl = len(lines) - len(old)
         dc = len(text) - len(self._text or "")
         old_suffix_line = len(old) - s + 1  # 1-based first line of the unchanged tail
+        del old  # the last version's lines: not kept alive through this check
 
         chunks: dict[tuple[int, int], Chunk] = {}
         shifted: list[Chunk] = []
@@ -205,10 +217,12 @@ class IncrementalChecker:
             ch.first += dl
             ch.end += dl
             ch.offset += dc
-        self._chunks = chunks
-        self._lines = lines
+        if self.keep:
+            self._chunks = chunks
+            self._lines = lines
 
         ordered = sorted(chunks.values(), key=lambda c: c.first)
+        del lines, chunks  # a one-off check needs them no longer
         decls = tuple(d for c in ordered for d in c.decls)
         parse_diags = [d for c in ordered for d in c.diagnostics]
         doc = ordered[0].doc if ordered else None
@@ -269,6 +283,8 @@ class IncrementalChecker:
             doc_spans = tuple(move_span(sp, a, offset) for sp in doc_spans)
             dropped = tuple(replace(d, span=move_span(d.span, a, offset)) for d in dropped)
             diags = tuple(move_diag(d, lambda ln: ln + a) for d in diags)
+        if not self.keep:  # never moved again, nor compared with a next version's text
+            nodes, ctext = [], ""
         return Chunk(a, b, ctext, offset, decls, list(diags), doc if a == 0 else None,
                       doc_spans, nodes, skeleton_of(decls), dropped=dropped)
 
@@ -371,11 +387,7 @@ class IncrementalChecker:
                         st.types.pop(k, None)
                     for k in fc.res:
                         st.res.pop(k, None)
-                sub = CheckedModule(env, text, [], models=env.models)
-                result = BodyChecker(env, sig, sub).run()
-                fc = _FnCache(sig.decl, sub.types, sub.res, sub.diagnostics, result)
-                st.types.update(fc.types)
-                st.res.update(fc.res)
+                fc = self._check_body(st, env, sig, text)
             fresh[name] = fc
             cm.diagnostics.extend(fc.diagnostics)
             cm.fns[name] = fc.result
@@ -391,6 +403,18 @@ class IncrementalChecker:
         sources[self.path] = text
         diags = parse_diags + st.load_diagnostics + cm.diagnostics
         return Program(cm, modules, sorted_diagnostics(diags, self.path), sources)
+
+    def _check_body(self, st: _State, env: ModuleEnv, sig: Any, text: str) -> _FnCache:
+        """One body's check, its records merged into ``st``'s."""
+        if not self.keep:  # no body is checked again: its records need no dicts of their own
+            sub = CheckedModule(env, text, [], st.types, st.res, models=env.models)
+            result = check_body(env, sig, sub)
+            return _FnCache(sig.decl, {}, {}, sub.diagnostics, result)
+        sub = CheckedModule(env, text, [], models=env.models)
+        result = check_body(env, sig, sub)
+        st.types.update(sub.types)
+        st.res.update(sub.res)
+        return _FnCache(sig.decl, sub.types, sub.res, sub.diagnostics, result)
 
 
 def sorted_diagnostics(diags: list[Diagnostic], main: str) -> list[Diagnostic]:

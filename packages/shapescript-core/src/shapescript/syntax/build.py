@@ -58,6 +58,8 @@ class Builder:
 
     def sp(self, a, b) -> Span:
         """The span from the start of ``a`` to the end of ``b`` (tokens or spans)."""
+        if type(a) is Span and type(b) is Span:
+            return a.to(b)
         return Span(self.file, a.line, a.col, b.end_line, b.end_col, a.start, b.end)
 
     def error(self, code: str, message: str, at, label: str = "", **kw) -> None:

@@ -22,6 +22,7 @@ Errors (E0101 unknown characters, E0103 an unterminated string) go to ``diags``.
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 
 from shapescript.diagnostics import Diagnostic
@@ -85,6 +86,10 @@ def scan(src: str, path: str, diags: list[Diagnostic]) -> list[Tok]:
     """
     out: list[Tok] = []
     append = out.append
+    # One string object per distinct name, operator or number (``sys.intern``: across the
+    # chunks an editor parses one by one too): the tree keeps these texts, and a large file
+    # names the same few things many times.
+    intern = sys.intern
     keywords = KEYWORDS
     punct = PUNCT
     line = 1
@@ -95,6 +100,7 @@ def scan(src: str, path: str, diags: list[Diagnostic]) -> list[Tok]:
         start, end = m.span(kind)
         if kind == "name":
             value = src[start:end]
+            value = intern(value)
             ttype = keywords.get(value, "NAME")
             if not value.isascii() and _unusable(value):
                 col = start - line_start + 1
@@ -106,6 +112,7 @@ def scan(src: str, path: str, diags: list[Diagnostic]) -> list[Tok]:
                 continue
         elif kind == "op":
             value = src[start:end]
+            value = intern(value)
             ttype = punct.get(value, "OP")
         elif kind == "nl":
             col = start - line_start + 1
@@ -137,6 +144,7 @@ def scan(src: str, path: str, diags: list[Diagnostic]) -> list[Tok]:
                 continue
             else:
                 ttype = _SIMPLE[kind]
+                value = intern(value)
         col = start - line_start + 1
         append(Tok(ttype, value, line, col, line, col + (end - start), start, end))
     return out
