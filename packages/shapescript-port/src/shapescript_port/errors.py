@@ -37,5 +37,5 @@ class PortError(Exception):
 
 def where(module: str, op: str) -> str:
     """``module `m` (op `o`)``: how a message names the place it is about."""
-    at = f"module `{module}`" if module else "the model itself"
+    at = f"module `{module}`" if module else "the model's own forward"
     return f"{at}, operation `{op}`" if op else at

@@ -121,7 +121,7 @@ def _layers(base: Any, count: int, model_names: dict[int, str]) -> tuple[str, An
 
 
 def _call_order(model: Any, block: Any, ids: Any, pos: Any) -> list[Any]:
-    """The block's direct children in the order they run."""
+    """The direct children of ``block`` (of block 0) in the order they first run."""
     order: list[Any] = []
     hooks = [child.register_forward_pre_hook(lambda m, a, k=None: order.append(m))
              for _, child in block.named_children()]
@@ -135,7 +135,7 @@ def _call_order(model: Any, block: Any, ids: Any, pos: Any) -> list[Any]:
             h.remove()
     seen: list[Any] = []
     for m in order:
-        if not seen or seen[-1] is not m:
+        if all(m is not x for x in seen):
             seen.append(m)
     return seen
 
@@ -228,7 +228,8 @@ def analyse(model: Any, config: Any, label: str) -> LmPlan:
     norm = final_norm
 
     # The attention.
-    projections = _linears(attn)
+    ran = _call_order(model, attn, ids, pos)
+    projections = sorted(_linears(attn), key=lambda nm: ran.index(nm[1]) if nm[1] in ran else len(ran))
     attn_path = block_names[id(attn)]
     o_name, o_mod = projections[-1]
     o_out, o_in, o_t = _linear_shape(o_mod)
@@ -279,7 +280,8 @@ def analyse(model: Any, config: Any, label: str) -> LmPlan:
 
     # The feed-forward layer.
     mlp_path = block_names[id(mlp)]
-    lin = _linears(mlp)
+    ran = _call_order(model, mlp, ids, pos)
+    lin = sorted(_linears(mlp), key=lambda nm: ran.index(nm[1]) if nm[1] in ran else len(ran))
     p = f"{layers_path}.{{l}}.{mlp_path}"
     acts = [m for _, m in mlp.named_children() if not _is_linear(m) and not isinstance(m, torch.nn.Dropout)]
     activation = probe_activation(acts[0]) if len(acts) == 1 else None

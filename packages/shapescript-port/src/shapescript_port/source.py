@@ -82,7 +82,10 @@ def _class(name: str, options: dict[str, Any]) -> Source:
         config = config_class(**options)
     except (TypeError, ValueError) as err:
         raise PortError(BAD_SOURCE, f"{config_class.__name__} refuses the options: {err}") from None
-    model = cls(config).eval()
+    try:
+        model = cls(config).eval()
+    except (AssertionError, TypeError, ValueError, RuntimeError) as err:
+        raise PortError(BAD_SOURCE, f"{name} can't be built from the options: {err}") from None
     return Source(model, name, config, modeling_file=_modeling_file(model), options=options)
 
 
