@@ -40,7 +40,7 @@ ATEN: dict[str, str] = {
     "unsqueeze": "rearrange", "squeeze": "rearrange", "flatten": "rearrange",
     "expand": "repeat", "repeat": "repeat", "repeat_interleave": "repeat",
     "cat": "concat", "stack": "stack", "split": "split", "split_with_sizes": "split",
-    "chunk": "split", "slice": "split", "select": "[ ]", "unbind": "[ ]",
+    "chunk": "split", "slice": "split", "select": "[ ]", "unbind": "[ ]", "getitem": "[ ]",
     "arange": "arange", "cos": "cos", "sin": "sin",
     "convolution": "conv2d", "conv2d": "conv2d", "max_pool2d": "reduce",
     "max_pool2d_with_indices": "reduce", "avg_pool2d": "reduce",
