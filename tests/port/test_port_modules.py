@@ -50,7 +50,7 @@ def test_an_op_without_a_built_in_becomes_a_typed_extern_with_a_comment(tmp_path
     out = tmp_path / "erf.ss"
     report = port(f"{MODELS}:erf", str(out))
     text = out.read_text(encoding="utf-8")
-    assert 'extern fn aten_erf(x0: [b 6]) -> [b 6] = "torch.ops.aten.erf.default"' in text
+    assert 'extern fn aten_erf(x0: [b 6]) -> [b 6] = "torch.erf"' in text
     assert "# extern: `aten.erf.default` has no built-in that fits" in text
     assert report.coverage.externs == ("aten.erf.default",)
     assert "extern fallbacks: 1 (aten.erf.default)" in report.summary()
@@ -80,6 +80,7 @@ def test_a_port_that_differs_names_the_first_part_and_writes_nothing(tmp_path):
     out = tmp_path / "g.ss"
     r = _run("port", "GPT2LMHeadModel", "-c", "vocab_size=61", "-c", "n_embd=32",
              "-c", "n_layer=2", "-c", "n_head=4", "-c", "scale_attn_by_inverse_layer_idx=true",
+             "-c", "bos_token_id=0", "-c", "eos_token_id=0",
              "-o", str(out), "--weights", str(tmp_path / "g.safetensors"))
     assert r.exit_code == 1
     assert r.stderr.startswith("error[E3603]: the port differs from the source first at the "

@@ -175,11 +175,20 @@ class _Writer:
                                 f"and its argument {i + 1} ({a.text}) can't be given a typed extern fn",
                                 module=module, op=str(node.target))
             texts.append(a.text)
+        import torch
+
         name = self.fresh(f"aten_{op}")
         overload = str(node.target)
+        # An extern fn names an importable Python function: torch's own of the same name.
+        home = next((h for h, mod in (("torch", torch), ("torch.nn.functional", torch.nn.functional))
+                     if callable(getattr(mod, op, None))), None)
+        if home is None:
+            raise PortError(UNSUPPORTED_OP, f"{where(module, overload)}: no built-in fits, and "
+                            "torch has no function of its name for a typed extern fn",
+                            module=module, op=overload)
         self.extern_decls += [f"## `{overload}`: nothing in the language fits this call.",
                               f"extern fn {name}({', '.join(params)}) -> {_type(shape)} = "
-                              f"\"torch.ops.{overload}\""]
+                              f"\"{home}.{op}\""]
         self.externs.append(overload)
         return f"{name}({', '.join(texts)})"
 

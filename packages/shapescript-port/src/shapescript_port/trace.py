@@ -70,8 +70,12 @@ def export_module(model: Any, inputs: tuple[Any, ...], dynamic: dict[tuple[int, 
 def _export(wrapper: Any, args: tuple[Any, ...], shapes: Any, model: Any) -> Any:
     import torch
 
+    import contextlib
+    import io
+
     try:
-        with torch.no_grad():
+        # torch prints the partial graph of a failed trace; the error names what matters.
+        with torch.no_grad(), contextlib.redirect_stderr(io.StringIO()):
             return torch.export.export(wrapper, args, dynamic_shapes=shapes, strict=False)
     except Exception as err:  # torch.export's errors have no common base class
         raise _untraceable(err, model) from None
