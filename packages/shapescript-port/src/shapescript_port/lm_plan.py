@@ -175,7 +175,11 @@ def _cfg(config: Any, *keys: str) -> Any:
 def analyse(model: Any, config: Any, label: str) -> LmPlan:
     """The ``LmPlan`` of the transformers causal LM ``model`` (see the module's
     docstring); ``PortError(UNRECOGNISED)`` naming the module where it isn't one the
-    port can write."""
+    port can write.
+
+    Long: one walk over the model's parts in the order they run (embedding, block, its
+    norms, attention and feed-forward layer, final norm, output layer), each step using
+    what the ones before it found; split, the steps would pass a dozen values around."""
     import torch
 
     names = _names(model)
