@@ -65,7 +65,10 @@ def test_every_registered_code_is_triggered():
     seen: set[str] = set()
     for p in PROGRAMS:
         seen |= {code for _, code in annotations(p.read_text(encoding="utf-8"))}
-    missing = set(CODES) - {"E0000"} - seen
+    # `shapescript port`'s codes are about a Python model, not a program: tests/port
+    # triggers each.
+    port = {c for c in CODES if c.startswith("E36")}
+    missing = set(CODES) - {"E0000"} - port - seen
     assert not missing, sorted(missing)
     assert not seen - set(CODES), "annotations name unregistered codes"
 

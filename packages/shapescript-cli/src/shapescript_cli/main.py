@@ -68,6 +68,7 @@ RUNTIME_HINT = "pip install 'shapescript-core[runtime]'"
 EXTRAS: dict[str, tuple[str, str]] = {
     # name: (extra that provides it, one-line help)
     "lsp": ("lsp", "The language server, for editors."),
+    "port": ("port", "Port a PyTorch or transformers model to a checked .ss program."),
 }
 
 

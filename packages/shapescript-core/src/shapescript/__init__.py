@@ -102,6 +102,11 @@ def __getattr__(name: str) -> Any:
         from shapescript.plugins import python_api
 
         return python_api(name)
+    if name == "port":
+        # `shapescript port`'s function, found through its command's entry point.
+        from shapescript.plugins import command_api
+
+        return command_api(name)
     if name == "rt":
         import importlib
 

@@ -176,6 +176,12 @@ _TABLE: tuple[tuple[str, ...], ...] = (
     ("E3306", "forward function doesn't take the model first"),
     ("E3307", "keys and values repeated in a way the engine can't group"),
     ("E3308", "sliding window the target can't run"),
+    # E36 `shapescript port` (about the Python model being ported, not a .ss program)
+    ("E3601", "model torch.export can't trace"),
+    ("E3602", "operation no built-in or typed extern fn can say"),
+    ("E3603", "port that doesn't give what the source gives"),
+    ("E3604", "transformers model of a layout the port doesn't recognise"),
+    ("E3605", "source the port can't load"),
 )
 
 CODES: dict[str, Code] = {row[0]: Code(*row) for row in _TABLE}

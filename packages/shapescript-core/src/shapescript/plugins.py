@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 __all__ = [
     "CHECK_PROFILES", "COMMANDS", "EXPORT_TARGETS", "KNOWN_NOTEBOOK", "NOTEBOOK", "ExportFailed", "KNOWN_PROFILES",
     "KNOWN_TARGETS",
-    "CheckProfile", "ExportTarget", "Known", "entry_points", "load_entry_point",
+    "CheckProfile", "ExportTarget", "KNOWN_COMMANDS", "Known", "command_api", "entry_points",
+    "load_entry_point",
     "missing_hint", "python_api",
 ]
 
@@ -130,6 +131,10 @@ KNOWN_PROFILES: dict[str, Known] = {
 }
 # The notebook cells (``%load_ext shapescript``): the ``cells`` entry point of NOTEBOOK.
 KNOWN_NOTEBOOK = Known("cells", None, "lsp", None)
+# Commands with a Python function too (``shapescript.port``): the command's ``api``.
+KNOWN_COMMANDS: dict[str, Known] = {
+    "port": Known("port", None, "port", "port"),
+}
 
 
 def entry_points(group: str) -> dict[str, importlib.metadata.EntryPoint]:
@@ -156,6 +161,16 @@ def load_entry_point(group: str, name: str) -> Any | None:
 def missing_hint(what: str, extra: str) -> str:
     """The one message for a plugin that isn't installed."""
     return f"{what} needs pip install 'shapescript[{extra}]'"
+
+
+def command_api(attr: str) -> Callable[..., Any]:
+    """``shapescript.port``: the ``api`` function of the installed command of that
+    name, or ImportError naming the extra to install."""
+    known = KNOWN_COMMANDS[attr]
+    command = load_entry_point(COMMANDS, known.name)
+    if command is None or not callable(getattr(command, "api", None)):
+        raise ImportError(missing_hint(f"shapescript.{attr}", known.extra))
+    return command.api
 
 
 def python_api(attr: str) -> Callable[..., Any]:
