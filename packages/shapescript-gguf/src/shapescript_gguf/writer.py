@@ -158,6 +158,24 @@ def _add_windows(w: Any, match: Match, context_length: int) -> None:
     w.add_sliding_window_pattern([x is not None for x in windows])
 
 
+def _rewrites(match: Match) -> list[str]:
+    """The rewrites the file's tensors and keys went through, in words
+    (``shapescript.rewrites``)."""
+    c = ARCHITECTURES[match.arch].computation
+    rewrites = (match.variant.rewrites(c.positions == "rope_pairs")
+                + [j.describe() for j in match.joins]
+                + [f"{f} transposed" for f in sorted(match.pairing[k] for k in match.transposed)]
+                + (["the output layer tied to the embedding"] if match.tied else []))
+    if match.context_cap is not None:
+        rewrites.append(f"a sliding window of {match.context_cap} positions, which "
+                        f"llama.cpp's {match.arch} doesn't run: the context length capped at "
+                        "it, within which it hides nothing")
+    if c.softcap:
+        rewrites.append(f"no soft-capping, written as soft-capping at {SOFTCAP_OFF:g}, which "
+                        "moves no score or logit beyond f32's rounding")
+    return rewrites
+
+
 def write_gguf(path: str, match: Match, values: dict[str, torch.Tensor], *, dtype: str,
                vocab: Vocabulary, context_length: int, name: str) -> None:
     """Write the file at ``path`` (not atomically: the caller writes a temporary file)."""
@@ -194,17 +212,7 @@ def write_gguf(path: str, match: Match, values: dict[str, torch.Tensor], *, dtyp
         w.add_layer_norm_eps(match.eps)
     if c.parallel:
         w.add_parallel_residual(match.variant.parallel)
-    rewrites = (match.variant.rewrites(c.positions == "rope_pairs")
-                + [j.describe() for j in match.joins]
-                + [f"{f} transposed" for f in sorted(match.pairing[k] for k in match.transposed)]
-                + (["the output layer tied to the embedding"] if match.tied else []))
-    if match.context_cap is not None:
-        rewrites.append(f"a sliding window of {match.context_cap} positions, which "
-                        f"llama.cpp's {match.arch} doesn't run: the context length capped at "
-                        "it, within which it hides nothing")
-    if c.softcap:
-        rewrites.append(f"no soft-capping, written as soft-capping at {SOFTCAP_OFF:g}, which "
-                        "moves no score or logit beyond f32's rounding")
+    rewrites = _rewrites(match)
     if rewrites:
         w.add_array("shapescript.rewrites", rewrites)
     w.add_file_type({"float32": gguf.LlamaFileType.ALL_F32,
