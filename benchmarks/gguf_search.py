@@ -46,6 +46,11 @@ MODELS = [
     ("examples/architectures/phi3.ss", True),
     ("examples/architectures/neox.ss", True),
     ("examples/architectures/starcoder2.ss", True),
+    ("examples/architectures/mistral.ss", True),
+    ("examples/architectures/gemma2.ss", True),
+    ("examples/architectures/gemma3.ss", True),
+    ("tests/gguf/models/gpt2_separate.ss", True),
+    ("tests/gguf/models/llama_gate_up.ss", True),
 ]
 
 _COLD = """

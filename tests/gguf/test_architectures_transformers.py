@@ -122,8 +122,62 @@ def starcoder2():
     return "StarCoder2", transformers.Starcoder2ForCausalLM, config, keys
 
 
+def mistral():
+    config = transformers.MistralConfig(
+        vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, head_dim=8, max_position_embeddings=64,
+        rms_norm_eps=1e-5, rope_theta=1000000.0, sliding_window=24,
+        tie_word_embeddings=False)
+    keys = {"embed": "model.embed_tokens.weight", "norm": "model.norm.weight",
+            "output": "lm_head.weight", **_layers({
+                "attn_norm": "input_layernorm.weight", "wq": "self_attn.q_proj.weight",
+                "wk": "self_attn.k_proj.weight", "wv": "self_attn.v_proj.weight",
+                "wo": "self_attn.o_proj.weight", "mlp_norm": "post_attention_layernorm.weight",
+                "w_gate": "mlp.gate_proj.weight", "w_up": "mlp.up_proj.weight",
+                "w_down": "mlp.down_proj.weight"})}
+    return "Mistral", transformers.MistralForCausalLM, config, keys
+
+
+_GEMMA2_LAYERS = {
+    "attn_norm": "input_layernorm.weight", "wq": "self_attn.q_proj.weight",
+    "wk": "self_attn.k_proj.weight", "wv": "self_attn.v_proj.weight",
+    "wo": "self_attn.o_proj.weight", "post_attn_norm": "post_attention_layernorm.weight",
+    "mlp_norm": "pre_feedforward_layernorm.weight", "w_gate": "mlp.gate_proj.weight",
+    "w_up": "mlp.up_proj.weight", "w_down": "mlp.down_proj.weight",
+    "post_mlp_norm": "post_feedforward_layernorm.weight"}
+
+
+def gemma2():
+    # without soft-capping (the serving form has none); attention scaled by 1/sqrt(head_dim)
+    config = transformers.Gemma2Config(
+        vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, head_dim=8, max_position_embeddings=64,
+        rms_norm_eps=1e-6, rope_theta=10000.0, hidden_activation="gelu_pytorch_tanh",
+        query_pre_attn_scalar=8, sliding_window=6, attn_logit_softcapping=None,
+        final_logit_softcapping=None)
+    keys = {"embed": "model.embed_tokens.weight", "norm": "model.norm.weight",
+            **_layers(_GEMMA2_LAYERS)}
+    return "Gemma2", transformers.Gemma2ForCausalLM, config, keys
+
+
+def gemma3():
+    # the first layer windowed (local rotary base 10000), the second not (1000000)
+    config = transformers.Gemma3TextConfig(
+        vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, head_dim=8, max_position_embeddings=64,
+        rms_norm_eps=1e-6, hidden_activation="gelu_pytorch_tanh", query_pre_attn_scalar=8,
+        sliding_window=6, layer_types=["sliding_attention", "full_attention"])
+    keys = {"embed": "model.embed_tokens.weight", "norm": "model.norm.weight",
+            **_layers({**_GEMMA2_LAYERS, "q_norm": "self_attn.q_norm.weight",
+                       "k_norm": "self_attn.k_norm.weight"})}
+    return "Gemma3", transformers.Gemma3ForCausalLM, config, keys
+
+
 PORTS = {"qwen2": qwen2, "qwen3": qwen3, "gemma": gemma, "phi3": phi3, "neox": neox,
-         "starcoder2": starcoder2}
+         "starcoder2": starcoder2, "mistral": mistral, "gemma2": gemma2, "gemma3": gemma3}
+
+# Tokens per sequence: more than the windows (24 and 6), so that they matter.
+_TOKENS = 40
 
 
 @pytest.mark.parametrize("name", list(PORTS))
@@ -141,8 +195,8 @@ def test_architecture_example_matches_transformers(tmp_path, name):
     hf.save_pretrained(tmp_path)
     ours = shapescript.load_module(ROOT / "examples" / "architectures" / f"{name}.ss")
     m = shapescript.load(tmp_path / "model.safetensors", getattr(ours, cls_name), keys=keys)
-    ids = torch.randint(0, 64, (2, 11), generator=torch.Generator().manual_seed(2))
-    pos = torch.arange(11).expand(2, 11)
+    ids = torch.randint(0, 64, (2, _TOKENS), generator=torch.Generator().manual_seed(2))
+    pos = torch.arange(_TOKENS).expand(2, _TOKENS)
     with torch.no_grad():
         want = hf(ids).logits
         got = ours.forward(m, ids, pos)

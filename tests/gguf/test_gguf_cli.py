@@ -44,7 +44,7 @@ def test_export_refuses_with_exit_1_a_reason_per_architecture_and_no_file(tmp_pa
                         "architecture llama.cpp runs computes what it computes")
     # a line for each architecture, in the order they are tried
     assert [line.split(":")[0] for line in lines[1:]] == [f"  {a}" for a in NAMES]
-    assert lines[2].startswith("  llama: a different norm: ")
+    assert lines[3].startswith("  llama: a different norm: ")
     assert lines[-1].startswith(f"  gpt2: {model_path(name)}:36: the model computes GELU "
                                 "exactly (with erf), where llama.cpp's gpt2 uses the tanh "
                                 "approximation: ")

@@ -156,7 +156,7 @@ def test_bad_options_are_command_errors(tmp_path):
     out = str(tmp_path / "m.gguf")
     with pytest.raises(CommandError, match="dtype must be float32, bfloat16 or float16"):
         export_gguf(path, out, dtype="int8")
-    with pytest.raises(CommandError, match="arch must be one of qwen2, llama, .*, gpt2, not 'mamba'"):
+    with pytest.raises(CommandError, match="arch must be one of qwen2, phi3, llama, .*, gpt2, not 'mamba'"):
         export_gguf(path, out, arch="mamba")
     with pytest.raises(CommandError, match="not a folder"):
         export_gguf(path, out, tokenizer=str(tmp_path / "none"))
@@ -330,3 +330,61 @@ def test_a_weight_that_overflows_in_the_dtype_is_refused(tmp_path):
         export_gguf(model_path("llama_halves.ss"), str(tmp_path / "m.gguf"), dtype="float16",
                     weights=str(tmp_path / "ckpt.safetensors"))
     assert not (tmp_path / "m.gguf").exists()
+
+
+def _array_field(path, key: str) -> list:
+    f = gguf.GGUFReader(str(path)).fields[key]
+    return [f.parts[i].tolist()[0] for i in f.data]
+
+
+def test_gemma2_file_names_its_windowed_layers_and_turns_soft_capping_off(tmp_path):
+    out = tmp_path / "g.gguf"
+    assert export_gguf(model_path("examples/architectures/gemma2.ss"), str(out)) == "gemma2"
+    keys, tensors = _read(out)
+    assert keys["gemma2.attention.sliding_window"] == 6
+    assert _array_field(out, "gemma2.attention.sliding_window_pattern") == [True, False]
+    assert keys["gemma2.rope.freq_base_swa"] == 10000.0
+    # llama.cpp's gemma2 always soft-caps: so far out that it changes nothing
+    assert keys["gemma2.attn_logit_softcapping"] == 1e8
+    assert keys["gemma2.final_logit_softcapping"] == 1e8
+    assert "blk.1.post_attention_norm.weight" in tensors
+    assert "blk.1.post_ffw_norm.weight" in tensors and "output.weight" not in tensors
+
+
+def test_gemma3_file_holds_the_windowed_layers_own_rotary_base(tmp_path):
+    out = tmp_path / "g.gguf"
+    assert export_gguf(model_path("examples/architectures/gemma3.ss"), str(out)) == "gemma3"
+    keys, _ = _read(out)
+    assert keys["gemma3.rope.freq_base"] == 1000000.0
+    assert keys["gemma3.rope.freq_base_swa"] == 10000.0
+    assert "gemma3.final_logit_softcapping" not in keys
+
+
+def test_a_context_past_the_window_llama_cpp_would_ignore_is_refused(tmp_path):
+    name = model_path("examples/architectures/mistral.ss")
+    out = tmp_path / "m.gguf"
+    with pytest.raises(CommandError, match=r"--max-len 32: llama.cpp's llama runs no sliding "
+                                           r"window, so the file is exact only within the "
+                                           r"model's window of 24 positions: at most 24"):
+        export_gguf(name, str(out), max_len=32)
+    assert not out.exists()
+    export_gguf(name, str(out), max_len=16)
+    keys, tensors = _read(out)
+    assert keys["llama.context_length"] == 16
+
+
+def test_split_and_fused_tensors_hold_the_fields_rows(tmp_path):
+    out = tmp_path / "s.gguf"
+    export_gguf(model_path("llama_gate_up.ss"), str(out), seed=2)
+    _, tensors = _read(out)
+    m = load_source(model_path("llama_gate_up.ss")).model_class().init(seed=2)
+    gate, up = m.w_gate_up[1].detach().chunk(2)
+    np.testing.assert_array_equal(_array(tensors["blk.1.ffn_gate.weight"]), gate.numpy())
+    np.testing.assert_array_equal(_array(tensors["blk.1.ffn_up.weight"]), up.numpy())
+    out = tmp_path / "f.gguf"
+    export_gguf(model_path("gpt2_separate.ss"), str(out), seed=2)
+    _, tensors = _read(out)
+    m = load_source(model_path("gpt2_separate.ss")).model_class().init(seed=2)
+    want = torch.cat((m.bq[0], m.bk[0], m.bv[0])).detach().numpy()
+    np.testing.assert_array_equal(_array(tensors["blk.0.attn_qkv.bias"]), want)
+    assert "blk.0.attn_q.weight" not in tensors

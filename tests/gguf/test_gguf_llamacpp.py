@@ -180,6 +180,12 @@ ARCHITECTURE_EXAMPLES = [
     ("examples/architectures/phi3.ss", "phi3", 2.0),
     ("examples/architectures/neox.ss", "gptneox", 2.0),
     ("examples/architectures/starcoder2.ss", "starcoder2", 2.0),
+    # a sliding window of 24: llama with the context capped at it (the prompts fit)
+    ("examples/architectures/mistral.ss", "llama", 2.0),
+    # windows of 6 on the first block of each pair, which llama.cpp runs: the prompts
+    # are longer, so the windows matter
+    ("examples/architectures/gemma2.ss", "gemma2", 1.0),
+    ("examples/architectures/gemma3.ss", "gemma3", 1.0),
 ]
 
 
@@ -201,3 +207,45 @@ def test_each_architecture_runs_in_llama_cpp_as_the_source(tmp_path, name, arch,
         tokens, gap = _source_greedy(name, m, PROMPT[:5], 16, source_logits)
     assert gap > 1e-3
     assert _llama_cpp_greedy(llm, PROMPT[:5], 16) == tokens
+
+
+def _rewrites(path: str) -> list[str]:
+    import gguf
+
+    field = gguf.GGUFReader(path).fields["shapescript.rewrites"]
+    return [bytes(field.parts[i]).decode() for i in field.data]
+
+
+# Models whose fields llama.cpp's loader doesn't take in their form: fused or split on
+# the way to the file, and the file runs as the source.
+JOINED = [
+    ("gpt2_separate.ss", "gpt2", 1.0, "attn_q, attn_k, attn_v fused into attn_qkv"),
+    ("llama_gate_up.ss", "llama", 2.0, "ffn_up_gate split into ffn_gate, ffn_up"),
+]
+
+
+@pytest.mark.parametrize("name,arch,scale,rewrite", JOINED)
+def test_fused_and_split_projections_run_in_llama_cpp_as_the_source(tmp_path, name, arch,
+                                                                    scale, rewrite,
+                                                                    make_model, source_logits,
+                                                                    llama_cpp_model):
+    m = make_model(model_path(name), seed=3, scale=scale)
+    out = _export_checkpoint(tmp_path, name, m)
+    assert rewrite in _rewrites(out)
+    llm = llama_cpp_model(out)
+    assert llm.metadata["general.architecture"] == arch
+    with _GgmlGelu():
+        want = _log_probs(source_logits(model_path(name), m, PROMPT))
+        tokens, gap = _source_greedy(name, m, PROMPT[:5], 16, source_logits)
+    assert np.abs(_llama_cpp_log_probs(llm, PROMPT) - want).max() < 1e-3
+    assert gap > 1e-3
+    assert _llama_cpp_greedy(llm, PROMPT[:5], 16) == tokens
+
+
+def test_a_windowed_llama_file_says_its_context_is_the_window(tmp_path, llama_cpp_model):
+    name = "examples/architectures/mistral.ss"
+    out = tmp_path / "m.gguf"
+    export_gguf(model_path(name), str(out))
+    llm = llama_cpp_model(str(out))
+    assert llm.metadata["llama.context_length"] == "24"
+    assert any(r.startswith("a sliding window of 24 positions") for r in _rewrites(str(out)))

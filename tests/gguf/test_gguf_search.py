@@ -95,7 +95,7 @@ def test_layer_norm_llama_is_refused_for_its_norm_and_its_tensors():
     assert e.value.reasons["llama"].startswith("a different norm: the model normalizes with "
                                                "layer_norm")
     assert e.value.reasons["gpt2"].startswith(
-        "a different number of tensors: llama.cpp's gpt2 takes 16 or 17 (with the blocks "
+        "a different number of tensors: llama.cpp's gpt2 takes 16, 17, 20 or 21 (with the blocks "
         "stacked); the forward function reads 12 fields (embed, attn_norm, wq")
     assert e.value.computed == 0
 
@@ -279,11 +279,21 @@ NEAR_MISSES = [
      "the feed-forward layer's gate uses GELU where llama.cpp's qwen2 uses SiLU (SwiGLU): ",
      "gelu("),
     ("examples/llama.ss", "x = embedding(ids, m.embed)", "x = embedding(ids, m.embed) * (D ** 0.5)",
-     "llama", "the embedding is multiplied by sqrt(D); gemma does that, llama doesn't: ",
-     "embedding(ids"),
+     "llama", "the embedding is multiplied by sqrt(D); gemma, gemma2 and gemma3 do that, "
+     "llama doesn't: ", "embedding(ids"),
+    ("examples/architectures/mistral.ss", "linear(silu(", "linear(gelu(", "llama",
+     "the feed-forward layer's gate uses GELU where llama.cpp's llama uses SiLU (SwiGLU): ",
+     "gelu("),
     ("examples/architectures/gemma.ss", "x = embedding(ids, m.embed) * (D ** 0.5)",
      "x = embedding(ids, m.embed)", "gemma",
      "the embedding isn't multiplied by sqrt(D); gemma does that: ", "embedding(ids"),
+    ("examples/architectures/gemma2.ss", 'gelu(linear(h, m.w_gate[l]), approximate="tanh")',
+     "gelu(linear(h, m.w_gate[l]))", "gemma2",
+     "the model computes GELU exactly (with erf), where llama.cpp's gemma2 uses the tanh "
+     "approximation: ", "gelu("),
+    ("examples/architectures/gemma3.ss", "x = embedding(ids, m.embed) * (D ** 0.5)",
+     "x = embedding(ids, m.embed)", "gemma3",
+     "the embedding isn't multiplied by sqrt(D); gemma3 does that: ", "embedding(ids"),
     ("examples/architectures/qwen3.ss", "x + linear(silu(", "x + linear(gelu(", "qwen3",
      "the feed-forward layer's gate uses GELU where llama.cpp's qwen3 uses SiLU (SwiGLU): ",
      "gelu("),
@@ -297,11 +307,12 @@ NEAR_MISSES = [
      "        x = x + attention(m, x, pos, l)\n        x = x + feed_forward(m, x, l)",
      "        x = x + attention(m, x, pos, l) + feed_forward(m, x, l)", "starcoder2",
      "attention and the feed-forward layer read the same input (a parallel residual); "
-     "gptneox does that, starcoder2 runs them in sequence: ", None),
+     "gptneox does that, starcoder2 runs them in sequence: ",
+     "attention(m, x, pos, l) + feed_forward"),
     ("examples/gpt2.ss", "x = embedding(ids, m.embed) + embedding(pos, m.pos_embed)",
      "x = embedding(ids, m.embed) * (D ** 0.5) + embedding(pos, m.pos_embed)", "gpt2",
-     "the embedding is multiplied by sqrt(D); gemma does that, gpt2 doesn't: ",
-     "embedding(ids"),
+     "the embedding is multiplied by sqrt(D); gemma, gemma2 and gemma3 do that, gpt2 "
+     "doesn't: ", "embedding(ids"),
 ]
 
 
@@ -329,3 +340,56 @@ def test_every_architecture_has_an_example_and_a_near_miss():
     examples = {arch for _, arch, _ in ARCHITECTURE_EXAMPLES} | {"llama", "gpt2"}
     assert examples == set(ARCHITECTURES)
     assert {arch for _, _, _, arch, _, _ in NEAR_MISSES} == set(ARCHITECTURES)
+
+
+def test_a_sliding_window_model_is_llama_with_its_context_capped_at_the_window():
+    # llama.cpp's llama runs no window: within W positions the window hides nothing
+    m = match_architecture(model_path("examples/architectures/mistral.ss"))
+    assert m.arch == "llama" and m.context_cap == 24 and m.windows == ()
+    assert m.variant.permute_qk and m.variant.rope_base == 1000000.0
+
+
+def test_a_window_too_short_to_cap_the_context_at_is_refused(tmp_path):
+    src = model_source("examples/architectures/mistral.ss").replace("dim W = 24", "dim W = 4")
+    (tmp_path / "m.ss").write_text(src)
+    with pytest.raises(NoMatch) as e:
+        match_architecture(str(tmp_path / "m.ss"), arch="llama")
+    assert e.value.reasons["llama"] == (
+        "llama.cpp's llama runs no sliding window, and a file capped at the model's window "
+        "of 4 positions (where it hides nothing) would hold fewer than 8")
+
+
+def test_gemma2_runs_the_windows_on_the_layers_that_have_them():
+    m = match_architecture(model_path("examples/architectures/gemma2.ss"))
+    assert m.arch == "gemma2" and m.tied
+    assert m.windows == (6, None) and m.context_cap is None
+    assert m.variant.norm_offset == 1.0 and m.variant.rope_base == 10000.0
+    assert m.pairing["attn_post_norm"] == "post_attn_norm"
+    assert m.pairing["ffn_post_norm"] == "post_mlp_norm"
+
+
+def test_gemma3_finds_the_windowed_layers_rotary_base():
+    m = match_architecture(model_path("examples/architectures/gemma3.ss"))
+    assert m.arch == "gemma3" and m.windows == (6, None)
+    assert m.variant.rope_base == 1000000.0 and m.variant.rope_base_swa == 10000.0
+    assert m.pairing["attn_q_norm"] == "q_norm"
+
+
+def test_separate_query_key_and_value_projections_are_fused_for_gpt2():
+    # llama.cpp's gpt2 reads only blk.N.attn_qkv
+    m = match_architecture(model_path("gpt2_separate.ss"))
+    assert m.arch == "gpt2"
+    assert [j.describe() for j in m.joins] == ["attn_q, attn_k, attn_v fused into attn_qkv",
+                                               "attn_q_b, attn_k_b, attn_v_b fused into "
+                                               "attn_qkv_b"]
+    assert m.tensor_names()["wk"] == "blk.N.attn_k.weight -> attn_qkv"
+
+
+def test_a_fused_gate_and_up_projection_is_split_for_llama():
+    with pytest.raises(NoMatch) as e:
+        match_architecture(model_path("llama_gate_up.ss"), arch="phi3")
+    assert e.value.reasons["phi3"] == ("llama.cpp's phi3 takes the head width as D / H = 32 / "
+                                       "4, but the attentions' heads are 16 wide")
+    m = match_architecture(model_path("llama_gate_up.ss"))
+    assert m.arch == "llama" and m.pairing["ffn_up_gate"] == "w_gate_up"
+    assert [j.describe() for j in m.joins] == ["ffn_up_gate split into ffn_gate, ffn_up"]

@@ -76,7 +76,8 @@ def _finite_in(values: dict, dtype: str) -> None:
 def _context(match: Match, source: Source, values: dict, max_len: int | None) -> int:
     """The file's context length. With learned positions (gpt2) it is the rows of the
     position table (cut to ``max_len`` when that is smaller); otherwise ``max_len``, else
-    P of the positions' ``Index[P]``, else 4096."""
+    P of the positions' ``Index[P]``, else 4096; with a sliding window the architecture
+    doesn't run, at most the window (``Match.context_cap``)."""
     from shapescript_gguf.targets import TARGETS
 
     if TARGETS[match.arch].computation.positions == "learned":
@@ -89,6 +90,13 @@ def _context(match: Match, source: Source, values: dict, max_len: int | None) ->
                              f"of its position table ({field})")
         values[field] = values[field][:max_len]
         return max_len
+    if match.context_cap is not None:
+        cap = match.context_cap
+        if max_len is not None and max_len > cap:
+            raise CommandError(f"--max-len {max_len}: llama.cpp's {match.arch} runs no sliding "
+                               f"window, so the file is exact only within the model's window "
+                               f"of {cap} positions: at most {cap}")
+        return min(max_len or source.positions or cap, cap)
     return max_len or source.positions or DEFAULT_CONTEXT
 
 

@@ -3,9 +3,10 @@ llama.cpp computes it, and the rewrites that turn a model's fields into the tens
 GGUF file holds.
 
 ``logits`` computes, in the dtype of the tensors it is given (the search gives it f64),
-what llama.cpp computes from the file's tensors by slot. ``file_tensor`` is the one place
-a field's value becomes a file's tensor: the search computes through it and the writer
-writes through it, so what was verified is what is written.
+what llama.cpp computes from the file's tensors by slot. ``accessor`` (with
+``file_tensor`` for one field) is the one place a model's fields become the file's
+tensors, fused or split where the loader reads only the other form: the search computes
+through it and the writer writes through it, so what was verified is what is written.
 
 A ``Variant`` is what the search chooses besides the pairing: the rotary base and how
 many features of a head rotary turns, and the rewrites (query and key rows reordered
@@ -26,10 +27,11 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from shapescript_gguf.targets import NAMES, TARGETS, Computation, Slot, Target
+from shapescript_gguf.targets import NAMES, SOFTCAP_OFF, TARGETS, Computation, Slot, Target
 
-__all__ = ["ARCHITECTURES", "NAMES", "ROPE_BASES", "Architecture", "Slot", "Variant",
-           "file_tensor", "logits", "permute_qk", "solve_dim", "variant_groups"]
+__all__ = ["ARCHITECTURES", "NAMES", "ROPE_BASES", "Architecture", "Pairing", "Slot", "Variant",
+           "accessor", "file_tensor", "logits", "permute_qk", "slot_tensor", "solve_dim",
+           "variant_groups"]
 
 Architecture = Target
 ARCHITECTURES: dict[str, Target] = TARGETS
@@ -40,7 +42,7 @@ ROPE_BASES: tuple[float, ...] = (10000.0, 500000.0, 1000000.0, 100000.0, 50000.0
 
 # The norms' weights: a ``1 + w`` norm is written with ``1 + w`` as its weight.
 _NORM_WEIGHTS = frozenset({"attn_norm", "ffn_norm", "output_norm", "attn_q_norm",
-                           "attn_k_norm"})
+                           "attn_k_norm", "attn_post_norm", "ffn_post_norm"})
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,7 @@ class Variant:
     parallel: bool = False         # attention and feed-forward read the same input
     norm_offset: float = 0.0       # added to every norm's weight: x * (1 + w)
     qkv_per_head: bool = False     # the fused projection's rows are (head, q/k/v, feature)
+    rope_base_swa: float | None = None  # the windowed layers' base, where it differs
     # Diagnosis only: the activation llama.cpp would need for the source's logits.
     activation: str | None = None
 
@@ -62,6 +65,8 @@ class Variant:
         parts = []
         if self.rope_base is not None:
             parts.append(f"rotary base {_number(self.rope_base)}")
+        if self.rope_base_swa is not None:
+            parts.append(f"rotary base {_number(self.rope_base_swa)} on the windowed layers")
         if self.rot_dims is not None:
             parts.append(f"rotary on the first {self.rot_dims} features of each head")
         parts.extend(self.rewrites(to_pairs))
@@ -143,8 +148,54 @@ def file_tensor(target: Target, key: str, value: torch.Tensor, variant: Variant,
     return value
 
 
-def variant_groups(target: Target, hp: dict[str, int],
-                   slots: tuple[Slot, ...]) -> list[list[Variant]]:
+# slot key → (field, transposed): the field a slot of the file is made from.
+Pairing = dict[str, tuple[str, bool]]
+
+
+def accessor(arch: Architecture, values: dict[str, torch.Tensor], pairing: Pairing,
+             tied: bool, variant: Variant, hp: dict[str, int]):
+    """The file's tensors by slot, as ``logits`` reads them and the writer writes them:
+    each field's value for the block, rewritten by the variant (``file_tensor``), and
+    fused or split where the loader reads only the other form (``targets.Join``); a slot
+    the file doesn't hold is None."""
+    joins = arch.joined(frozenset(pairing))
+    hidden = {k for j in joins for k in j.hidden()}
+
+    def field(key: str, layer: int | None) -> torch.Tensor:
+        name, transposed = pairing[key]
+        value = slot_tensor(values[name], len(_slot_rank[key]), layer, transposed)
+        return file_tensor(arch, key, value, variant, hp)
+
+    def get(key: str, layer: int | None) -> torch.Tensor | None:
+        if key == "output" and tied:
+            key = "token_embd"
+        for join in joins:
+            if join.written == "whole" and key == join.whole:
+                return torch.cat([field(p, layer) for p in join.parts])
+            if join.written == "parts" and key in join.parts:
+                whole = field(join.whole, layer)
+                return whole.chunk(len(join.parts))[join.parts.index(key)]
+        if key not in pairing or key in hidden:
+            return None
+        return field(key, layer)
+    return get
+
+
+def slot_tensor(value: torch.Tensor, rank: int, layer: int | None,
+                transposed: bool) -> torch.Tensor:
+    """A field's tensor for one slot: block ``layer`` of a stacked field, transposed
+    when the field is ``[in out]``."""
+    if layer is not None and value.dim() > rank:
+        value = value[layer]
+    return value.T if transposed else value
+
+
+_slot_rank: dict[str, tuple[str, ...]] = {
+    s.key: s.shape for a in ARCHITECTURES.values() for s in a.slots}
+
+
+def variant_groups(target: Target, hp: dict[str, int], slots: tuple[Slot, ...],
+                   windows: tuple[int | None, ...] = ()) -> list[list[Variant]]:
     """The variants to compute for one pairing, grouped so that the variants of a group
     agree on the first token's logits (at position 0 a rotary turns nothing, and attention
     over one key gives its value, whatever the queries and keys): when one of a group
@@ -158,6 +209,10 @@ def variant_groups(target: Target, hp: dict[str, int],
     dims: list[int | None] = [None]
     if c.partial_rotary:
         dims += [d for d in (hd // 2, hd // 4) if d >= 2 and d % 2 == 0]
+    # A rotary base of their own for the windowed layers, where some layers have a window
+    # and some don't (Gemma 3's local base).
+    mixed = c.swa_rope_base and any(w is not None for w in windows) and None in windows
+    swa_bases: tuple[float | None, ...] = (None, *ROPE_BASES) if mixed else (None,)
     groups = []
     for offset in offsets:
         for parallel in parallels:
@@ -166,8 +221,10 @@ def variant_groups(target: Target, hp: dict[str, int],
                 if c.positions == "learned":
                     groups.append([base])
                     continue
-                groups.append([replace(base, rope_base=b, permute_qk=p, rot_dims=d)
-                               for d in dims for b in ROPE_BASES for p in (False, True)])
+                groups.append([replace(base, rope_base=b, rope_base_swa=sb, permute_qk=p,
+                                       rot_dims=d)
+                               for d in dims for b in ROPE_BASES for sb in swa_bases
+                               if sb != b for p in (False, True)])
     return groups
 
 
@@ -209,15 +266,27 @@ def _rope(x: torch.Tensor, pos: torch.Tensor, base: float, rot: int,
     return torch.cat((out, rest), dim=-1)
 
 
-def _attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+def _softcap(x: torch.Tensor, cap: float) -> torch.Tensor:
+    return torch.tanh(x / cap) * cap
+
+
+def _attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, window: int | None = None,
+               softcap: float | None = None) -> torch.Tensor:
     """Causal attention of ``q: [n, H, hd]`` over ``k, v: [n, KV, hd]``, query head h
-    reading key head h // (H/KV) (ggml's broadcast), scale 1/sqrt(hd): ``[n, H·hd]``."""
+    reading key head h // (H/KV) (ggml's broadcast), scale 1/sqrt(hd): ``[n, H·hd]``.
+    With a ``window``, a query sees itself and the ``window - 1`` keys before it (a key
+    ``window`` or more positions back is masked, as llama.cpp's LLAMA_SWA_TYPE_STANDARD
+    does); with ``softcap``, the scores pass ``tanh(s / c) * c`` first."""
     n, heads, hd = q.shape
     group = heads // k.shape[1]
     k = k.repeat_interleave(group, dim=1)
     v = v.repeat_interleave(group, dim=1)
     scores = torch.einsum("qhd,khd->hqk", q, k) / math.sqrt(hd)
+    if softcap is not None:
+        scores = _softcap(scores, softcap)
     mask = torch.ones(n, n, dtype=torch.bool, device=q.device).tril()
+    if window is not None:
+        mask = mask.triu(1 - window)
     scores = scores.masked_fill(~mask, float("-inf"))
     out = torch.einsum("hqk,khd->qhd", scores.softmax(-1), v)
     return out.reshape(n, heads * hd)
@@ -259,19 +328,25 @@ def _ffn(c: Computation, act: str, t: Tensors, h: torch.Tensor, layer: int) -> t
 
 
 def logits(c: Computation, t: Tensors, ids: torch.Tensor, pos: torch.Tensor,
-           hp: dict[str, int], eps: float, variant: Variant) -> torch.Tensor:
+           hp: dict[str, int], eps: float, variant: Variant,
+           windows: tuple[int | None, ...] = ()) -> torch.Tensor:
     """What llama.cpp computes for one sequence ``ids: [n]`` at positions ``pos: [n]``
     from the file's tensors (``t(slot, block)``, None for a slot the file lacks): the
-    logits ``[n, V]``."""
+    logits ``[n, V]``. ``windows``: each layer's sliding window (None: none), for a
+    target that runs them."""
     act = variant.activation or c.act
     rot = variant.rot_dims or hp["hd"]
-    base = variant.rope_base or 10000.0
+    cap = SOFTCAP_OFF if c.softcap else None
     x = t("token_embd", None)[ids]
     if c.embed_scale:
         x = x * math.sqrt(hp["D"])
     if c.positions == "learned":
         x = x + t("position_embd", None)[pos]
     for layer in range(hp["L"]):
+        window = windows[layer] if c.windows and windows else None
+        base = variant.rope_base or 10000.0
+        if window is not None and variant.rope_base_swa is not None:
+            base = variant.rope_base_swa
         h = _norm(c, x, t("attn_norm", layer), t("attn_norm_b", layer), eps)
         q, k, v = _qkv(t, h, layer, hp)
         if c.qk_norm:
@@ -280,16 +355,23 @@ def logits(c: Computation, t: Tensors, ids: torch.Tensor, pos: torch.Tensor,
         if c.positions != "learned":
             pairs = c.positions == "rope_pairs"
             q, k = _rope(q, pos, base, rot, pairs), _rope(k, pos, base, rot, pairs)
-        y = _plus(_attention(q, k, v) @ t("attn_output", layer).T, t("attn_output_b", layer))
+        y = _plus(_attention(q, k, v, window, cap) @ t("attn_output", layer).T,
+                  t("attn_output_b", layer))
+        if c.post_norms:
+            y = _norm(c, y, t("attn_post_norm", layer), None, eps)
         if variant.parallel:
             h = _norm(c, x, t("ffn_norm", layer), t("ffn_norm_b", layer), eps)
             x = x + y + _ffn(c, act, t, h, layer)
         else:
             x = x + y
             h = _norm(c, x, t("ffn_norm", layer), t("ffn_norm_b", layer), eps)
-            x = x + _ffn(c, act, t, h, layer)
+            f = _ffn(c, act, t, h, layer)
+            if c.post_norms:
+                f = _norm(c, f, t("ffn_post_norm", layer), None, eps)
+            x = x + f
     h = _norm(c, x, t("output_norm", None), t("output_norm_b", None), eps)
-    return h @ t("output", None).T
+    out = h @ t("output", None).T
+    return out if cap is None else _softcap(out, cap)
 
 
 # ------------------------------------------------------------------ slot shapes

@@ -26,28 +26,31 @@ import torch
 from shapescript_gguf.arch import (
     ARCHITECTURES,
     Architecture,
+    Pairing,
     Slot,
     Variant,
-    file_tensor,
+    accessor,
     logits,
     solve_dim,
     variant_groups,
 )
-from shapescript_gguf.targets import Computation
+from shapescript_gguf.targets import Computation, Join
 from shapescript_gguf.source import Observation, Source, load_source, observe, random_fields
 
 __all__ = ["MAX_PAIRINGS", "TOLERANCE", "Match", "NoMatch", "match_architecture", "search"]
 
-# slot key → (field, transposed)
-_Pairing = dict[str, tuple[str, bool]]
+_Pairing = Pairing
 
 # Logits agree when the largest difference is at most this fraction of their largest size.
 TOLERANCE = 1e-8
 # Pairings computed per architecture at most: a refusal that would need every pairing of a
 # model with many fields of one shape says where it stopped.
 MAX_PAIRINGS = 1000
-# The tokens of the sequence both sides compute.
+# The tokens of the sequence both sides compute (more with a sliding window: a few past
+# it, so that the window shows).
 _TOKENS = 8
+# The shortest context a file capped at a model's window may have.
+_MIN_CAP = _TOKENS
 
 
 @dataclass
@@ -64,15 +67,29 @@ class Match:
     difference: float              # |Δ logits| / |logits| at the match
     computed: int                  # pairings × variants computed, all architectures
     seconds: float
+    # Each layer's sliding window, for an architecture that runs them (else ()).
+    windows: tuple[int | None, ...] = ()
+    # The window of a model whose architecture runs none: the file's context is capped
+    # at it, within which the window hides nothing.
+    context_cap: int | None = None
+
+    @property
+    def joins(self) -> tuple[Join, ...]:
+        """The fusions and splits the written tensors need (``targets.Join``)."""
+        return ARCHITECTURES[self.arch].joined(frozenset(self.pairing))
 
     def tensor_names(self) -> dict[str, str]:
         """Field → the GGUF tensor name(s) it becomes (``blk.N`` for stacked ones)."""
-        slots = ARCHITECTURES[self.arch].slots
+        arch = ARCHITECTURES[self.arch]
         out = {}
-        for slot in slots:
+        for slot in arch.slots:
             f = self.pairing.get(slot.key)
             if f is not None:
                 name = slot.gguf.replace("{}", "N") if slot.per_block else slot.gguf
+                for join in self.joins:
+                    if slot.key in join.hidden():
+                        into = join.whole if join.written == "whole" else "+".join(join.parts)
+                        name = f"{name} -> {into}"
                 out[f] = name + (" (transposed)" if slot.key in self.transposed else "")
         return out
 
@@ -191,6 +208,11 @@ def _pairings(arch: Architecture, slots: tuple[Slot, ...], reads: list[str],
 def _constraints(arch: Architecture, hp: dict[str, int]) -> str | None:
     """Why llama.cpp couldn't run these hyperparameters, or None."""
     c = arch.computation
+    if c.post_norms and hp["L"] in _SCALED_BY_D_OVER_H.get(arch.name, ()) \
+            and hp["H"] * hp["hd"] != hp["D"]:
+        return (f"llama.cpp's {arch.name} with {hp['L']} layers (its largest model) scales "
+                f"attention by 1/sqrt(D / H), but the heads are {hp['hd']} wide, not "
+                f"{hp['D']} / {hp['H']}")
     if hp["H"] % hp["KV"]:
         return f"{hp['H']} query heads can't share {hp['KV']} key and value heads evenly"
     if c.positions != "learned" and hp["hd"] % 2:
@@ -201,34 +223,9 @@ def _constraints(arch: Architecture, hp: dict[str, int]) -> str | None:
     return None
 
 
-def _accessor(arch: Architecture, values: dict[str, torch.Tensor], pairing: _Pairing,
-              tied: bool, variant: Variant, hp: dict[str, int]):
-    """The file's tensors by slot, as ``logits`` reads them: each field's value for the
-    block, rewritten by the variant (``file_tensor``, as the writer writes it)."""
-    def get(key: str, layer: int | None) -> torch.Tensor | None:
-        if key == "output" and tied:
-            key = "token_embd"
-        if key not in pairing:
-            return None
-        name, transposed = pairing[key]
-        value = slot_tensor(values[name], len(_slot_rank[key]), layer, transposed)
-        return file_tensor(arch, key, value, variant, hp)
-    return get
-
-
-def slot_tensor(value: torch.Tensor, rank: int, layer: int | None,
-                transposed: bool) -> torch.Tensor:
-    """A field's tensor for one slot: block ``layer`` of a stacked field, transposed
-    when the field is ``[in out]``."""
-    if layer is not None and value.dim() > rank:
-        value = value[layer]
-    return value.T if transposed else value
-
-
-_slot_rank: dict[str, tuple[str, ...]] = {}
-for _a in ARCHITECTURES.values():
-    for _s in _a.slots:
-        _slot_rank[_s.key] = _s.shape
+# llama.cpp's gemma2 and gemma3 scale attention by 1/sqrt(D / H), not 1/sqrt(hd), at the
+# layer counts of their 27B models.
+_SCALED_BY_D_OVER_H = {"gemma2": (46,), "gemma3": (62,)}
 
 
 def _difference(a: torch.Tensor, b: torch.Tensor) -> float:
@@ -291,6 +288,16 @@ def _try(arch: Architecture, source: Source, obs: Observation,
     why, eps = _norm_reason(arch, obs)
     if why is None:
         why, layouts = _layouts(arch, source, obs.reads)
+    window = min((w for w in obs.windows if w is not None), default=None)
+    if why is None and window is not None and not arch.computation.windows:
+        # llama.cpp runs no window here: the file's context is capped at the window, so
+        # the positions before it, where the window hides nothing, are what must agree.
+        if window < _MIN_CAP:
+            why = (f"llama.cpp's {arch.name} runs no sliding window, and a file capped at "
+                   f"the model's window of {window} positions (where it hides nothing) "
+                   f"would hold fewer than {_MIN_CAP}")
+        obs = replace(obs, logits=obs.logits[:window], windows=())
+        ids, pos = ids[:window], pos[:window]
     if why is not None:
         attempt.reason = why
         return attempt
@@ -314,6 +321,8 @@ def _try(arch: Architecture, source: Source, obs: Observation,
             closest = _try_variants(arch, attempt, values, obs, ids, pos, eps, pairing,
                                     slots, tied, hp)
             if attempt.match is not None:
+                if window is not None and not arch.computation.windows:
+                    attempt.match.context_cap = window
                 return attempt
             if first is None:
                 first = closest
@@ -364,10 +373,11 @@ def _layouts(arch: Architecture, source: Source,
 
 def _compute(arch: Architecture, c: Computation, values: dict[str, torch.Tensor],
              pairing: _Pairing, tied: bool, variant: Variant, hp: dict[str, int],
-             ids: torch.Tensor, pos: torch.Tensor, eps: float) -> torch.Tensor:
-    get = _accessor(arch, values, pairing, tied, variant, hp)
+             ids: torch.Tensor, pos: torch.Tensor, eps: float,
+             windows: tuple[int | None, ...] = ()) -> torch.Tensor:
+    get = accessor(arch, values, pairing, tied, variant, hp)
     with torch.no_grad():
-        return logits(c, get, ids, pos, hp, eps, variant)
+        return logits(c, get, ids, pos, hp, eps, variant, windows)
 
 
 def _try_variants(arch: Architecture, attempt: _Attempt, values: dict[str, torch.Tensor],
@@ -378,11 +388,11 @@ def _try_variants(arch: Architecture, attempt: _Attempt, values: dict[str, torch
     so far in ``attempt.best`` and setting ``attempt.match`` when one agrees. Returns
     this pairing's closest: (difference, pairing, slots, tied, variant, hyperparameters)."""
     closest: tuple | None = None
-    for group in variant_groups(arch, hp, slots):
+    for group in variant_groups(arch, hp, slots, obs.windows):
         for variant in group:
             attempt.computed += 1
             ref = _compute(arch, arch.computation, values, pairing, tied, variant, hp,
-                           ids, pos, eps)
+                           ids, pos, eps, obs.windows)
             diff = _difference(obs.logits, ref)
             if closest is None or diff < closest[0]:
                 closest = (diff, dict(pairing), slots, tied, variant, dict(hp))
@@ -392,7 +402,8 @@ def _try_variants(arch: Architecture, attempt: _Attempt, values: dict[str, torch
                 attempt.match = Match(
                     arch.name, {k: f for k, (f, _) in pairing.items()},
                     frozenset(k for k, (_, t) in pairing.items() if t), tied, variant,
-                    dict(hp), eps, diff, 0, 0.0)
+                    dict(hp), eps, diff, 0, 0.0,
+                    obs.windows if arch.computation.windows else ())
                 return closest
             # The group's variants agree on the first token: when it differs, none of
             # them can agree.
@@ -429,18 +440,25 @@ def _flips(arch: Architecture) -> list[tuple[Computation, str, str | None]]:
                     f"the embedding isn't multiplied by sqrt(D); {name} does that", "embedding"))
     else:
         out.append((replace(c, embed_scale=True),
-                    f"the embedding is multiplied by sqrt(D); {', '.join(scaled)} does that, "
+                    f"the embedding is multiplied by sqrt(D); {_those(scaled)} that, "
                     f"{name} doesn't", "embedding"))
     if not c.parallel:
         parallel = [t.name for t in ARCHITECTURES.values() if t.computation.parallel]
         out.append((replace(c, parallel=True),
                     "attention and the feed-forward layer read the same input (a parallel "
-                    f"residual); {', '.join(parallel)} does that, {name} runs them in "
-                    "sequence", None))
+                    f"residual); {_those(parallel)} that, {name} runs them in sequence",
+                    "residual"))
     for act in ("silu", "gelu_tanh", "gelu"):
         if act != c.act:
             out.append((replace(c, act=act), _activation_words(name, c, act), "activation"))
     return out
+
+
+def _those(names: list[str]) -> str:
+    """``gemma does`` / ``gemma and gemma2 do`` / ``gemma, gemma2 and gemma3 do``."""
+    if len(names) == 1:
+        return f"{names[0]} does"
+    return f"{', '.join(names[:-1])} and {names[-1]} do"
 
 
 def _activation_words(name: str, c: Computation, act: str) -> str:
@@ -465,16 +483,17 @@ def _diagnose(arch: Architecture, attempt: _Attempt, values: dict[str, torch.Ten
         near = arch.computation
         for c, _, _ in chosen:
             near = _merge(near, c, arch.computation)
-        for group in variant_groups(replace(arch, computation=near), hp, slots):
+        for group in variant_groups(replace(arch, computation=near), hp, slots, obs.windows):
             for v in group:
                 attempt.computed += 1
-                ref = _compute(arch, near, values, pairing, tied, v, hp, ids, pos, eps)
+                ref = _compute(arch, near, values, pairing, tied, v, hp, ids, pos, eps,
+                               obs.windows)
                 if _difference(obs.logits, ref) <= TOLERANCE:
                     # The source is this variant with these differences: report the
                     # difference of this variant as llama.cpp computes it.
                     attempt.computed += 1
                     ref = _compute(arch, arch.computation, values, pairing, tied, v, hp,
-                                   ids, pos, eps)
+                                   ids, pos, eps, obs.windows)
                     closest = _closest(arch, pairing, tied, obs.reads, v,
                                        _difference(obs.logits, ref))
                     meaning = "; and ".join(m for _, m, _ in chosen)
@@ -513,7 +532,8 @@ def _search(source: Source, arch: str | None, seed: int) -> Match:
             raise ValueError(f"unknown architecture {name!r}: choose "
                              + " or ".join(ARCHITECTURES))
     g = torch.Generator().manual_seed(seed)
-    n = _TOKENS if source.positions is None else max(1, min(_TOKENS, source.positions))
+    n = _TOKENS if source.window is None else max(_TOKENS, source.window + 4)
+    n = n if source.positions is None else max(1, min(n, source.positions))
     ids = torch.randint(0, source.vocab, (n,), generator=g)
     pos = torch.arange(n)
     values = random_fields(source.fields, seed)

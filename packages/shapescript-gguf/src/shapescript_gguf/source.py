@@ -41,6 +41,7 @@ class Source:
     vocab: int                     # V of the ids' Index[V]
     positions: int | None          # P of the positions' Index[P]; None: no bound
     has_pos: bool
+    window: int | None = None      # W of the attentions' causal[n n](window=W), if any
 
     def model_class(self) -> Any:
         """The model's class in the compiled module (for ``init`` and ``load``)."""
@@ -64,11 +65,13 @@ def load_source(path: str, fn: str | None = None) -> Source:
         model = load_model_source(path, fn or "forward")
     except ModelExportError as err:
         raise CommandError(str(err)) from None
-    # GGUF has no sliding window yet: a windowed attention is E3308 here.
-    serving = [d for d in api.serving_diagnostics(model.program, model.fn, windows=False)
-               if d.is_error]
+    # A sliding window is allowed (one size: E3308 otherwise); which layers have it is
+    # seen when the function runs.
+    form = api.serving_form(model.program, model.fn)
+    serving = [d for d in form.diagnostics if d.is_error]
     if serving:
         raise api.shapescript_error(serving, model.program.sources)
+    window = next((w for w in form.windows.values() if w is not None), None)
     params = model.sig.params
     ids = params[1].type
     vocab = _static(ids.domain.index)
@@ -79,7 +82,8 @@ def load_source(path: str, fn: str | None = None) -> Source:
     if vocab is None:  # the serving rules make V a dim
         raise AssertionError(f"{path}: the ids' vocabulary isn't static")
     fields = {name: shape for name, (shape, _dtype) in model.fields.items()}
-    return Source(path, model.fn, model.forward, model, fields, vocab, positions, has_pos)
+    return Source(path, model.fn, model.forward, model, fields, vocab, positions, has_pos,
+                  window)
 
 
 @dataclass
@@ -90,8 +94,12 @@ class Observation:
     reads: list[str]                             # fields, in the order first read
     attentions: list[tuple[int, int, int, int]]  # (heads, key heads, n, head width) each
     norms: list[tuple[str, float | None]] = field(default_factory=list)  # (kind, eps)
-    # Where in the source the first embedding and the first activation were computed:
-    # "embedding" / "activation" -> "path:line", for refusals to point at.
+    # Each attention's sliding window, as its mask shows it (None: plain causal).
+    windows: tuple[int | None, ...] = ()
+    # Where in the source the first embedding and the first activation were computed, and
+    # the line that calls the first block's second norm (where its input is chosen: a
+    # parallel or a sequential residual): "embedding" / "activation" / "residual" ->
+    # "path:line", for refusals to point at.
     sites: dict[str, str] = field(default_factory=dict)
 
 
@@ -139,26 +147,46 @@ _TO_F64 = {torch.Tensor.float, torch.Tensor.half, torch.Tensor.bfloat16}
 
 
 _SITES = {F.embedding: "embedding", F.gelu: "activation", F.silu: "activation"}
+_NORMS = {F.rms_norm, torch.rms_norm, F.layer_norm, torch.layer_norm}
+
+
+def _mask_window(mask: Any) -> int | None:
+    """The sliding window a boolean attention mask ``[… n n]`` shows: the keys the last
+    query sees (None: all before it, or no mask)."""
+    if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool or mask.dim() < 2:
+        return None
+    last = mask.reshape(-1, *mask.shape[-2:])[0, -1]
+    seen = torch.nonzero(last).flatten()
+    if len(seen) == 0 or int(seen[0]) == 0:
+        return None
+    return int(last.shape[0] - seen[0])
 
 
 class _Watch(TorchFunctionMode):
-    """Every floating dtype asked for becomes f64; attentions and norms are recorded, and
-    with the source's ``path``, the lines of its first embedding and activation (the
-    compiled functions keep the ``.ss`` file's name and line numbers)."""
+    """Every floating dtype asked for becomes f64; attentions (with their windows) and
+    norms are recorded, and with the source's ``path``, the lines of its first embedding
+    and activation and of the call that reaches its second norm (the compiled functions
+    keep the ``.ss`` file's name and line numbers)."""
 
     def __init__(self, path: str | None = None) -> None:
         super().__init__()
         self.attentions: list[tuple[int, int, int, int]] = []
+        self.windows: list[int | None] = []
         self.norms: list[tuple[str, float | None]] = []
         self.path = path
         self.sites: dict[str, str] = {}
 
-    def _site(self, kind: str) -> None:
+    def _site(self, kind: str, caller: bool = False) -> None:
+        """Records the source's line running now as ``kind`` (``caller``: the line that
+        called the function running it, where there is one)."""
+        frames: list[types.FrameType] = []
         frame: types.FrameType | None = sys._getframe(2)
-        while frame is not None and frame.f_code.co_filename != self.path:
+        while frame is not None and len(frames) < (2 if caller else 1):
+            if frame.f_code.co_filename == self.path:
+                frames.append(frame)
             frame = frame.f_back
-        if frame is not None:
-            self.sites[kind] = f"{self.path}:{frame.f_lineno}"
+        if frames:
+            self.sites[kind] = f"{self.path}:{frames[-1].f_lineno}"
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = {k: _f64(v) for k, v in (kwargs or {}).items()}
@@ -168,10 +196,14 @@ class _Watch(TorchFunctionMode):
         kind = _SITES.get(func)
         if kind is not None and self.path is not None and kind not in self.sites:
             self._site(kind)
+        if func in _NORMS and len(self.norms) == 1 and self.path is not None:
+            self._site("residual", caller=True)
         if func is F.scaled_dot_product_attention:
             q, k = args[0], args[1] if len(args) > 1 else kwargs["key"]
             if q.dim() == 4 and k.dim() == 4:
                 self.attentions.append((q.shape[1], k.shape[1], q.shape[2], q.shape[3]))
+                mask = kwargs.get("attn_mask", args[3] if len(args) > 3 else None)
+                self.windows.append(_mask_window(mask))
         elif func is F.rms_norm or func is torch.rms_norm:
             eps = kwargs.get("eps", args[3] if len(args) > 3 else None)
             self.norms.append(("rms_norm", eps))
@@ -204,4 +236,4 @@ def observe(source: Source, values: dict[str, torch.Tensor], ids: torch.Tensor,
         raise ValueError(f"{source.path}: `{source.fn}` must return logits [b n V]")
     reads = list(object.__getattribute__(model, "_ss_reads"))
     return Observation(logits[0].to(torch.float64), reads, watch.attentions, watch.norms,
-                       watch.sites)
+                       tuple(watch.windows), watch.sites)

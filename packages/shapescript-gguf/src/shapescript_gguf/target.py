@@ -106,8 +106,7 @@ class GgufProfile:
     def diagnostics(self, program: Any, fn: str | None) -> list[Any]:
         from shapescript import api
 
-        return list(api.serving_diagnostics(program, fn or "forward", as_errors=True,
-                                            windows=False))
+        return list(api.serving_diagnostics(program, fn or "forward", as_errors=True))
 
 
 TARGET = GgufTarget()

@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from shapescript_gguf.arch import ARCHITECTURES, file_tensor
+from shapescript_gguf.arch import ARCHITECTURES, accessor
 from shapescript_gguf.errors import CommandError
-from shapescript_gguf.search import Match, slot_tensor
+from shapescript_gguf.search import Match
+from shapescript_gguf.targets import SOFTCAP_OFF
 
 __all__ = ["Vocabulary", "placeholder_vocabulary", "read_tokenizer", "write_gguf"]
 
@@ -148,6 +149,33 @@ def safe_name(name: str, vocab: Vocabulary) -> str:
     return name
 
 
+def _add_windows(w: Any, match: Match, context_length: int) -> None:
+    """The layers' sliding windows: their size and which layers have one. A model with
+    none gets a window as long as the context on no layer (gemma2 always runs them)."""
+    windows = match.windows or (None,) * match.hparams["L"]
+    size = next((x for x in windows if x is not None), context_length)
+    w.add_sliding_window(size)
+    w.add_sliding_window_pattern([x is not None for x in windows])
+
+
+def _rewrites(match: Match) -> list[str]:
+    """The rewrites the file's tensors and keys went through, in words
+    (``shapescript.rewrites``)."""
+    c = ARCHITECTURES[match.arch].computation
+    rewrites = (match.variant.rewrites(c.positions == "rope_pairs")
+                + [j.describe() for j in match.joins]
+                + [f"{f} transposed" for f in sorted(match.pairing[k] for k in match.transposed)]
+                + (["the output layer tied to the embedding"] if match.tied else []))
+    if match.context_cap is not None:
+        rewrites.append(f"a sliding window of {match.context_cap} positions, which "
+                        f"llama.cpp's {match.arch} doesn't run: the context length capped at "
+                        "it, within which it hides nothing")
+    if c.softcap:
+        rewrites.append(f"no soft-capping, written as soft-capping at {SOFTCAP_OFF:g}, which "
+                        "moves no score or logit beyond f32's rounding")
+    return rewrites
+
+
 def write_gguf(path: str, match: Match, values: dict[str, torch.Tensor], *, dtype: str,
                vocab: Vocabulary, context_length: int, name: str) -> None:
     """Write the file at ``path`` (not atomically: the caller writes a temporary file)."""
@@ -169,16 +197,22 @@ def write_gguf(path: str, match: Match, values: dict[str, torch.Tensor], *, dtyp
     c = arch.computation
     if c.positions != "learned":
         w.add_rope_dimension_count(match.variant.rot_dims or hp["hd"])
-        w.add_rope_freq_base(float(match.variant.rope_base or 10000.0))
+        base = float(match.variant.rope_base or 10000.0)
+        w.add_rope_freq_base(base)
+        if c.windows:  # gemma3's own default for the windowed layers is 10000
+            w.add_rope_freq_base_swa(float(match.variant.rope_base_swa or base))
+    if c.windows:
+        _add_windows(w, match, context_length)
+    if c.softcap:
+        w.add_attn_logit_softcapping(SOFTCAP_OFF)
+        w.add_final_logit_softcapping(SOFTCAP_OFF)
     if c.norm == "rms_norm":
         w.add_layer_norm_rms_eps(match.eps)
     else:
         w.add_layer_norm_eps(match.eps)
     if c.parallel:
         w.add_parallel_residual(match.variant.parallel)
-    rewrites = match.variant.rewrites(c.positions == "rope_pairs") + (
-        [f"{f} transposed" for f in sorted(match.pairing[k] for k in match.transposed)]
-        + (["the output layer tied to the embedding"] if match.tied else []))
+    rewrites = _rewrites(match)
     if rewrites:
         w.add_array("shapescript.rewrites", rewrites)
     w.add_file_type({"float32": gguf.LlamaFileType.ALL_F32,
@@ -195,15 +229,15 @@ def write_gguf(path: str, match: Match, values: dict[str, torch.Tensor], *, dtyp
     w.add_eos_token_id(vocab.eos)
     w.add_add_bos_token(False)
 
-    for slot in arch.slots:
-        field = match.pairing.get(slot.key)
-        if field is None:  # the output layer, tied to the embedding
-            continue
-        value = values[field].detach().to("cpu")
+    pairing = {k: (f, k in match.transposed) for k, f in match.pairing.items()}
+    get = accessor(arch, {k: v.detach().to("cpu") for k, v in values.items()}, pairing,
+                   False, match.variant, hp)
+    # What the search computed is what is written: the same tensors, by the same accessor.
+    for slot in arch.written_slots(frozenset(match.pairing)):
         layers = range(hp["L"]) if slot.per_block else [None]
         for layer in layers:
-            t = slot_tensor(value, len(slot.shape), layer, slot.key in match.transposed)
-            t = file_tensor(arch, slot.key, t, match.variant, hp)
+            t = get(slot.key, layer)
+            assert t is not None, slot.key
             tensor_name = slot.gguf.format(layer) if layer is not None else slot.gguf
             if slot.vector:
                 w.add_tensor(tensor_name, t.to(torch.float32).contiguous().numpy())
