@@ -31,6 +31,7 @@ __all__ = [
     "shapescript_error", "ShapeScriptError", "ShapeError", "DomainError", "DeviceError",
     # code generation
     "compile_source", "compile_file", "python_name", "generate_traced", "TracedModule",
+ "torch_views",
     "helper_source", "device_name", "domain_of",
     # source text in generated Python: the one way there (codegen/pytext.py)
     "py_literal", "py_comment", "py_docstring", "py_identifier", "py_attribute", "py_name_from",
@@ -138,6 +139,7 @@ _HOMES: dict[str, str] = {
     "helper_source": "shapescript.rt.standalone",
     "generate_functions": "shapescript.codegen.functions",
     "CallSite": "shapescript.codegen.functions",
+    "torch_views": "shapescript.codegen.functions",
     "device_name": "shapescript.vocab",
     "atomic_write": "shapescript.files",
     "atomic_write_with": "shapescript.files",

@@ -153,6 +153,7 @@ def _config(plan: Plan, calls: list[Any], dtype: str, max_len: int | None) -> di
     if not meta["vllm"]:
         meta["unservable"] = reason or f"`{src.fn}` isn't a language model's forward function"
     meta["exporter"] = f"shapescript-hf {export_version}"
+    meta.update(parallel(plan))
     return {
         "architectures": ["ShapeScriptForCausalLM" if lm else "ShapeScriptModel"],
         "auto_map": auto,
@@ -177,6 +178,28 @@ def _config(plan: Plan, calls: list[Any], dtype: str, max_len: int | None) -> di
         "pad_token_id": None,
         "shapescript": meta,
     }
+
+
+def parallel(plan: Plan) -> dict[str, Any]:
+    """The folder's layout and the degrees of parallelism it allows, proven from the
+    source's sizes (``layers.py``): ``config.json``'s ``"shapescript"`` holds them."""
+    lay = plan.layout
+    if not plan.layered:
+        out: dict[str, Any] = {"layout": "stacked", "tensor_parallel": [1],
+                               "pipeline_parallel": [1]}
+        if lay is not None and lay.reason is not None:
+            out["why_stacked"] = lay.reason
+        return out
+    return {"layout": "layered", "tensor_parallel": lay.tp_degrees(_split_vocab(plan)),
+            "pipeline_parallel": lay.pp_degrees()}
+
+
+def _split_vocab(plan: Plan) -> int | None:
+    """V where the output layer splits along it (not where it is the embedding's)."""
+    form = plan.form
+    if form.tied or form.vocab is None:
+        return None
+    return form.vocab.const_value
 
 
 def _windows(plan: Plan, calls: list[Any]) -> dict[str, Any]:
@@ -213,7 +236,18 @@ def _tensors(plan: Plan, model: Any, dtype: str, allow_nonfinite: bool) -> dict[
     out = {}
     form = plan.form
     names = field_names(plan)
+    lay = plan.layout if plan.layered else None
     for name, t in fields.items():
+        if lay is not None and name in lay.paths:
+            # Layer l's slice of a stacked field, under its module's name.
+            path, attr = lay.paths[name]
+            where = f"{path}.{attr}" if path else attr
+            for layer in range(t.shape[0]):
+                out[f"model.layers.{layer}.{where}"] = t[layer].clone()
+            continue
+        if lay is not None and name == lay.final_norm:
+            out["model.norm.weight"] = t
+            continue
         if plan.split and name == form.embed_field:
             out["model.embed_tokens.weight"] = t
             if form.tied:

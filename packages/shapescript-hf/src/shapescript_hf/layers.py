@@ -59,12 +59,17 @@ class Layout:
 
     reason: str | None = None
     block: str | None = None           # the block function's name
+    block_key: str | None = None       # its key in the compiled functions' names
+    block_params: list[str] = field(default_factory=list)   # its parameters' names
+    loop_call: Any = None              # the call of the block in the loop
+    block_args: tuple[int, int, int] = (0, 1, 2)   # the block's model, states, index
     loop_var: str | None = None
     layers: int = 0
     # Each stacked field's place in a layer: (module path, attribute), "" for the layer.
     paths: dict[str, tuple[str, str]] = field(default_factory=dict)
     linears: dict[str, tuple[int, int, bool]] = field(default_factory=dict)  # path: in, out, bias
-    norms: dict[str, float | None] = field(default_factory=dict)  # path: eps
+    # path: (eps, whether an RMS norm, whether it has a bias)
+    norms: dict[str, tuple[float | None, bool, bool]] = field(default_factory=dict)
     tp_plan: dict[str, str] = field(default_factory=dict)
     splits: list[Split] = field(default_factory=list)
     final_norm: str | None = None      # the field of the norm after the layers
@@ -274,14 +279,26 @@ def layout_of(plan: Any) -> Layout:
     if not isinstance(layers, int) or layers < 1:
         return Layout("the loop doesn't run from 0 to a dim")
     block = res.sig
+    fields = src.fields
     fns = _reached(block, program)
     reach = {id(f.sig) for f in fns}
     for node in _walk(decl):
         r = cm.res.get(id(node))
         if node is not call and _name(r) == "FnCall" and id(r.sig) in reach:
             return Layout(f"`{src.fn}` calls `{r.sig.name}` outside the loop too")
-    lay = Layout(block=block.name, loop_var=lvar, layers=layers)
-    fields = src.fields
+    others = [g for g in _reached(src.sig, program) if id(g.sig) not in reach]
+    for g in others:
+        for node in _walk(g.sig.decl):
+            r = g.cm.res.get(id(node))
+            if _name(r) == "FieldName" and fields.get(r.name, ((),))[0][:1] == (layers,):
+                return Layout(f"`{g.sig.name}` reads the stacked `{r.name}` outside the block")
+    import os
+
+    key = block.name if block.file == cm.env.path else \
+        f"{os.path.basename(block.file)}:{block.name}"
+    lay = Layout(block=block.name, block_key=key, loop_var=lvar, layers=layers,
+                 block_params=[p.name for p in block.params], loop_call=call,
+                 block_args=(ids.index(mname), ids.index(carried), ids.index(lvar)))
     stacked = {n for n, (shape, _) in fields.items() if shape and shape[0] == layers}
     used: dict[str, list[tuple[_Fn, Any]]] = {}
     for f in fns:
@@ -303,6 +320,9 @@ def layout_of(plan: Any) -> Layout:
     if missing:
         return Layout(f"the block reads `{missing[0]}` whole, not one layer's")
     attentions = {id(c) for c in form.attentions}
+    inside = [n for f in fns for n in _walk(f.sig.decl) if id(n) in attentions]
+    if len(inside) != 1 or len(form.attentions) != 1:
+        return Layout("the block doesn't run one attention, and nothing else does")
     roles: dict[str, str] = {}
     norm_roles: dict[str, tuple[str, Any, _Fn]] = {}
     biases: dict[str, str] = {}
@@ -386,7 +406,8 @@ def layout_of(plan: Any) -> Layout:
         from shapescript import api
         path = role if role != name else api.python_name(name)
         lay.paths[name] = (path, "weight")
-        lay.norms[path] = _const(f, f.arg(node, "eps"))
+        lay.norms[path] = (_const(f, f.arg(node, "eps")), f.extern(node) == _NORMS[0],
+                           any(w == name for w in biases.values()))
     for bname, wname in biases.items():
         if bname not in lay.paths:
             lay.paths[bname] = (lay.paths[wname][0], "bias")
@@ -471,7 +492,7 @@ def _pipeline(lay: Layout, plan: Any, loop: Any, carried: str) -> None:
     h = form.output_input
     res = cm.res.get(id(h)) if h is not None else None
     ext = res.sig.extern if _name(res) == "ExternCall" else None
-    if ext not in _NORMS:
+    if ext != _NORMS[0]:
         lay.pp_reason = "the output layer doesn't take the norm of the last layer's states"
         return
     fn = _Fn(plan.source.sig, cm)

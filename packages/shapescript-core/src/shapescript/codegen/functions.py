@@ -76,7 +76,7 @@ from shapescript.codegen.pytext import brace_text, comment, fstring, literal, na
 from shapescript.codegen.specs import SpecBuilder, axis_texts
 from shapescript.syntax import ast
 
-__all__ = ["CallSite", "FunctionsModule", "generate_functions"]
+__all__ = ["CallSite", "FunctionsModule", "generate_functions", "torch_views"]
 
 
 @dataclass
