@@ -175,6 +175,8 @@ _TABLE: tuple[tuple[str, ...], ...] = (
     ("E3306", "forward function doesn't take the model first"),
     ("E3307", "keys and values repeated in a way the engine can't group"),
     ("E3308", "sliding window the target can't run"),
+    ("E3309", "tensor-parallel degree that doesn't divide a split axis"),
+    ("E3310", "tensor parallelism on layers that aren't modules"),
 )
 
 CODES: dict[str, Code] = {row[0]: Code(*row) for row in _TABLE}

@@ -98,11 +98,27 @@ class HfTarget:
 
 
 class VllmProfile:
-    """``shapescript check --vllm``: the serving rules (E3301–E3308), as errors."""
+    """``shapescript check --vllm``: the serving rules (E3301–E3308), as errors; with
+    ``--tp N``, whether tensor parallelism of degree N splits the model (E3309, E3310)."""
 
     name = "vllm"
     extra = "hf"
-    summary = "the serving rules vLLM needs (E3301–E3308)"
+    summary = "the serving rules vLLM needs (E3301–E3310)"
+
+    def __init__(self, tp: int | None = None) -> None:
+        self.tp = tp
+
+    def options(self) -> Sequence[Any]:
+        import click
+
+        return [click.Option(["--tp", "tp"], type=click.IntRange(min=1), default=None,
+                             metavar="N",
+                             help="With --vllm: whether tensor parallelism of degree N "
+                                  "can split the model (E3309, E3310).")]
+
+    def configured(self, values: dict[str, Any]) -> VllmProfile:
+        """The profile with its options' values (``--tp``)."""
+        return VllmProfile(values.get("tp"))
 
     def diagnostics(self, program: Any, fn: str | None) -> list[Any]:
         from shapescript import api
@@ -110,7 +126,12 @@ class VllmProfile:
         name = fn or "forward"
         if name not in program.main.env.fns:
             raise ValueError(f"{program.main.env.path} has no function `{name}` (--fn)")
-        return api.serving_diagnostics(program, name, as_errors=True)
+        out = api.serving_diagnostics(program, name, as_errors=True)
+        if self.tp is not None and not out:
+            from shapescript_hf.degrees import tp_diagnostics
+
+            out = tp_diagnostics(program, name, self.tp)
+        return out
 
 
 target = HfTarget()
