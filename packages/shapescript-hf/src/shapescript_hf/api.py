@@ -36,7 +36,8 @@ class HFExportError(ValueError):
 def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = None, seed: int = 0,
               dtype: str = "float32", tokenizer: str | None = None, max_len: int | None = None,
               verify: bool = True, vllm: bool = False,
-              notes: list[str] | None = None, allow_nonfinite: bool = False) -> dict[str, Any]:
+              notes: list[str] | None = None, allow_nonfinite: bool = False,
+              layout: str | None = None) -> dict[str, Any]:
     """Writes the model of ``fn`` in the ShapeScript file ``path`` as a Hugging Face folder
     ``output`` and returns its ``config.json`` as a dict.
 
@@ -49,6 +50,11 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
     written when one is broken. ``notes`` collects what the export says about it (why an
     engine can't serve it). ``allow_nonfinite``: write weights that are NaN or infinite
     (in the checkpoint or in ``dtype``), which are otherwise a ``ModelExportError``.
+    ``layout``: ``"layered"`` (each layer a module of ``nn.Linear``s that engines shard
+    and stage; a ``ModelExportError`` where the model's layers aren't one loop over a
+    block), ``"stacked"`` (the fields as declared) or None (layered where it fits). The
+    degrees of tensor and pipeline parallelism the folder allows are in ``config.json``
+    under ``"shapescript"`` (and in ``notes``).
 
     Raises ``ShapeScriptError`` for a program with errors (or a broken serving rule with
     ``vllm``), ``ModelExportError`` for bad options or weights, ``HFExportError`` when the
@@ -67,8 +73,13 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
         raise ModelExportError(f"--max-len must be a whole number of at least 1, not {max_len!r}")
     if tokenizer is not None:
         _tokenizer_files(tokenizer)  # a bad folder is an error before anything runs
+    if layout not in (None, "layered", "stacked"):
+        raise ModelExportError(f"--layout must be layered or stacked, not {layout!r}")
     source = load_model_source(path, fn)
-    plan = make_plan(source)
+    plan = make_plan(source, layered=layout != "stacked")
+    if layout == "layered" and not plan.layered:
+        raise ModelExportError(f"--layout layered: `{source.fn}`'s layers can't be modules: "
+                               f"{plan.layout.reason}")
     bound = plan.form.positions
     if max_len is not None and bound is not None and max_len > bound:
         raise ModelExportError(f"--max-len {max_len} is more than the {bound} positions "
@@ -89,6 +100,9 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
         raise HFExportError(f"`{source.fn}` fails on example arguments of shapes {shapes}: "
                             f"{type(err).__name__}: {err}") from err
     config = _config(plan, calls, dtype, max_len)
+    if notes is not None and plan.language_model and plan.servable:
+        meta = config["shapescript"]
+        notes.append(_degrees_note(meta))
     config.update(_windows(plan, calls))
     tensors = _tensors(plan, model, dtype, allow_nonfinite)
     try:
@@ -192,6 +206,14 @@ def parallel(plan: Plan) -> dict[str, Any]:
         return out
     return {"layout": "layered", "tensor_parallel": lay.tp_degrees(_split_vocab(plan)),
             "pipeline_parallel": lay.pp_degrees()}
+
+
+def _degrees_note(meta: dict[str, Any]) -> str:
+    """What the export prints of the degrees it proved."""
+    tp = ", ".join(str(d) for d in meta["tensor_parallel"])
+    pp = ", ".join(str(d) for d in meta["pipeline_parallel"])
+    why = f": {meta['why_stacked']}" if "why_stacked" in meta else ""
+    return f"tensor-parallel degrees {tp}, pipeline degrees {pp} ({meta['layout']} layout{why})"
 
 
 def _split_vocab(plan: Plan) -> int | None:

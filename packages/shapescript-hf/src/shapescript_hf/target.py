@@ -40,6 +40,12 @@ class HfTarget:
             click.Option(["--vllm"], is_flag=True, default=False,
                          help="With --hf: the serving rules (E3301–E3308) are errors, and "
                               "nothing is written when one is broken."),
+            click.Option(["--layout"], type=click.Choice(["layered", "stacked"]),
+                         default=None,
+                         help="With --hf: layered (the default where the model's layers "
+                              "are one loop over a block): each layer a module of "
+                              "nn.Linears that engines shard and stage; stacked: the "
+                              "fields as the source declares them."),
             *serving_options(),
             click.Option(["--no-verify", "no_verify"], is_flag=True, default=False,
                          help="With --hf: don't load the folder with transformers to compare "
@@ -66,6 +72,7 @@ class HfTarget:
                           dtype=options.get("dtype") or "float32",
                           tokenizer=options.get("tokenizer"), max_len=options.get("max_len"),
                           verify=verify, vllm=bool(options.get("vllm")), notes=notes,
+                          layout=options.get("layout"),
                           allow_nonfinite=bool(options.get("allow_nonfinite")))
         except api.ShapeScriptError as err:
             _echo(api.render_diagnostics(err.diagnostics, err.sources,
