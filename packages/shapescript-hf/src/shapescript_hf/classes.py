@@ -256,8 +256,10 @@ class ShapeScriptCall:
                                                                 attn_mask=mask, scale=scale)
 
     def in_model_dtype(self, x):
-        """What the source computed in f32 on purpose, back in the model's dtype."""
-        return x.to(self.dtype) if x.is_floating_point() else x
+        """What the source computed in f32 on purpose, back in the model's dtype (the
+        function's type says it is a float: no test on the value, which would be a
+        branch to a tracer)."""
+        return x.to(self.dtype)
 '''
 
 

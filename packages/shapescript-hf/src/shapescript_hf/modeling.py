@@ -240,6 +240,10 @@ def _layered_calls(plan: Plan, ctx: str, inner: Any) -> Any:
             if name is not None and lay.paths[name][0] in lay.linears:
                 obj = site.expr(w.value.value)
                 return f"{obj}.{lay.paths[name][0]}({site.arg(0)})"
+        if site.target in ("shapescript.rt.rms_norm", "shapescript.rt.layer_norm"):
+            out = _layer_norm_call(site, lay)
+            if out is not None:
+                return out
         if lay.final_norm is not None and node is form.output_input:
             obj = site.expr(_arg_node(site.res, "weight").value)
             return f"{obj}.norm({site.arg(0)})"
@@ -256,6 +260,32 @@ def _layered_calls(plan: Plan, ctx: str, inner: Any) -> Any:
         return inner(site)
 
     return calls
+
+
+def _layer_norm_call(site: Any, lay: Any) -> str | None:
+    """A layer's norm over the last axis as its ``ShapeScriptNorm`` (which computes the
+    same), so that the layer traces without a branch on a rank and an engine finds the
+    norm as a module; None for any other norm."""
+    try:
+        w = _arg_node(site.res, "weight")
+    except StopIteration:
+        return None
+    name = _layer_field(site, w, lay.paths)
+    if name is None or lay.paths[name][0] not in lay.norms:
+        return None
+    path = lay.paths[name][0]
+    bias_ok = True
+    try:
+        b = _arg_node(site.res, "bias")
+        bias_ok = _layer_field(site, b, lay.paths) is not None
+    except (StopIteration, ValueError):
+        pass
+    t = site.gen.cm.types.get(id(_arg_node(site.res, "x")))
+    axes = getattr(t, "axes", None)
+    over = site.kwarg("over") or (site.arg(1) if site.nargs > 1 else None)
+    if not bias_ok or axes is None or over != str(len(axes) - 1):
+        return None
+    return f"{site.expr(w.value.value)}.{path}({site.arg(0)})"
 
 
 def _arg_node(res: Any, param: str) -> Any:
@@ -346,6 +376,9 @@ def modeling_source(plan: Plan) -> str:
                                                    or n == plan.layout.final_norm))), None)
     dtype_expr = (f"model.{field_names(plan)[first_float]}.dtype" if first_float is not None
                   else "model.embed_tokens.weight.dtype" if plan.split else "torch.float32")
+    if plan.layered and first_float is None:
+        # An engine's pipeline stage may hold neither the embedding nor a given layer.
+        dtype_expr = "model.dtype"
     lm = plan.language_model
     inputs = [api.python_name(p.name) for p in src.params]
     split_doc = (", but for the engine's parts: the embedding table is `embed_tokens.weight` "
