@@ -147,7 +147,7 @@ def test_bfloat16_verifies_and_writes_bfloat16_matrices(folders, source):
 
     folder = folders("llama", dtype="bfloat16")
     with safe_open(os.path.join(folder, "model.safetensors"), "pt") as f:
-        assert f.get_tensor("model.wq").dtype == torch.bfloat16
+        assert f.get_tensor("model.layers.0.self_attn.q_proj.weight").dtype == torch.bfloat16
     model = load(folder)
     assert model.dtype == torch.bfloat16
     src, m = source("llama")
