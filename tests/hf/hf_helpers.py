@@ -68,8 +68,20 @@ def native(folder: str, src):
             return torch.tensor([h * Dh + j for h in range(heads) for j in per_head])
 
         q_order, k_order = halves(H), halves(Hkv)
-    # The layered folder's names are transformers' own.
-    state = dict(w)
+    if "model.wq" in w:
+        # A stacked folder (one an engine can't serve): each layer's slice.
+        names = {"self_attn.q_proj": "wq", "self_attn.k_proj": "wk", "self_attn.v_proj": "wv",
+                 "self_attn.o_proj": "wo", "mlp.gate_proj": "w_gate", "mlp.up_proj": "w_up",
+                 "mlp.down_proj": "w_down", "input_layernorm": "attn_norm",
+                 "post_attention_layernorm": "mlp_norm"}
+        state = {"model.embed_tokens.weight": w["model.embed_tokens.weight"],
+                 "lm_head.weight": w["lm_head.weight"], "model.norm.weight": w["model.norm"]}
+        for i in range(L):
+            for ours, field in names.items():
+                state[f"model.layers.{i}.{ours}.weight"] = w[f"model.{field}"][i]
+    else:
+        # The layered folder's names are transformers' own.
+        state = dict(w)
     for i in range(L):
         p = f"model.layers.{i}.self_attn."
         if q_order is not None:
