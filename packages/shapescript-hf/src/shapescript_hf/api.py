@@ -65,6 +65,8 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
     >>> config["shapescript"]["vllm"]                                          # doctest: +SKIP
     True
     """
+    # Long: its docstring is the Python API's reference, and the steps of one export
+    # (options, plan, weights, run, config, files, verification) read best in order.
     from shapescript import api
 
     target_dtype = torch_dtype(dtype)
@@ -73,13 +75,8 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
         raise ModelExportError(f"--max-len must be a whole number of at least 1, not {max_len!r}")
     if tokenizer is not None:
         _tokenizer_files(tokenizer)  # a bad folder is an error before anything runs
-    if layout not in (None, "layered", "stacked"):
-        raise ModelExportError(f"--layout must be layered or stacked, not {layout!r}")
     source = load_model_source(path, fn)
-    plan = make_plan(source, layered=layout != "stacked")
-    if layout == "layered" and not plan.layered:
-        raise ModelExportError(f"--layout layered: `{source.fn}`'s layers can't be modules: "
-                               f"{plan.layout.reason}")
+    plan = _plan(source, layout)
     bound = plan.form.positions
     if max_len is not None and bound is not None and max_len > bound:
         raise ModelExportError(f"--max-len {max_len} is more than the {bound} positions "
@@ -101,8 +98,7 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
                             f"{type(err).__name__}: {err}") from err
     config = _config(plan, calls, dtype, max_len)
     if notes is not None and plan.language_model and plan.servable:
-        meta = config["shapescript"]
-        notes.append(_degrees_note(meta))
+        notes.append(_degrees_note(config["shapescript"]))
     config.update(_windows(plan, calls))
     tensors = _tensors(plan, model, dtype, allow_nonfinite)
     try:
@@ -127,6 +123,17 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
 
     api.atomic_dir(output, fill)
     return config
+
+
+def _plan(source: Any, layout: str | None) -> Plan:
+    """The export's plan in ``layout`` (None: layered where it fits)."""
+    if layout not in (None, "layered", "stacked"):
+        raise ModelExportError(f"--layout must be layered or stacked, not {layout!r}")
+    plan = make_plan(source, layered=layout != "stacked")
+    if layout == "layered" and not plan.layered:
+        raise ModelExportError(f"--layout layered: `{source.fn}`'s layers can't be modules: "
+                               f"{plan.layout.reason}")
+    return plan
 
 
 def _tokenizer_files(folder: str) -> list[str]:

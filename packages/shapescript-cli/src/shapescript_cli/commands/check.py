@@ -135,21 +135,7 @@ def get_command() -> click.Command:
                  **flags: Any) -> None:
         if color is not None:
             click.get_current_context().find_root().meta[COLOR_KEY] = color
-        chosen = [name for name in eps if flags.get(f"profile_{name}")]
-        for name, names in options.items():
-            given = [n for n in names if flags.get(n) is not None]
-            if given and name not in chosen:
-                fail(f"--{given[0].replace('_', '-')} needs --{name}")
-        profiles = []
-        for name in chosen:
-            try:
-                profile = eps[name].load()
-            except Exception as exc:  # a broken installation
-                fail(f"the check profile {name} could not be loaded from "
-                     f"{eps[name].value}: {type(exc).__name__}: {exc}", 3)
-            if name in options:
-                profile = profile.configured({n: flags.get(n) for n in options[name]})
-            profiles.append(profile)
+        profiles = _chosen_profiles(eps, options, flags)
         config = _load_config(config_file, select, ignore)
         if not paths:
             if not config.paths:
@@ -163,6 +149,28 @@ def get_command() -> click.Command:
     return _CheckCommand("check", params=params, callback=callback, missing=missing,
                          help="Check .ss files and directories and report their "
                               "diagnostics (- reads stdin).")
+
+
+def _chosen_profiles(eps: Any, options: dict[str, list[str]],
+                     flags: dict[str, Any]) -> list[Any]:
+    """The check profiles the flags chose, each with its own options' values; exit 2
+    for a profile's option without its flag, 3 for a profile that can't be loaded."""
+    chosen = [name for name in eps if flags.get(f"profile_{name}")]
+    for name, names in options.items():
+        given = [n for n in names if flags.get(n) is not None]
+        if given and name not in chosen:
+            fail(f"--{given[0].replace('_', '-')} needs --{name}")
+    profiles = []
+    for name in chosen:
+        try:
+            profile = eps[name].load()
+        except Exception as exc:  # a broken installation
+            fail(f"the check profile {name} could not be loaded from "
+                 f"{eps[name].value}: {type(exc).__name__}: {exc}", 3)
+        if name in options:
+            profile = profile.configured({n: flags.get(n) for n in options[name]})
+        profiles.append(profile)
+    return profiles
 
 
 def _profile_options(ep: Any) -> list[click.Parameter]:
