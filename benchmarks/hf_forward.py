@@ -149,6 +149,8 @@ def main() -> None:
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=25)
+    parser.add_argument("--layout", choices=["layered", "stacked"], default=None,
+                        help="the folder's layout (default: the export's, layered)")
     parser.add_argument("--long", action="store_true",
                         help="the long-context run (b=16, prompt 1,024): memory and speed")
     args = parser.parse_args()
@@ -162,8 +164,10 @@ def main() -> None:
     import shapescript_hf
 
     work = tempfile.mkdtemp(prefix="hf-bench-")
-    cold = timed(lambda: shapescript_hf.export_hf(LLAMA, os.path.join(work, "a"), seed=0))
-    warm = timed(lambda: shapescript_hf.export_hf(LLAMA, os.path.join(work, "b"), seed=0))
+    cold = timed(lambda: shapescript_hf.export_hf(LLAMA, os.path.join(work, "a"), seed=0,
+                                                  layout=args.layout))
+    warm = timed(lambda: shapescript_hf.export_hf(LLAMA, os.path.join(work, "b"), seed=0,
+                                                  layout=args.layout))
     folder = os.path.join(work, "a")
     ours = AutoModelForCausalLM.from_pretrained(folder, trust_remote_code=True,
                                                 attn_implementation="eager").eval()

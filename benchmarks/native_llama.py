@@ -43,6 +43,16 @@ def reference_model(folder: str, source: str = LLAMA):
     w = load_file(os.path.join(folder, "model.safetensors"))
     model = LlamaForCausalLM(config).to(w["lm_head.weight"].dtype).eval()
     q_order, k_order = halves_order(H, Dh), halves_order(Hkv, Dh)
+    if "model.wq" not in w:
+        # The layered layout's names are transformers' own; only the rotary's order differs.
+        state = dict(w)
+        for i in range(L):
+            p = f"model.layers.{i}.self_attn."
+            state[p + "q_proj.weight"] = w[p + "q_proj.weight"][q_order]
+            state[p + "k_proj.weight"] = w[p + "k_proj.weight"][k_order]
+        missing, unexpected = model.load_state_dict(state, strict=False)
+        assert not unexpected and all("rotary" in k for k in missing), (missing, unexpected)
+        return model
     state = {"model.embed_tokens.weight": w["model.embed_tokens.weight"],
              "lm_head.weight": w["lm_head.weight"], "model.norm.weight": w["model.norm"]}
     for i in range(L):

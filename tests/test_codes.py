@@ -18,7 +18,7 @@ EXPECTED = (
     ["E0000"] + _span("01", 1, 8) + _span("02", 1, 5) + _span("03", 1, 8)
     + _span("04", 1, 11) + ["E0413", "E0414", "E0415", "E0416", "E0417", "E0418"] + _span("05", 1, 4) + _span("06", 1, 6)
     + _span("07", 1, 6) + _span("08", 1, 5) + _span("09", 1, 3) + _span("10", 1, 4)
-    + _span("11", 1, 2) + _span("17", 1, 9) + _span("19", 1, 1) + _span("33", 1, 8)
+    + _span("11", 1, 2) + _span("17", 1, 9) + _span("19", 1, 1) + _span("33", 1, 10)
     + _span("36", 1, 5)
 )
 # `shapescript port`'s codes are about the Python model being ported: their pages show a

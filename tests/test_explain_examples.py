@@ -32,7 +32,13 @@ def check(tmp_path, code: str, src: str):
         program = check_program(src, str(path))
         if not program.ok:
             return program.diagnostics
-        return serving_diagnostics(program, "forward")
+        found = serving_diagnostics(program, "forward")
+        if code in TP_DEGREE and not found:
+            # `check --vllm --tp N`: the degrees of tensor parallelism (the hf plugin's).
+            from shapescript_hf.degrees import tp_diagnostics
+
+            found = tp_diagnostics(program, "forward", TP_DEGREE[code])
+        return found
     # `# noqa` comments (E19), as `shapescript check` and the editor read them.
     from shapescript.api import apply_suppressions
 
@@ -42,6 +48,9 @@ def check(tmp_path, code: str, src: str):
 def describe(diags) -> str:
     return "\n".join(f"{d.line}:{d.column}: {d.severity}[{d.code}]: {d.message}" for d in diags)
 
+
+# The degree `check --vllm --tp N` asks about in the pages of tensor parallelism.
+TP_DEGREE = {"E3309": 3, "E3310": 2}
 
 # Codes a page's example reports beside its own, by design (the book's pages).
 ALSO = {"E1703": {"E1701"}}

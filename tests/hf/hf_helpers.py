@@ -68,20 +68,25 @@ def native(folder: str, src):
             return torch.tensor([h * Dh + j for h in range(heads) for j in per_head])
 
         q_order, k_order = halves(H), halves(Hkv)
-    state = {"model.embed_tokens.weight": w["model.embed_tokens.weight"],
-             "lm_head.weight": w["lm_head.weight"], "model.norm.weight": w["model.norm"]}
+    if "model.wq" in w:
+        # A stacked folder (one an engine can't serve): each layer's slice.
+        names = {"self_attn.q_proj": "wq", "self_attn.k_proj": "wk", "self_attn.v_proj": "wv",
+                 "self_attn.o_proj": "wo", "mlp.gate_proj": "w_gate", "mlp.up_proj": "w_up",
+                 "mlp.down_proj": "w_down", "input_layernorm": "attn_norm",
+                 "post_attention_layernorm": "mlp_norm"}
+        state = {"model.embed_tokens.weight": w["model.embed_tokens.weight"],
+                 "lm_head.weight": w["lm_head.weight"], "model.norm.weight": w["model.norm"]}
+        for i in range(L):
+            for ours, field in names.items():
+                state[f"model.layers.{i}.{ours}.weight"] = w[f"model.{field}"][i]
+    else:
+        # The layered folder's names are transformers' own.
+        state = dict(w)
     for i in range(L):
-        p = f"model.layers.{i}."
-        wq, wk = w["model.wq"][i], w["model.wk"][i]
-        state[p + "self_attn.q_proj.weight"] = wq if q_order is None else wq[q_order]
-        state[p + "self_attn.k_proj.weight"] = wk if k_order is None else wk[k_order]
-        state[p + "self_attn.v_proj.weight"] = w["model.wv"][i]
-        state[p + "self_attn.o_proj.weight"] = w["model.wo"][i]
-        state[p + "mlp.gate_proj.weight"] = w["model.w_gate"][i]
-        state[p + "mlp.up_proj.weight"] = w["model.w_up"][i]
-        state[p + "mlp.down_proj.weight"] = w["model.w_down"][i]
-        state[p + "input_layernorm.weight"] = w["model.attn_norm"][i]
-        state[p + "post_attention_layernorm.weight"] = w["model.mlp_norm"][i]
+        p = f"model.layers.{i}.self_attn."
+        if q_order is not None:
+            state[p + "q_proj.weight"] = state[p + "q_proj.weight"][q_order]
+            state[p + "k_proj.weight"] = state[p + "k_proj.weight"][k_order]
     missing, unexpected = model.load_state_dict(state, strict=False)
     assert not unexpected and all("rotary" in k for k in missing), (missing, unexpected)
     # The folders have no end-of-sequence token: generate stops at none here either.

@@ -32,12 +32,26 @@ def test_export_hf_writes_a_folder_from_a_checkpoint(tmp_path):
     r = shapescript("export", LLAMA, "--hf", str(out), "--weights", str(ckpt),
                     "--max-len", "64", "--vllm")
     assert r.returncode == 0, r.stderr
-    # Off a terminal, no phases: the one summary line, on stderr.
-    assert r.stdout == "" and re.fullmatch(rf"wrote {re.escape(str(out))} \(\S+ [kMG]?B\) "
-                                           r"in \S+ s\n", r.stderr), r.stderr
+    # Off a terminal, no phases: the degrees it proved, then the one summary line.
+    degrees = ("note: tensor-parallel degrees 1, 2, pipeline degrees 1, 2 (layered "
+               "layout)\n")
+    assert r.stdout == "" and re.fullmatch(rf"{re.escape(degrees)}wrote {re.escape(str(out))} "
+                                           r"\(\S+ [kMG]?B\) in \S+ s\n", r.stderr), r.stderr
     config = json.load(open(out / "config.json"))
     assert config["max_position_embeddings"] == 64
     assert config["shapescript"]["vllm"] is True
+    # The checkpoint's stacked fields, each layer's slice in its module.
+    from safetensors.torch import load_file
+
+    saved, folder = load_file(str(ckpt)), load_file(str(out / "model.safetensors"))
+    assert "model.wq" not in folder
+    for layer in (0, 1):
+        for field, name in (("wq", "self_attn.q_proj"), ("w_down", "mlp.down_proj"),
+                            ("attn_norm", "input_layernorm")):
+            want = [v for k, v in saved.items() if k.endswith(field)][0][layer]
+            assert folder[f"model.layers.{layer}.{name}.weight"].equal(want)
+    assert folder["model.norm.weight"].equal([v for k, v in saved.items()
+                                              if k.endswith(".norm") or k == "norm"][0])
 
 
 def test_check_vllm_reports_the_serving_rules(tmp_path):

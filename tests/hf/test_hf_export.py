@@ -51,10 +51,16 @@ def test_folder_layout_names_and_config(folders, source):
         shapes = {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}
     assert shapes["model.embed_tokens.weight"] == (64, 64)
     assert shapes["lm_head.weight"] == (64, 64)
-    assert shapes["model.wq"] == (2, 64, 64)          # stacked layers stay stacked
-    assert shapes["model.wk"] == (2, 32, 64)
+    # Each layer a module, its projections nn.Linears under the usual names.
+    assert shapes["model.layers.1.self_attn.q_proj.weight"] == (64, 64)
+    assert shapes["model.layers.0.self_attn.k_proj.weight"] == (32, 64)
+    assert shapes["model.layers.0.mlp.down_proj.weight"] == (64, 128)
+    assert shapes["model.layers.0.input_layernorm.weight"] == (64,)
+    assert shapes["model.norm.weight"] == (64,)
+    assert "model.wq" not in shapes
     assert "model.embed" not in shapes and "model.output" not in shapes
-    assert len(shapes) == len(src.fields)
+    # 9 stacked fields over 2 layers, the final norm, the embedding, the output layer.
+    assert len(shapes) == 9 * 2 + 3
     config = json.load(open(os.path.join(folder, "config.json")))
     assert config["num_hidden_layers"] == 2               # the attentions the forward runs
     # keys and values keep the source's Hkv heads; the attention repeats them to H
@@ -141,7 +147,7 @@ def test_bfloat16_verifies_and_writes_bfloat16_matrices(folders, source):
 
     folder = folders("llama", dtype="bfloat16")
     with safe_open(os.path.join(folder, "model.safetensors"), "pt") as f:
-        assert f.get_tensor("model.wq").dtype == torch.bfloat16
+        assert f.get_tensor("model.layers.0.self_attn.q_proj.weight").dtype == torch.bfloat16
     model = load(folder)
     assert model.dtype == torch.bfloat16
     src, m = source("llama")

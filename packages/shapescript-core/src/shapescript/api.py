@@ -55,7 +55,7 @@ if TYPE_CHECKING:
         TensorType as TensorType,
     )
     from shapescript.codegen.functions import (
-        CallSite as CallSite, generate_functions as generate_functions,
+        CallSite as CallSite, generate_functions as generate_functions, torch_views as torch_views,
     )
     from shapescript.codegen.names import (
         python_name as python_name,
@@ -164,6 +164,7 @@ __all__ = [
     "shapescript_error", "ShapeScriptError", "ShapeError", "DomainError", "DeviceError",
     # code generation
     "compile_source", "compile_file", "python_name", "generate_traced", "TracedModule",
+ "torch_views",
     "helper_source", "device_name", "domain_of",
     # source text in generated Python: the one way there (codegen/pytext.py)
     "py_literal", "py_comment", "py_docstring", "py_identifier", "py_attribute", "py_name_from",
@@ -272,6 +273,7 @@ _HOMES: dict[str, str] = {
     "helper_source": "shapescript.rt.standalone",
     "generate_functions": "shapescript.codegen.functions",
     "CallSite": "shapescript.codegen.functions",
+    "torch_views": "shapescript.codegen.functions",
     "device_name": "shapescript.vocab",
     "atomic_write": "shapescript.files",
     "atomic_write_with": "shapescript.files",

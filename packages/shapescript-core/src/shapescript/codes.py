@@ -176,6 +176,8 @@ _TABLE: tuple[tuple[str, ...], ...] = (
     ("E3306", "forward function doesn't take the model first"),
     ("E3307", "keys and values repeated in a way the engine can't group"),
     ("E3308", "sliding window the target can't run"),
+    ("E3309", "tensor-parallel degree that doesn't divide a split axis"),
+    ("E3310", "tensor parallelism on layers that aren't modules"),
     # E36 `shapescript port` (about the Python model being ported, not a .ss program)
     ("E3601", "model torch.export can't trace"),
     ("E3602", "operation no built-in or typed extern fn can say"),

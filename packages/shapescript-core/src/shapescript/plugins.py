@@ -88,7 +88,9 @@ class ExportTarget(Protocol):
 @runtime_checkable
 class CheckProfile(Protocol):
     """Extra rules ``shapescript check --<name>`` applies to each file's forward
-    function: ``diagnostics(program, fn)`` (``fn`` None: the profile's default)."""
+    function: ``diagnostics(program, fn)`` (``fn`` None: the profile's default). A
+    profile may take options of its own (``--vllm --tp N``): ``options()`` gives their
+    Click options, and ``configured(values)`` the profile with their values."""
 
     name: str
     extra: str
@@ -121,12 +123,12 @@ KNOWN_TARGETS: dict[str, Known] = {
                  ("-o", "--output", "--aoti", "--checks", "--value-checks", "--devices",
                   "--python", "--emit-python", *_WEIGHT_OPTIONS)),
     "hf": Known("hf", "--hf", "hf", "export_hf",
-                ("--hf", "--vllm", *_SERVING_OPTIONS, "--no-verify")),
+                ("--hf", "--vllm", "--layout", *_SERVING_OPTIONS, "--no-verify")),
     "gguf": Known("gguf", "--gguf", "gguf", "export_gguf",
                   ("--gguf", "--arch", *_SERVING_OPTIONS)),
 }
 KNOWN_PROFILES: dict[str, Known] = {
-    "vllm": Known("vllm", "--vllm", "hf", None, ("--vllm",)),
+    "vllm": Known("vllm", "--vllm", "hf", None, ("--vllm", "--tp")),
     "gguf": Known("gguf", "--gguf", "gguf", None, ("--gguf",)),
 }
 # The notebook cells (``%load_ext shapescript``): the ``cells`` entry point of NOTEBOOK.

@@ -19,13 +19,15 @@ __all__ = ["HFExportError", "export_hf", "__version__"]
 
 def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = None,
               seed: int = 0, dtype: str = "float32", tokenizer: str | None = None,
-              max_len: int | None = None, verify: bool = True, vllm: bool = False) -> dict[str, Any]:
+              max_len: int | None = None, verify: bool = True, vllm: bool = False,
+              layout: str | None = None) -> dict[str, Any]:
     """Writes the model of ``fn`` in ``path`` as a Hugging Face folder ``output`` and
     returns its ``config.json`` as a dict (see ``shapescript_hf.api.export_hf``)."""
     from shapescript_hf.api import export_hf as _export_hf
 
     return _export_hf(path, output, fn=fn, weights=weights, seed=seed, dtype=dtype,
-                      tokenizer=tokenizer, max_len=max_len, verify=verify, vllm=vllm)
+                      tokenizer=tokenizer, max_len=max_len, verify=verify, vllm=vllm,
+                      layout=layout)
 
 
 def __getattr__(name: str) -> Any:

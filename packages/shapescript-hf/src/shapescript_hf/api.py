@@ -36,7 +36,8 @@ class HFExportError(ValueError):
 def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = None, seed: int = 0,
               dtype: str = "float32", tokenizer: str | None = None, max_len: int | None = None,
               verify: bool = True, vllm: bool = False,
-              notes: list[str] | None = None, allow_nonfinite: bool = False) -> dict[str, Any]:
+              notes: list[str] | None = None, allow_nonfinite: bool = False,
+              layout: str | None = None) -> dict[str, Any]:
     """Writes the model of ``fn`` in the ShapeScript file ``path`` as a Hugging Face folder
     ``output`` and returns its ``config.json`` as a dict.
 
@@ -49,6 +50,11 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
     written when one is broken. ``notes`` collects what the export says about it (why an
     engine can't serve it). ``allow_nonfinite``: write weights that are NaN or infinite
     (in the checkpoint or in ``dtype``), which are otherwise a ``ModelExportError``.
+    ``layout``: ``"layered"`` (each layer a module of ``nn.Linear``s that engines shard
+    and stage; a ``ModelExportError`` where the model's layers aren't one loop over a
+    block), ``"stacked"`` (the fields as declared) or None (layered where it fits). The
+    degrees of tensor and pipeline parallelism the folder allows are in ``config.json``
+    under ``"shapescript"`` (and in ``notes``).
 
     Raises ``ShapeScriptError`` for a program with errors (or a broken serving rule with
     ``vllm``), ``ModelExportError`` for bad options or weights, ``HFExportError`` when the
@@ -59,6 +65,8 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
     >>> config["shapescript"]["vllm"]                                          # doctest: +SKIP
     True
     """
+    # Long: its docstring is the Python API's reference, and the steps of one export
+    # (options, plan, weights, run, config, files, verification) read best in order.
     from shapescript import api
 
     target_dtype = torch_dtype(dtype)
@@ -68,7 +76,7 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
     if tokenizer is not None:
         _tokenizer_files(tokenizer)  # a bad folder is an error before anything runs
     source = load_model_source(path, fn)
-    plan = make_plan(source)
+    plan = _plan(source, layout)
     bound = plan.form.positions
     if max_len is not None and bound is not None and max_len > bound:
         raise ModelExportError(f"--max-len {max_len} is more than the {bound} positions "
@@ -89,6 +97,8 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
         raise HFExportError(f"`{source.fn}` fails on example arguments of shapes {shapes}: "
                             f"{type(err).__name__}: {err}") from err
     config = _config(plan, calls, dtype, max_len)
+    if notes is not None and plan.language_model and plan.servable:
+        notes.append(_degrees_note(config["shapescript"]))
     config.update(_windows(plan, calls))
     tensors = _tensors(plan, model, dtype, allow_nonfinite)
     try:
@@ -113,6 +123,17 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
 
     api.atomic_dir(output, fill)
     return config
+
+
+def _plan(source: Any, layout: str | None) -> Plan:
+    """The export's plan in ``layout`` (None: layered where it fits)."""
+    if layout not in (None, "layered", "stacked"):
+        raise ModelExportError(f"--layout must be layered or stacked, not {layout!r}")
+    plan = make_plan(source, layered=layout != "stacked")
+    if layout == "layered" and not plan.layered:
+        raise ModelExportError(f"--layout layered: `{source.fn}`'s layers can't be modules: "
+                               f"{plan.layout.reason}")
+    return plan
 
 
 def _tokenizer_files(folder: str) -> list[str]:
@@ -153,6 +174,7 @@ def _config(plan: Plan, calls: list[Any], dtype: str, max_len: int | None) -> di
     if not meta["vllm"]:
         meta["unservable"] = reason or f"`{src.fn}` isn't a language model's forward function"
     meta["exporter"] = f"shapescript-hf {export_version}"
+    meta.update(parallel(plan))
     return {
         "architectures": ["ShapeScriptForCausalLM" if lm else "ShapeScriptModel"],
         "auto_map": auto,
@@ -177,6 +199,36 @@ def _config(plan: Plan, calls: list[Any], dtype: str, max_len: int | None) -> di
         "pad_token_id": None,
         "shapescript": meta,
     }
+
+
+def parallel(plan: Plan) -> dict[str, Any]:
+    """The folder's layout and the degrees of parallelism it allows, proven from the
+    source's sizes (``layers.py``): ``config.json``'s ``"shapescript"`` holds them."""
+    lay = plan.layout
+    if not plan.layered:
+        out: dict[str, Any] = {"layout": "stacked", "tensor_parallel": [1],
+                               "pipeline_parallel": [1]}
+        if lay is not None and lay.reason is not None:
+            out["why_stacked"] = lay.reason
+        return out
+    return {"layout": "layered", "tensor_parallel": lay.tp_degrees(_split_vocab(plan)),
+            "pipeline_parallel": lay.pp_degrees()}
+
+
+def _degrees_note(meta: dict[str, Any]) -> str:
+    """What the export prints of the degrees it proved."""
+    tp = ", ".join(str(d) for d in meta["tensor_parallel"])
+    pp = ", ".join(str(d) for d in meta["pipeline_parallel"])
+    why = f": {meta['why_stacked']}" if "why_stacked" in meta else ""
+    return f"tensor-parallel degrees {tp}, pipeline degrees {pp} ({meta['layout']} layout{why})"
+
+
+def _split_vocab(plan: Plan) -> int | None:
+    """V where the output layer splits along it (not where it is the embedding's)."""
+    form = plan.form
+    if form.tied or form.vocab is None:
+        return None
+    return form.vocab.const_value
 
 
 def _windows(plan: Plan, calls: list[Any]) -> dict[str, Any]:
@@ -213,7 +265,18 @@ def _tensors(plan: Plan, model: Any, dtype: str, allow_nonfinite: bool) -> dict[
     out = {}
     form = plan.form
     names = field_names(plan)
+    lay = plan.layout if plan.layered else None
     for name, t in fields.items():
+        if lay is not None and name in lay.paths:
+            # Layer l's slice of a stacked field, under its module's name.
+            path, attr = lay.paths[name]
+            where = f"{path}.{attr}" if path else attr
+            for layer in range(t.shape[0]):
+                out[f"model.layers.{layer}.{where}"] = t[layer].clone()
+            continue
+        if lay is not None and name == lay.final_norm:
+            out["model.norm.weight"] = t
+            continue
         if plan.split and name == form.embed_field:
             out["model.embed_tokens.weight"] = t
             if form.tied:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
+from shapescript_hf.layer_classes import dict_text as _dict_text
+from shapescript_hf.layer_classes import layer_classes
 from shapescript_hf.plan import Plan
 
 # The configuration: what engines read, and the model's own.
@@ -21,7 +23,10 @@ class ShapeScriptConfig(PretrainedConfig):
     """The configuration: what engines read (sizes, heads, layers, attention scales)."""
 
     model_type = "shapescript"
+    # How tensor and pipeline parallelism split the base model (transformers' and vLLM's
+    # `tp_plan="auto"`, pipeline stages): empty where its layers are stacked.
     base_model_tp_plan = {}
+    base_model_pp_plan = {}
 
     def __init__(self, vocab_size=None, hidden_size=None, num_hidden_layers=0,
                  num_attention_heads=None, num_key_value_heads=None, head_dim=None,
@@ -153,14 +158,24 @@ class ShapeScriptPreTrainedModel(PreTrainedModel):
 
 
 def classes_source(plan: Plan, fields: list[str], dtype_expr: str, inputs: list[str],
-                   lm: bool, compiled: str) -> str:
+                   lm: bool, compiled: str, compiled_block: str = "block") -> str:
     """The classes' text: ``fields`` the lines making the model's parameters,
     ``dtype_expr`` the expression of the model's dtype, ``inputs`` the function's
     parameters after the model, ``lm`` whether a ``ShapeScriptForCausalLM`` follows,
-    ``compiled`` the compiled function's name."""
+    ``compiled`` the compiled function's name, ``compiled_block`` its block's (the
+    layered layout's layer)."""
     refusal = plan.form.padding_refusal if plan.language_model else None
-    out = [_CONFIG, _ATTENTION, _refusal(refusal), _call_class(dtype_expr), _PRETRAINED,
-           _model_init(plan, fields)]
+    config = _CONFIG
+    if plan.layered:
+        lay = plan.layout
+        config = config.replace("    base_model_tp_plan = {}\n    base_model_pp_plan = {}\n",
+                                "    base_model_tp_plan = " + _dict_text(lay.tp_plan)
+                                + "\n    base_model_pp_plan = " + _dict_text(lay.pp_plan)
+                                + "\n")
+    out = [config, _ATTENTION, _refusal(refusal), _call_class(dtype_expr), _PRETRAINED]
+    if plan.layered:
+        out.append(layer_classes(plan, compiled_block))
+    out.append(_model_init(plan, fields))
     if plan.split:
         out.append(_split_forward(plan, compiled))
     else:
@@ -202,6 +217,8 @@ class ShapeScriptCall:
         self.kwargs = kwargs
         self.embeds = embeds
         self.layer = 0
+        # The layer running, where the layers are modules (each attention is its own).
+        self.current = None
         self.masks = {}
         self.dtype = ''' + dtype_expr + '''
 
@@ -210,8 +227,11 @@ class ShapeScriptCall:
         return self.model.embed_tokens(ids) if self.embeds is None else self.embeds
 
     def attention(self, query, key, value, scale, window=None):
-        layer = self.model.attentions[self.layer]
-        self.layer += 1
+        if self.current is not None:
+            layer = self.current.self_attn
+        else:
+            layer = self.model.attentions[self.layer]
+            self.layer += 1
         return layer(query, key, value, scale, window, self, **self.kwargs)
 
     def mask(self, query, key, window):
@@ -236,8 +256,10 @@ class ShapeScriptCall:
                                                                 attn_mask=mask, scale=scale)
 
     def in_model_dtype(self, x):
-        """What the source computed in f32 on purpose, back in the model's dtype."""
-        return x.to(self.dtype) if x.is_floating_point() else x
+        """What the source computed in f32 on purpose, back in the model's dtype (the
+        function's type says it is a float: no test on the value, which would be a
+        branch to a tracer)."""
+        return x.to(self.dtype)
 '''
 
 
@@ -257,6 +279,16 @@ def _model_init(plan: Plan, fields: list[str]) -> str:
                  "        self.attentions = nn.ModuleList(\n"
                  "            ShapeScriptAttention(config, i) for i in range(config.num_hidden_layers))\n"
                  if plan.servable else "")
+    if plan.layered:
+        lay = plan.layout
+        attn_init = ("        # The layers, each with its attention, projections and norms, which an\n"
+                     "        # engine shards (base_model_tp_plan) or stages (base_model_pp_plan).\n"
+                     "        self.layers = nn.ModuleList(\n"
+                     "            ShapeScriptDecoderLayer(config, i) for i in range(config.num_hidden_layers))\n")
+        if lay.final_norm is not None:
+            width = plan.source.fields[lay.final_norm][0][0]
+            attn_init += ("        # The norm after the last layer (a stage without it gives its states on).\n"
+                          f"        self.norm = ShapeScriptNorm({width}, {lay.final_eps!r})\n")
     return f'''
 
 class ShapeScriptModel(ShapeScriptPreTrainedModel):
@@ -347,6 +379,9 @@ def _causal_lm(plan: Plan) -> str:
     split = plan.split
     tied = plan.form.tied if split else False
     tied_keys = '{"lm_head.weight": "model.embed_tokens.weight"}' if tied else "{}"
+    # The output layer splits along the vocabulary, each rank's scores gathered.
+    tp_line = ('    _tp_plan = {"lm_head": "colwise_gather_output"}\n'
+               if plan.layered and not tied else "")
     pos = plan.form.pos
     if split:
         call = '''        out = self.model(input_ids=input_ids, attention_mask=attention_mask,
@@ -392,7 +427,7 @@ class ShapeScriptForCausalLM(ShapeScriptPreTrainedModel, GenerationMixin):
     """The language model: the model and its output layer, for `generate`."""
 
     _tied_weights_keys = {tied_keys}
-
+{tp_line}
     def __init__(self, config):
         super().__init__(config)
         self.model = ShapeScriptModel(config)

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import Any
 
 from shapescript.api import vocab
@@ -197,9 +198,126 @@ def compiled_functions(plan: Plan, reserved: set[str] | frozenset[str] = frozens
             return f"{ctx}.in_model_dtype({code})"
         return code
 
+    indexed = None
+    if plan.layered:
+        calls = _layered_calls(plan, ctx, calls)
+        indexed = _layered_fields(plan)
     return api.generate_functions(plan.source.program, plan.source.fn, context=ctx,
                                   calls=calls, returns=returns, reserved=reserved,
-                                  fields=fields)
+                                  fields=fields, indexed_fields=indexed)
+
+
+def _layer_field(site: Any, node: Any, paths: dict[str, tuple[str, str]]) -> str | None:
+    """The field ``F`` of ``m.F[l]`` when the layers hold it, or None."""
+    if type(node).__name__ != "Index" or type(node.value).__name__ != "Attr":
+        return None
+    res = site.gen.cm.res.get(id(node.value))
+    name = getattr(res, "name", None) if type(res).__name__ == "FieldName" else None
+    return name if name in paths else None
+
+
+def _layered_calls(plan: Plan, ctx: str, inner: Any) -> Any:
+    """The ``calls`` hook of the layered layout, around ``inner``: the loop's block is
+    the layer's module, a layer's ``linear`` its ``nn.Linear``, the norm before the
+    output layer the model's ``norm``, and the reshape of a projection to heads takes
+    ``-1`` heads (a rank of a tensor-parallel group has its share of them)."""
+    from shapescript import api
+
+    lay = plan.layout
+    form = plan.form
+    heads = {s.dim for s in lay.splits if s.what.endswith("heads")}
+
+    def calls(site: Any) -> str | None:
+        node = site.node
+        if node is lay.loop_call:
+            args = [site.arg(i) for i in range(len(lay.block_params))]
+            model, _, index = lay.block_args
+            rest = [args[i] for i in _layer_args(lay)]
+            return f"{args[model]}.layers[{args[index]}]({', '.join(rest + [ctx])})"
+        if site.target == "torch.nn.functional.linear":
+            w = _arg_node(site.res, "weight")
+            name = _layer_field(site, w, lay.paths)
+            if name is not None and lay.paths[name][0] in lay.linears:
+                obj = site.expr(w.value.value)
+                return f"{obj}.{lay.paths[name][0]}({site.arg(0)})"
+        if site.target in ("shapescript.rt.rms_norm", "shapescript.rt.layer_norm"):
+            out = _layer_norm_call(site, lay)
+            if out is not None:
+                return out
+        if lay.final_norm is not None and node is form.output_input:
+            obj = site.expr(_arg_node(site.res, "weight").value)
+            return f"{obj}.norm({site.arg(0)})"
+        if site.target == "rearrange" and heads:
+            data = site.res.data  # the checker's pattern payload (pattern, kwargs, …)
+            pattern = getattr(data, "pattern", None)
+            lhs = pattern.partition("->")[0] if isinstance(pattern, str) else ""
+            groups = re.findall(r"\(([^()]*)\)", lhs)
+            if any(set(g.split()) & heads for g in groups):
+                # Without the heads' size einops takes it from the rest: `-1` heads.
+                kwargs = tuple((k, v) for k, v in data.kwargs if k not in heads)
+                out = api.torch_views(site.gen, "rearrange", node, replace(data, kwargs=kwargs))
+                if out is not None:
+                    return out
+        return inner(site)
+
+    return calls
+
+
+def _layer_norm_call(site: Any, lay: Any) -> str | None:
+    """A layer's norm over the last axis as its ``ShapeScriptNorm`` (which computes the
+    same), so that the layer traces without a branch on a rank and an engine finds the
+    norm as a module; None for any other norm."""
+    try:
+        w = _arg_node(site.res, "weight")
+    except StopIteration:
+        return None
+    name = _layer_field(site, w, lay.paths)
+    if name is None or lay.paths[name][0] not in lay.norms:
+        return None
+    path = lay.paths[name][0]
+    bias_ok = True
+    try:
+        b = _arg_node(site.res, "bias")
+        bias_ok = _layer_field(site, b, lay.paths) is not None
+    except (StopIteration, ValueError):
+        pass
+    t = site.gen.cm.types.get(id(_arg_node(site.res, "x")))
+    axes = getattr(t, "axes", None)
+    over = site.kwarg("over") or (site.arg(1) if site.nargs > 1 else None)
+    if not bias_ok or axes is None or over != str(len(axes) - 1):
+        return None
+    return f"{site.expr(w.value.value)}.{path}({site.arg(0)})"
+
+
+def _arg_node(res: Any, param: str) -> Any:
+    """The node of an extern call's argument ``param``, by position or by name."""
+    names = [p.name for p in res.sig.params]
+    i = names.index(param)
+    if i < len(res.args):
+        return res.args[i].node
+    return next(v.node for k, v in res.kwargs if k == param)
+
+
+def _layer_args(lay: Any) -> list[int]:
+    """The block's parameters a layer's forward takes, in order: the carried states
+    first (an engine's stand-in for a layer another stage runs gives them back), then
+    the others but the model and the index."""
+    model, carried, index = lay.block_args
+    return [carried] + [i for i in range(len(lay.block_params))
+                        if i not in (model, carried, index)]
+
+
+def _layered_fields(plan: Plan) -> Any:
+    """The ``indexed_fields`` hook: ``m.F[l]`` in the block is the layer's own weight."""
+    paths = plan.layout.paths
+
+    def indexed(obj: str, name: str, index: str) -> str | None:
+        if name not in paths:
+            return None
+        path, attr = paths[name]
+        return f"{obj}.{path}.{attr}" if path else f"{obj}.{attr}"
+
+    return indexed
 
 
 def _field_lines(plan: Plan) -> list[str]:
@@ -207,8 +325,10 @@ def _field_lines(plan: Plan) -> list[str]:
 
     lines = []
     names = field_names(plan)
+    layered = plan.layout.paths if plan.layered else {}
+    final = plan.layout.final_norm if plan.layered else None
     for name, (shape, dtype) in plan.source.fields.items():
-        if name in plan.engine_fields:
+        if name in plan.engine_fields or name in layered or name == final:
             continue
         decl = plan.written_types.get(name, "")
         dims = ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "")
@@ -252,9 +372,14 @@ def modeling_source(plan: Plan) -> str:
     base = os.path.basename(src.path)
     fields = _field_lines(plan)
     first_float = next((n for n, (_, dt) in src.fields.items()
-                        if dt in FLOAT_DTYPES and n not in plan.engine_fields), None)
+                        if dt in FLOAT_DTYPES and n not in plan.engine_fields
+                        and not (plan.layered and (n in plan.layout.paths
+                                                   or n == plan.layout.final_norm))), None)
     dtype_expr = (f"model.{field_names(plan)[first_float]}.dtype" if first_float is not None
                   else "model.embed_tokens.weight.dtype" if plan.split else "torch.float32")
+    if plan.layered and first_float is None:
+        # An engine's pipeline stage may hold neither the embedding nor a given layer.
+        dtype_expr = "model.dtype"
     lm = plan.language_model
     inputs = [api.python_name(p.name) for p in src.params]
     split_doc = (", but for the engine's parts: the embedding table is `embed_tokens.weight` "
@@ -272,10 +397,13 @@ def modeling_source(plan: Plan) -> str:
     # The source's functions take no name the file's own code has.
     own = _defined(head + classes_source(plan, fields, dtype_expr, inputs, lm,
                                          api.python_name(src.fn)))
+    block = None
     compiled = compiled_functions(plan, own)
     body = ("# " + "-" * 78 + "\n" + api.py_comment(f"The source, compiled: `{src.fn}` and "
                                                     "the functions it calls.")
             + "\n\n" + compiled.source)
+    if plan.layered:
+        block = compiled.names[plan.layout.block_key]
     classes = classes_source(plan, fields, dtype_expr, _input_names(plan, own), lm,
-                             compiled.names[src.fn])
+                             compiled.names[src.fn], block or "block")
     return head + body + "\n\n" + classes

@@ -32,6 +32,12 @@ class Plan:
     source: ModelSource
     form: Any                                # shapescript.api.ServingForm (rules as notes)
     notes: list[Any] = field(default_factory=list)   # the serving rules it breaks
+    layout: Any = None                       # layers.Layout, or None for the stacked one
+
+    @property
+    def layered(self) -> bool:
+        """Its layers are modules (``layers.py``), not stacked parameters."""
+        return self.layout is not None and self.layout.layered
 
     @property
     def servable(self) -> bool:
@@ -92,8 +98,15 @@ class Plan:
         return f"{d.code}: {d.message}, at {d.file}:{d.line}:{d.column}{more}"
 
 
-def make_plan(source: ModelSource) -> Plan:
+def make_plan(source: ModelSource, layered: bool = True) -> Plan:
+    """The export of ``source``'s function; ``layered``: its layers as modules where
+    they fit (``Plan.layout`` says why not where they don't)."""
     from shapescript import api
 
+    from shapescript_hf.layers import layout_of
+
     form = api.serving_form(source.program, source.fn, as_errors=False)
-    return Plan(source, form, list(form.diagnostics))
+    plan = Plan(source, form, list(form.diagnostics))
+    if layered:
+        plan.layout = layout_of(plan)
+    return plan

@@ -40,6 +40,12 @@ class HfTarget:
             click.Option(["--vllm"], is_flag=True, default=False,
                          help="With --hf: the serving rules (E3301–E3308) are errors, and "
                               "nothing is written when one is broken."),
+            click.Option(["--layout"], type=click.Choice(["layered", "stacked"]),
+                         default=None,
+                         help="With --hf: layered (the default where the model's layers "
+                              "are one loop over a block): each layer a module of "
+                              "nn.Linears that engines shard and stage; stacked: the "
+                              "fields as the source declares them."),
             *serving_options(),
             click.Option(["--no-verify", "no_verify"], is_flag=True, default=False,
                          help="With --hf: don't load the folder with transformers to compare "
@@ -66,6 +72,7 @@ class HfTarget:
                           dtype=options.get("dtype") or "float32",
                           tokenizer=options.get("tokenizer"), max_len=options.get("max_len"),
                           verify=verify, vllm=bool(options.get("vllm")), notes=notes,
+                          layout=options.get("layout"),
                           allow_nonfinite=bool(options.get("allow_nonfinite")))
         except api.ShapeScriptError as err:
             _echo(api.render_diagnostics(err.diagnostics, err.sources,
@@ -98,11 +105,27 @@ class HfTarget:
 
 
 class VllmProfile:
-    """``shapescript check --vllm``: the serving rules (E3301–E3308), as errors."""
+    """``shapescript check --vllm``: the serving rules (E3301–E3308), as errors; with
+    ``--tp N``, whether tensor parallelism of degree N splits the model (E3309, E3310)."""
 
     name = "vllm"
     extra = "hf"
-    summary = "the serving rules vLLM needs (E3301–E3308)"
+    summary = "the serving rules vLLM needs (E3301–E3310)"
+
+    def __init__(self, tp: int | None = None) -> None:
+        self.tp = tp
+
+    def options(self) -> Sequence[Any]:
+        import click
+
+        return [click.Option(["--tp", "tp"], type=click.IntRange(min=1), default=None,
+                             metavar="N",
+                             help="With --vllm: whether tensor parallelism of degree N "
+                                  "can split the model (E3309, E3310).")]
+
+    def configured(self, values: dict[str, Any]) -> VllmProfile:
+        """The profile with its options' values (``--tp``)."""
+        return VllmProfile(values.get("tp"))
 
     def diagnostics(self, program: Any, fn: str | None) -> list[Any]:
         from shapescript import api
@@ -110,7 +133,12 @@ class VllmProfile:
         name = fn or "forward"
         if name not in program.main.env.fns:
             raise ValueError(f"{program.main.env.path} has no function `{name}` (--fn)")
-        return api.serving_diagnostics(program, name, as_errors=True)
+        out = api.serving_diagnostics(program, name, as_errors=True)
+        if self.tp is not None and not out:
+            from shapescript_hf.degrees import tp_diagnostics
+
+            out = tp_diagnostics(program, name, self.tp)
+        return out
 
 
 target = HfTarget()

@@ -115,9 +115,13 @@ def get_command() -> click.Command:
                      help="Make the edits the diagnostics' help names (the editor's quick "
                           "fixes) in the files, then report what is left."),
     ]
+    options: dict[str, list[str]] = {}   # a profile's own options, by the profile
     for name, ep in eps.items():
         params.append(click.Option([f"--{name}", f"profile_{name}"], is_flag=True,
                                    help=f"Also the rules of {name} (from {ep.value})."))
+        for opt in _profile_options(ep):
+            params.append(opt)
+            options.setdefault(name, []).append(opt.name or "")
     if eps:
         params.append(click.Option(["--fn"], default=None, metavar="NAME",
                                    help="The forward function the profiles check "
@@ -129,17 +133,10 @@ def get_command() -> click.Command:
                  ignore: tuple[str, ...], config_file: str | None,
                  stdin_filename: str | None, statistics: bool, color: str | None,
                  quiet: bool, exit_zero: bool, fix: bool, fn: str | None = None,
-                 **flags: bool) -> None:
+                 **flags: Any) -> None:
         if color is not None:
             click.get_current_context().find_root().meta[COLOR_KEY] = color
-        chosen = [name for name in eps if flags.get(f"profile_{name}")]
-        profiles = []
-        for name in chosen:
-            try:
-                profiles.append(eps[name].load())
-            except Exception as exc:  # a broken installation
-                fail(f"the check profile {name} could not be loaded from "
-                     f"{eps[name].value}: {type(exc).__name__}: {exc}", 3)
+        profiles = _chosen_profiles(eps, options, flags)
         config = _load_config(config_file, select, ignore)
         if not paths:
             if not config.paths:
@@ -153,6 +150,40 @@ def get_command() -> click.Command:
     return _CheckCommand("check", params=params, callback=callback, missing=missing,
                          help="Check .ss files and directories and report their "
                               "diagnostics (- reads stdin).")
+
+
+def _chosen_profiles(eps: Any, options: dict[str, list[str]],
+                     flags: dict[str, Any]) -> list[Any]:
+    """The check profiles the flags chose, each with its own options' values; exit 2
+    for a profile's option without its flag, 3 for a profile that can't be loaded."""
+    chosen = [name for name in eps if flags.get(f"profile_{name}")]
+    for name, names in options.items():
+        given = [n for n in names if flags.get(n) is not None]
+        if given and name not in chosen:
+            fail(f"--{given[0].replace('_', '-')} needs --{name}")
+    profiles = []
+    for name in chosen:
+        try:
+            profile = eps[name].load()
+        except Exception as exc:  # a broken installation
+            fail(f"the check profile {name} could not be loaded from "
+                 f"{eps[name].value}: {type(exc).__name__}: {exc}", 3)
+        if name in options:
+            profile = profile.configured({n: flags.get(n) for n in options[name]})
+        profiles.append(profile)
+    return profiles
+
+
+def _profile_options(ep: Any) -> list[click.Parameter]:
+    """The options a check profile takes beside its flag (``--vllm --tp N``): its
+    ``options()``, where it has them (a profile's module is light to load)."""
+    try:
+        profile = ep.load()
+    except Exception:  # reported when the profile is chosen
+        return []
+    if not hasattr(profile, "options") or not hasattr(profile, "configured"):
+        return []
+    return list(profile.options())
 
 
 def _load_config(config_file: str | None, select: tuple[str, ...],

@@ -65,6 +65,9 @@ class CodegenContext(Protocol):
     def field_ref(self, obj: str, name: str) -> str:
         """The Python of field ``name`` of the model ``obj`` (its code)."""
 
+    def indexed_field_ref(self, obj: str, name: str, index: str) -> str | None:
+        """The Python of ``obj.name[index]``, or None for the field's own indexed."""
+
     def model_ref(self, info: ModelInfo) -> str:
         """A model's class."""
 

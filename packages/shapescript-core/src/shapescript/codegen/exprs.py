@@ -203,6 +203,13 @@ class ExprGen:
         return EMITTERS[e.name](self, None, e)
 
     def g_Index(self, e: ast.Index) -> str:
+        if isinstance(e.value, ast.Attr) and isinstance(self.cm.res.get(id(e)), IntIndex):
+            field = self.cm.res.get(id(e.value))
+            if isinstance(field, FieldName):
+                index = ", ".join(self.index_value(i) for i in e.indices)  # type: ignore[arg-type]
+                out = self.ctx.indexed_field_ref(self.expr(e.value.value), field.name, index)
+                if out is not None:
+                    return out
         base = self.expr(e.value)
         match self.cm.res.get(id(e)):
             case SliceIndex(lo_node, hi_node, check):

@@ -34,14 +34,19 @@ generator:
     A name passed first to every generated function and from each call to the next,
     so that code a hook writes can reach per-call state (``attn.attention(…)``).
 ``calls(site)``
-    Called for every call of an extern or a built-in with a ``CallSite``; returns the
-    Python to write instead, or None to keep the call (an HF export turns
-    ``scaled_dot_product_attention`` into transformers' attention interface).
+    Called for every call of an extern, a built-in or a ``fn`` with a ``CallSite``;
+    returns the Python to write instead, or None to keep the call (an HF export turns
+    ``scaled_dot_product_attention`` into transformers' attention interface, and a
+    block of layers into a call of the layer's module).
 ``returns(sig, code)``
     Called for every ``return`` value of a function; returns the Python to write.
 ``fields(obj, name)``
     Called for every read of a model's field ``name`` (``obj``: the model's Python);
     returns the Python to write (a field named as one of the caller's attributes).
+``indexed_fields(obj, name, index)``
+    Called for every read of one entry of a field, ``m.w[l]`` (``index``: the indices'
+    Python); returns the Python to write, or None to index the field's (a folder whose
+    layers are modules reads layer ``l``'s weight from its module).
 
 Names the module's own code takes (``reserved``, the context, imports) are never a
 function's or a dim's: those are renamed (``config`` → ``config_2``); the source keeps
@@ -72,25 +77,25 @@ from shapescript.codegen.pytext import brace_text, comment, fstring, literal, na
 from shapescript.codegen.specs import SpecBuilder, axis_texts
 from shapescript.syntax import ast
 
-__all__ = ["CallSite", "FunctionsModule", "generate_functions"]
+__all__ = ["CallSite", "FunctionsModule", "generate_functions", "torch_views"]
 
 
 @dataclass
 class CallSite:
     """One call the ``calls`` hook may replace.
 
-    ``target``: an extern's Python path (``torch.nn.functional.linear``) or a built-in's
-    name (``sum``). ``arg(i)`` / ``kwarg(name)`` generate the Python of an argument (an
-    extern's arguments in its parameters' order, defaults filled in); generate only what
-    the replacement uses."""
+    ``target``: an extern's Python path (``torch.nn.functional.linear``), a built-in's
+    name (``sum``) or a ``fn``'s (``block``). ``arg(i)`` / ``kwarg(name)`` generate the
+    Python of an argument (an extern's or a ``fn``'s arguments in its parameters' order,
+    defaults filled in); generate only what the replacement uses."""
 
     node: ast.Call
     target: str
-    res: ExternCall | BuiltinCall
+    res: ExternCall | BuiltinCall | FnCall
     gen: Any
 
     def arg(self, i: int) -> str:
-        assert isinstance(self.res, ExternCall), "a built-in's arguments are its node's"
+        assert not isinstance(self.res, BuiltinCall), "a built-in's arguments are its node's"
         return self.gen.argval(self.res.args[i])
 
     def kwarg(self, name: str) -> str | None:
@@ -103,7 +108,7 @@ class CallSite:
 
     @property
     def nargs(self) -> int:
-        return len(self.res.args) if isinstance(self.res, ExternCall) else 0
+        return 0 if isinstance(self.res, BuiltinCall) else len(self.res.args)
 
     def expr(self, node: ast.Expr) -> str:
         return self.gen.expr(node)
@@ -123,8 +128,9 @@ class _Stmts(InlineDimsStmtGen):
     def g_Call(self, e: ast.Call) -> str:
         res = self.cm.res.get(id(e))
         hook = self.ctx.calls
-        if hook is not None and isinstance(res, (ExternCall, BuiltinCall)):
-            target = res.sig.extern if isinstance(res, ExternCall) else res.name
+        if hook is not None and isinstance(res, (ExternCall, BuiltinCall, FnCall)):
+            target = (res.sig.extern if isinstance(res, ExternCall) else
+                      res.sig.name if isinstance(res, FnCall) else res.name)
             out = hook(CallSite(e, target or "", res, self))
             if out is not None:
                 return out
@@ -395,7 +401,8 @@ class FunctionsGen(ModuleGen):
                  calls: Callable[[CallSite], str | None] | None,
                  returns: Callable[[FnSig, str], str] | None,
                  reserved: Collection[str] = (),
-                 fields: Callable[[str, str], str] | None = None) -> None:
+                 fields: Callable[[str, str], str] | None = None,
+                 indexed_fields: Callable[[str, str, str], str | None] | None = None) -> None:
         assert program.main is not None, "a modeling file needs a program that checked"
         super().__init__(program.main, program, "never", "never", None, True)
         self.target = sig
@@ -403,6 +410,7 @@ class FunctionsGen(ModuleGen):
         self.calls = calls
         self.returns = returns
         self.fields = fields
+        self.indexed_fields = indexed_fields
         self.inline_dims = False
         env = program.main.env  # (checked above)
         # Names the module's top level holds: the caller's, the context, the dims, the
@@ -420,6 +428,10 @@ class FunctionsGen(ModuleGen):
 
     def field_ref(self, obj: str, name: str) -> str:
         return self.fields(obj, name) if self.fields is not None else super().field_ref(obj, name)
+
+    def indexed_field_ref(self, obj: str, name: str, index: str) -> str | None:
+        hook = self.indexed_fields
+        return hook(obj, name, index) if hook is not None else None
 
     def _fresh(self, name: str) -> str:
         out, k = name, 2
@@ -553,7 +565,9 @@ def generate_functions(program: Program, fn: str, *, context: str | None = None,
                        calls: Callable[[CallSite], str | None] | None = None,
                        returns: Callable[[FnSig, str], str] | None = None,
                        reserved: Collection[str] = (),
-                       fields: Callable[[str, str], str] | None = None) -> FunctionsModule:
+                       fields: Callable[[str, str], str] | None = None,
+                       indexed_fields: Callable[[str, str, str], str | None] | None = None,
+                       ) -> FunctionsModule:
     """The Python source of ``fn`` of ``program.main`` and what it reaches (see the
     module's doc). ``program`` must have checked without errors.
 
@@ -565,7 +579,7 @@ def generate_functions(program: Program, fn: str, *, context: str | None = None,
     if sig is None or sig.is_extern:
         raise ValueError(f"no function `{fn}` in {main_cm.env.path}")
     gen = FunctionsGen(program, sig, context=context, calls=calls, returns=returns,
-                       reserved=reserved, fields=fields)
+                       reserved=reserved, fields=fields, indexed_fields=indexed_fields)
     source = gen.run()
     main = main_cm.env.path
     names = {(s.name if s.file == main else f"{os.path.basename(s.file)}:{s.name}"):

@@ -121,6 +121,9 @@ class ModuleGen:
     def field_ref(self, obj: str, name: str) -> str:
         return attribute(obj, name)
 
+    def indexed_field_ref(self, obj: str, name: str, index: str) -> str | None:
+        return None
+
     def model_ref(self, info: ModelInfo) -> str:
         if info.file == self.cm.env.path:
             return pyname(info.name)
