@@ -172,14 +172,100 @@ def _cfg(config: Any, *keys: str) -> Any:
     return None
 
 
+@dataclass(frozen=True)
+class _Found:
+    """What ``analyse`` finds first and every later step reads: the model's module names,
+    its embedding, output layer, base model and blocks, block 0's children in the order
+    they run on ``ids``/``pos`` (fixed inputs each probe reruns the model on) and, among
+    them, the attention and the feed-forward layer."""
+
+    names: dict[int, str]
+    embed: Any
+    head: Any
+    base: Any
+    V: int
+    D: int
+    L: int
+    H: int
+    layers_path: str
+    layers: Any
+    block_names: dict[int, str]
+    ids: Any
+    pos: Any
+    order: list[Any]
+    attn: Any
+    mlp: Any
+
+    @property
+    def block(self) -> Any:
+        return self.layers[0]
+
+
+@dataclass(frozen=True)
+class _Attention:
+    """The attention as read from block 0: its layout, biases, head sizes and fields."""
+
+    layout: str
+    qkv_bias: bool
+    o_bias: bool
+    head_dim: int
+    Hkv: int
+    path: str
+    fields: tuple[Field, ...]
+
+
+@dataclass(frozen=True)
+class _FeedForward:
+    """The feed-forward layer as read from block 0: its kind, width, bias, activation
+    and fields."""
+
+    kind: str
+    F: int
+    bias: bool
+    activation: str
+    path: str
+    fields: tuple[Field, ...]
+
+
 def analyse(model: Any, config: Any, label: str) -> LmPlan:
     """The ``LmPlan`` of the transformers causal LM ``model`` (see the module's
     docstring); ``PortError(UNRECOGNISED)`` naming the module where it isn't one the
     port can write.
 
-    Long: one walk over the model's parts in the order they run (embedding, block, its
-    norms, attention and feed-forward layer, final norm, output layer), each step using
-    what the ones before it found; split, the steps would pass a dozen values around."""
+    The parts are read in the order they run (embedding, block, its norms, attention
+    and feed-forward layer, final norm, output layer), each step given what the ones
+    before it found."""
+    found = _find_parts(model, config, label)
+    attn_norm, mlp_norm, final, norm = _norms(found, config, label)
+    att = _attention(model, found, config)
+    ffn = _feed_forward(model, found)
+    pre, pos_tables = _pre_fields(found, attn_norm, mlp_norm, norm)
+    post, tied = _post_fields(found, final, norm)
+    rotary = _rotary(model, config, att.head_dim, found.names)
+    window = _window(config, label)
+    max_pos = int(_cfg(config, "max_position_embeddings", "n_positions") or 4096)
+    scale = _scale(found.attn, att.head_dim)
+    dims = _dims(found.V, max_pos, found.D, found.H, att.Hkv, att.head_dim, rotary, ffn.F, found.L,
+                 att.layout, ffn.kind, window, config)
+    x_embed = _embed_scale(model, found.embed, pos_tables, found.layers[0], found.ids, found.pos, found.D)
+    cls = type(model).__name__
+    model_name = cls.removesuffix("ForCausalLM").removesuffix("LMHeadModel") or "Model"
+    return LmPlan(
+        model_name=model_name, source_class=cls, model_type=str(getattr(config, "model_type", "")),
+        dims=dims, fields=tuple(pre) + att.fields + ffn.fields + tuple(post), norm=norm,
+        attention=att.layout, qkv_bias=att.qkv_bias, o_bias=att.o_bias, mlp=ffn.kind,
+        mlp_bias=ffn.bias, activation=ffn.activation, rotary=rotary, gqa=att.Hkv != found.H,
+        window=int(window) if window is not None else None,
+        scale=scale, parallel=bool(getattr(found.block, "use_parallel_residual", False)),
+        embed_scale=x_embed, pos_embed=bool(pos_tables), tied=tied, layers=found.layers_path,
+        attn_path=att.path, mlp_path=ffn.path,
+        config_doc={},
+    )
+
+
+def _find_parts(model: Any, config: Any, label: str) -> _Found:
+    """The embedding, output layer and blocks, and block 0's attention and feed-forward
+    layer: the children with linear layers, told apart by name and by running order."""
     import torch
 
     names = _names(model)
@@ -198,29 +284,43 @@ def analyse(model: Any, config: Any, label: str) -> LmPlan:
     pos = torch.arange(5).expand(2, 5)
     order = _call_order(model, block, ids, pos)
     block_names = {id(m): n for n, m in block.named_children()}
-    path = lambda m: f"{layers_path}.0.{block_names[id(m)]}"  # noqa: E731
     attn = next((m for m in order if _linears(m) and ("attn" in block_names[id(m)]
                                                     or "attention" in block_names[id(m)])), None)
     mlp = next((m for m in order if _linears(m) and m is not attn), None)
     if attn is None or mlp is None:
         raise PortError(UNRECOGNISED, f"{where(f'{layers_path}.0', type(block).__name__)}: "
                         "no attention and feed-forward layer found in the block")
-    extra = [m for m in order if m is not attn and m is not mlp and any(True for _ in m.parameters())]
+    return _Found(names=names, embed=embed, head=head, base=base, V=V, D=D, L=L, H=H,
+                  layers_path=layers_path, layers=layers, block_names=block_names, ids=ids,
+                  pos=pos, order=order, attn=attn, mlp=mlp)
+
+
+def _norms(found: _Found, config: Any, label: str) -> tuple[Any, Any, Any, Norm]:
+    """(the norm before the attention, the one before the feed-forward layer, the final
+    norm's module, the final norm): block 0's other children with parameters must be
+    exactly those two norms, and every norm must be of one kind and epsilon, since the
+    program writes one norm function."""
+    import torch
+
+    order, D = found.order, found.D
+    extra = [m for m in order if m is not found.attn and m is not found.mlp
+             and any(True for _ in m.parameters())]
     norms = [(m, probe_norm(m, D, config)) for m in extra]
     for m, n in norms:
         if n is None:
-            raise PortError(UNRECOGNISED, f"{where(path(m), type(m).__name__)}: not a norm the "
-                            "port recognises (rms_norm by w or 1 + w, layer_norm)")
-    ai, mi = order.index(attn), order.index(mlp)
+            at = f"{found.layers_path}.0.{found.block_names[id(m)]}"
+            raise PortError(UNRECOGNISED, f"{where(at, type(m).__name__)}: "
+                            "not a norm the port recognises (rms_norm by w or 1 + w, layer_norm)")
+    ai, mi = order.index(found.attn), order.index(found.mlp)
     attn_norm = next((m for m, _ in norms if order.index(m) == ai - 1), None)
     mlp_norm = next((m for m, _ in norms if order.index(m) == mi - 1), None)
     if attn_norm is None or mlp_norm is None or len(norms) != 2:
-        raise PortError(UNRECOGNISED, f"{where(f'{layers_path}.0', type(block).__name__)}: "
+        raise PortError(UNRECOGNISED, f"{where(f'{found.layers_path}.0', type(found.block).__name__)}: "
                         "the block isn't a norm before the attention and one before the "
                         "feed-forward layer")
     norm_kinds = {n.kind for _, n in norms if n is not None}
-    final = next((m for n, m in base.named_children()
-                  if m is not layers and m is not embed and not isinstance(m, torch.nn.Embedding)
+    final = next((m for n, m in found.base.named_children()
+                  if m is not found.layers and m is not found.embed and not isinstance(m, torch.nn.Embedding)
                   and probe_norm(m, D, config) is not None), None)
     if final is None:
         raise PortError(UNRECOGNISED, f"{label}: no final norm after the blocks")
@@ -229,39 +329,59 @@ def analyse(model: Any, config: Any, label: str) -> LmPlan:
     kinds = norm_kinds | {final_norm.kind}
     if len(kinds) != 1 or len({n.eps for _, n in norms if n is not None} | {final_norm.eps}) != 1:
         raise PortError(UNRECOGNISED, f"{label}: its norms differ in kind or epsilon")
-    norm = final_norm
+    return attn_norm, mlp_norm, final, final_norm
 
-    # The attention.
-    ran = _call_order(model, attn, ids, pos)
+
+def _linear_fields(fields: list[Field], prefix: str, name: str, bname: str, mod_name: str, mod: Any,
+                   axes: str, doc: str) -> bool:
+    """Appends to ``fields`` the weight of the linear ``mod`` (child ``mod_name`` of the
+    stacked module path ``prefix``) and its bias where it has one; whether it has."""
+    out, _, t = _linear_shape(mod)
+    fields.append(Field(name, axes, doc, f"{prefix}.{mod_name}.weight", t))
+    has_bias = getattr(mod, "bias", None) is not None
+    if has_bias:
+        fields.append(Field(bname, axes.rsplit(" ", 1)[0], f"The bias of `{name}`.",
+                            f"{prefix}.{mod_name}.bias"))
+    return has_bias
+
+
+def _attention(model: Any, found: _Found, config: Any) -> _Attention:
+    """Block 0's attention: its projections in running order, the last the output one
+    (which gives the head width), the others q, k and v or one fused matrix."""
+    attn, H = found.attn, found.H
+    ran = _call_order(model, attn, found.ids, found.pos)
     projections = sorted(_linears(attn), key=lambda nm: ran.index(nm[1]) if nm[1] in ran else len(ran))
-    attn_path = block_names[id(attn)]
+    attn_path = found.block_names[id(attn)]
     o_name, o_mod = projections[-1]
     o_out, o_in, o_t = _linear_shape(o_mod)
     head_dim = o_in // H
-    if o_out != D or o_in % H:
-        raise PortError(UNRECOGNISED, f"{where(f'{layers_path}.0.{attn_path}.{o_name}', 'linear')}: "
+    if o_out != found.D or o_in % H:
+        raise PortError(UNRECOGNISED, f"{where(f'{found.layers_path}.0.{attn_path}.{o_name}', 'linear')}: "
                         "not the attention's output projection [D H*Dh]")
     Hkv = int(_cfg(config, "num_key_value_heads") or H)
-    inputs = projections[:-1]
-    p = f"{layers_path}.{{l}}.{attn_path}"
+    p = f"{found.layers_path}.{{l}}.{attn_path}"
     fields: list[Field] = []
+    layout, qb = _qkv_fields(fields, p, projections, f"{found.layers_path}.0.{attn_path}", attn, H, Hkv)
+    o_bias = _linear_fields(fields, p, "wo", "bo", o_name, o_mod, "L D H*Dh", "The attention's output projection.")
+    return _Attention(layout=layout, qkv_bias=qb, o_bias=o_bias, head_dim=head_dim, Hkv=Hkv,
+                      path=attn_path, fields=tuple(fields))
 
-    def linear_fields(name: str, bname: str, mod_name: str, mod: Any, axes: str, doc: str) -> bool:
-        out, _, t = _linear_shape(mod)
-        fields.append(Field(name, axes, doc, f"{p}.{mod_name}.weight", t))
-        has_bias = getattr(mod, "bias", None) is not None
-        if has_bias:
-            fields.append(Field(bname, axes.rsplit(" ", 1)[0], f"The bias of `{name}`.",
-                                f"{p}.{mod_name}.bias"))
-        return has_bias
 
+def _qkv_fields(fields: list[Field], p: str, projections: list[tuple[str, Any]], at: str, attn: Any,
+                H: int, Hkv: int) -> tuple[str, bool]:
+    """(layout, whether q, k and v have biases): the input projections (all but the
+    last of ``projections``) as three matrices or as one fused one, whose layout its
+    name tells; ``at`` is the attention's path in block 0, for errors."""
+    inputs = projections[:-1]
     if len(inputs) == 3:
         layout = "separate"
         heads_kv = "Hkv" if Hkv != H else "H"
-        qb = linear_fields("wq", "bq", inputs[0][0], inputs[0][1], "L H*Dh D",
-                           "The query projection, `[out in]` as `linear` takes it.")
-        linear_fields("wk", "bk", inputs[1][0], inputs[1][1], f"L {heads_kv}*Dh D", "The key projection.")
-        linear_fields("wv", "bv", inputs[2][0], inputs[2][1], f"L {heads_kv}*Dh D", "The value projection.")
+        qb = _linear_fields(fields, p, "wq", "bq", inputs[0][0], inputs[0][1], "L H*Dh D",
+                            "The query projection, `[out in]` as `linear` takes it.")
+        _linear_fields(fields, p, "wk", "bk", inputs[1][0], inputs[1][1], f"L {heads_kv}*Dh D",
+                       "The key projection.")
+        _linear_fields(fields, p, "wv", "bv", inputs[2][0], inputs[2][1], f"L {heads_kv}*Dh D",
+                       "The value projection.")
     elif len(inputs) == 1:
         name, mod = inputs[0]
         if name in _KIND_MAJOR:
@@ -271,20 +391,27 @@ def analyse(model: Any, config: Any, label: str) -> LmPlan:
         elif name in _SPLIT:
             layout, doc = "split", "The queries', keys' and values' rows in one matrix, `[out in]`."
         else:
-            raise PortError(UNRECOGNISED, f"{where(f'{layers_path}.0.{attn_path}.{name}', 'linear')}: "
+            raise PortError(UNRECOGNISED, f"{where(f'{at}.{name}', 'linear')}: "
                             "a fused projection of an unknown layout")
         if layout != "split" and Hkv != H:
-            raise PortError(UNRECOGNISED, f"{where(f'{layers_path}.0.{attn_path}.{name}', 'linear')}: "
+            raise PortError(UNRECOGNISED, f"{where(f'{at}.{name}', 'linear')}: "
                             "a fused projection with grouped keys and values")
-        qb = linear_fields("w_qkv", "b_qkv", name, mod, "L Q D" if layout == "split" else "L 3*D D", doc)
+        qb = _linear_fields(fields, p, "w_qkv", "b_qkv", name, mod,
+                            "L Q D" if layout == "split" else "L 3*D D", doc)
     else:
-        raise PortError(UNRECOGNISED, f"{where(f'{layers_path}.0.{attn_path}', type(attn).__name__)}: "
+        raise PortError(UNRECOGNISED, f"{where(at, type(attn).__name__)}: "
                         f"{len(projections)} projections, not q, k, v (or fused) and an output")
-    o_bias = linear_fields("wo", "bo", o_name, o_mod, "L D H*Dh", "The attention's output projection.")
+    return layout, qb
 
-    # The feed-forward layer.
-    mlp_path = block_names[id(mlp)]
-    ran = _call_order(model, mlp, ids, pos)
+
+def _feed_forward(model: Any, found: _Found) -> _FeedForward:
+    """Block 0's feed-forward layer: gated (gate, up, down), fused gated (one matrix
+    twice the hidden width, then down) or plain (up, down), with its one activation."""
+    import torch
+
+    mlp, layers_path = found.mlp, found.layers_path
+    mlp_path = found.block_names[id(mlp)]
+    ran = _call_order(model, mlp, found.ids, found.pos)
     lin = sorted(_linears(mlp), key=lambda nm: ran.index(nm[1]) if nm[1] in ran else len(ran))
     p = f"{layers_path}.{{l}}.{mlp_path}"
     acts = [m for _, m in mlp.named_children() if not _is_linear(m) and not isinstance(m, torch.nn.Dropout)]
@@ -292,38 +419,46 @@ def analyse(model: Any, config: Any, label: str) -> LmPlan:
     if activation is None:
         raise PortError(UNRECOGNISED, f"{where(f'{layers_path}.0.{mlp_path}', type(mlp).__name__)}: "
                         "its activation isn't one the language has (silu, gelu, relu)")
+    fields: list[Field] = []
     if len(lin) == 3:
         kind = "gated"
         gate = next((x for x in lin if "gate" in x[0]), lin[0])
         up = next(x for x in lin[:2] if x is not gate)
         F = _linear_shape(gate[1])[0]
-        mlp_bias = linear_fields("w_gate", "b_gate", gate[0], gate[1], "L F D", "The feed-forward layer's gate.")
-        linear_fields("w_up", "b_up", up[0], up[1], "L F D", "Its up projection.")
-        linear_fields("w_down", "b_down", lin[2][0], lin[2][1], "L D F", "Its down projection.")
+        mlp_bias = _linear_fields(fields, p, "w_gate", "b_gate", gate[0], gate[1], "L F D",
+                                  "The feed-forward layer's gate.")
+        _linear_fields(fields, p, "w_up", "b_up", up[0], up[1], "L F D", "Its up projection.")
+        _linear_fields(fields, p, "w_down", "b_down", lin[2][0], lin[2][1], "L D F", "Its down projection.")
     elif len(lin) == 2:
         first_out = _linear_shape(lin[0][1])[0]
         second_in = _linear_shape(lin[1][1])[1]
         if first_out == 2 * second_in:
             kind, F = "fused_gated", second_in
-            mlp_bias = linear_fields("w_gate_up", "b_gate_up", lin[0][0], lin[0][1], "L G D",
-                                     "The gate's rows, then the up projection's.")
+            mlp_bias = _linear_fields(fields, p, "w_gate_up", "b_gate_up", lin[0][0], lin[0][1], "L G D",
+                                      "The gate's rows, then the up projection's.")
         else:
             kind, F = "plain", second_in
-            mlp_bias = linear_fields("w_up", "b_up", lin[0][0], lin[0][1], "L F D",
-                                     "The feed-forward layer's first projection.")
-        linear_fields("w_down", "b_down", lin[1][0], lin[1][1], "L D F", "Its second projection.")
+            mlp_bias = _linear_fields(fields, p, "w_up", "b_up", lin[0][0], lin[0][1], "L F D",
+                                      "The feed-forward layer's first projection.")
+        _linear_fields(fields, p, "w_down", "b_down", lin[1][0], lin[1][1], "L D F", "Its second projection.")
     else:
         raise PortError(UNRECOGNISED, f"{where(f'{layers_path}.0.{mlp_path}', type(mlp).__name__)}: "
                         f"{len(lin)} projections, not a feed-forward layer the port recognises")
+    return _FeedForward(kind=kind, F=F, bias=mlp_bias, activation=activation, path=mlp_path,
+                        fields=tuple(fields))
 
-    # Norms, embeddings and the output layer.
-    attn_norm_name, mlp_norm_name = block_names[id(attn_norm)], block_names[id(mlp_norm)]
-    final_name = names[id(final)]
-    norm_fields = [("attn_norm", attn_norm_name, "The norm before each attention"),
-                   ("mlp_norm", mlp_norm_name, "The norm before each feed-forward layer")]
+
+def _pre_fields(found: _Found, attn_norm: Any, mlp_norm: Any, norm: Norm) -> tuple[list[Field], list[Any]]:
+    """(the fields before the attention's: the embedding, a position table where the
+    base model has one, the blocks' two norms; the position tables)."""
+    import torch
+
+    names, embed, layers_path = found.names, found.embed, found.layers_path
+    norm_fields = [("attn_norm", found.block_names[id(attn_norm)], "The norm before each attention"),
+                   ("mlp_norm", found.block_names[id(mlp_norm)], "The norm before each feed-forward layer")]
     pre: list[Field] = [Field("embed", "V D", "A token of width D for each token id.",
                               f"{names[id(embed)]}.weight")]
-    pos_tables = [m for _, m in base.named_children()
+    pos_tables = [m for _, m in found.base.named_children()
                   if isinstance(m, torch.nn.Embedding) and m is not embed]
     if pos_tables:
         pre.append(Field("pos_embed", "P D", "A vector of width D added for each position.",
@@ -336,6 +471,14 @@ def analyse(model: Any, config: Any, label: str) -> LmPlan:
         else:
             pre.append(Field(fname, "L D", f"{doc}: its scale{' (less 1)' if norm.kind == 'rms1p' else ''}.",
                              key + ".weight"))
+    return pre, pos_tables
+
+
+def _post_fields(found: _Found, final: Any, norm: Norm) -> tuple[list[Field], bool]:
+    """(the fields after the feed-forward layer's: the final norm and the output layer
+    unless it is tied to the embedding; whether it is)."""
+    names, embed, head = found.names, found.embed, found.head
+    final_name = names[id(final)]
     post: list[Field] = []
     if norm.kind == "layer":
         post += [Field("norm_w", "D", "The final norm: its scale.", f"{final_name}.weight"),
@@ -348,34 +491,27 @@ def analyse(model: Any, config: Any, label: str) -> LmPlan:
     if not tied:
         post.append(Field("output", "V D", "The output layer, a score for each token id.",
                           f"{names[id(head)]}.weight"))
+    return post, tied
 
-    # Sizes, named from the configuration.
-    rotary = _rotary(model, config, head_dim, names)
+
+def _window(config: Any, label: str) -> Any:
+    """The sliding window (``sliding_window``) where every layer has it, ``None`` where
+    none has; layers with and without one aren't written."""
     window = _cfg(config, "sliding_window")
     layer_types = getattr(config, "layer_types", None)
     if window is not None and layer_types and set(layer_types) != {"sliding_attention"}:
         window = None if set(layer_types) == {"full_attention"} else window
         if window is not None:
             raise PortError(UNRECOGNISED, f"{label}: layers with and without a sliding window")
-    max_pos = int(_cfg(config, "max_position_embeddings", "n_positions") or 4096)
+    return window
+
+
+def _scale(attn: Any, head_dim: int) -> float | None:
+    """The attention's own scale (its ``scaling``) where it isn't 1/sqrt(Dh)."""
     scaling = getattr(attn, "scaling", None)
-    scale = None
     if isinstance(scaling, float) and not math.isclose(scaling, head_dim ** -0.5, rel_tol=1e-9):
-        scale = scaling
-    dims = _dims(V, max_pos, D, H, Hkv, head_dim, rotary, F, L, layout, kind, window, config)
-    x_embed = _embed_scale(model, embed, pos_tables, layers[0], ids, pos, D)
-    cls = type(model).__name__
-    model_name = cls.removesuffix("ForCausalLM").removesuffix("LMHeadModel") or "Model"
-    return LmPlan(
-        model_name=model_name, source_class=cls, model_type=str(getattr(config, "model_type", "")),
-        dims=dims, fields=tuple(pre + fields + post), norm=norm, attention=layout,
-        qkv_bias=qb, o_bias=o_bias, mlp=kind, mlp_bias=mlp_bias, activation=activation,
-        rotary=rotary, gqa=Hkv != H, window=int(window) if window is not None else None,
-        scale=scale, parallel=bool(getattr(block, "use_parallel_residual", False)),
-        embed_scale=x_embed, pos_embed=bool(pos_tables), tied=tied, layers=layers_path,
-        attn_path=attn_path, mlp_path=mlp_path,
-        config_doc={},
-    )
+        return scaling
+    return None
 
 
 def _embed_scale(model: Any, embed: Any, pos_tables: list[Any], block: Any, ids: Any, pos: Any,
