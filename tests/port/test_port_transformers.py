@@ -107,10 +107,12 @@ def test_the_port_round_trips_through_gguf(ported, name, tmp_path):
     assert bytes(field.parts[field.data[0]]).decode() == ARCHITECTURES[name][3]
 
 
-def test_mistral_with_a_window_is_no_gguf_target(ported, tmp_path):
+def test_mistral_with_a_short_window_is_no_gguf_target(ported, tmp_path):
+    # A window of 5 positions: too short for a file capped at the window to be of use,
+    # and no architecture llama.cpp runs has Mistral's window otherwise.
     report, _ = ported("mistral")
-    with pytest.raises(api.ShapeScriptError) as err:
+    with pytest.raises(ValueError) as err:
         __import__("shapescript").export_gguf(report.output, str(tmp_path / "m.gguf"),
                                               weights=report.weights)
-    assert "E3308" in str(err.value)
+    assert "window" in str(err.value)
     assert not (tmp_path / "m.gguf").exists()
