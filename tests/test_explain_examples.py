@@ -71,4 +71,7 @@ def test_fixed_example_checks_clean(tmp_path, code):
 
 
 def test_every_code_but_e0000_has_an_example():
-    assert set(CODES) - set(WITH_PROGRAM) == {"E0000"}
+    # `shapescript port`'s codes are about a Python model: their pages show a Python module
+    # and the command instead of a program (tests/port runs each).
+    port = {c for c in CODES if c.startswith("E36")}
+    assert port and set(CODES) - set(WITH_PROGRAM) == {"E0000"} | port

@@ -66,9 +66,10 @@ def test_every_registered_code_is_triggered():
     for p in PROGRAMS:
         seen |= {code for _, code in annotations(p.read_text(encoding="utf-8"))}
     # `shapescript port`'s codes are about a Python model, not a program: tests/port
-    # triggers each.
+    # triggers each. The tensor-parallel degree's codes need `check --vllm --tp N`:
+    # tests/test_explain_examples.py runs their pages with a degree.
     port = {c for c in CODES if c.startswith("E36")}
-    missing = set(CODES) - {"E0000"} - port - seen
+    missing = set(CODES) - {"E0000", "E3309", "E3310"} - port - seen
     assert not missing, sorted(missing)
     assert not seen - set(CODES), "annotations name unregistered codes"
 

@@ -59,13 +59,20 @@ STDIN = "-"
 
 
 class _CheckCommand(click.Command):
-    """Refuses a known profile's flag whose package is missing before Click parses."""
+    """Refuses a known profile's flag whose package is missing before Click parses, and
+    adds a profile's own options (``--vllm --tp N``) only when the command line names the
+    profile or one of them, or asks for help: loading a profile imports its exporter,
+    which a plain ``check`` never needs."""
 
-    def __init__(self, *args: Any, missing: dict[str, str], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, missing: dict[str, str], lazy: dict[str, Any],
+                 options: dict[str, list[str]], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.missing = missing
+        self.lazy = lazy          # the profiles whose options aren't added yet, by name
+        self.options = options    # a profile's own options, by the profile
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        words: set[str] = set()
         for arg in args:
             if arg == "--":
                 break
@@ -73,7 +80,23 @@ class _CheckCommand(click.Command):
                 from shapescript.api import missing_hint
 
                 fail(missing_hint(f"`{arg}`", self.missing[arg]))
+            if arg.startswith("-"):
+                words.add(arg.split("=", 1)[0])
+        self._add_profile_options(words)
         return super().parse_args(ctx, args)
+
+    def _add_profile_options(self, words: set[str]) -> None:
+        from shapescript.api import KNOWN_PROFILES
+
+        asks_help = bool(words & {"--help", "-h"})
+        for name, ep in list(self.lazy.items()):
+            known = KNOWN_PROFILES.get(name)
+            names = {f"--{name}"} | set(known.options if known is not None else ())
+            if asks_help or words & names:
+                del self.lazy[name]
+                for opt in _profile_options(ep):
+                    self.params.append(opt)
+                    self.options.setdefault(name, []).append(opt.name or "")
 
 
 def get_command() -> click.Command:
@@ -119,9 +142,6 @@ def get_command() -> click.Command:
     for name, ep in eps.items():
         params.append(click.Option([f"--{name}", f"profile_{name}"], is_flag=True,
                                    help=f"Also the rules of {name} (from {ep.value})."))
-        for opt in _profile_options(ep):
-            params.append(opt)
-            options.setdefault(name, []).append(opt.name or "")
     if eps:
         params.append(click.Option(["--fn"], default=None, metavar="NAME",
                                    help="The forward function the profiles check "
@@ -148,6 +168,7 @@ def get_command() -> click.Command:
                   statistics=statistics, quiet=quiet, exit_zero=exit_zero, fix=fix)
 
     return _CheckCommand("check", params=params, callback=callback, missing=missing,
+                         lazy=dict(eps), options=options,
                          help="Check .ss files and directories and report their "
                               "diagnostics (- reads stdin).")
 
