@@ -65,16 +65,10 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
     >>> config["shapescript"]["vllm"]                                          # doctest: +SKIP
     True
     """
-    # Long: its docstring is the Python API's reference, and the steps of one export
-    # (options, plan, weights, run, config, files, verification) read best in order.
     from shapescript import api
 
     target_dtype = torch_dtype(dtype)
-    if max_len is not None and (isinstance(max_len, bool) or not isinstance(max_len, int)
-                                or max_len < 1):
-        raise ModelExportError(f"--max-len must be a whole number of at least 1, not {max_len!r}")
-    if tokenizer is not None:
-        _tokenizer_files(tokenizer)  # a bad folder is an error before anything runs
+    _check_options(max_len, tokenizer)
     source = load_model_source(path, fn)
     plan = _plan(source, layout)
     bound = plan.form.positions
@@ -89,13 +83,7 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
                      f"it ({plan.unservable_reason()})")
     model = make_weights(source, weights=weights, seed=seed, allow_nonfinite=allow_nonfinite)
     args = example_inputs(source)
-    try:
-        want = source.run(model, *args)
-        calls = count_attentions(source, model, args)
-    except Exception as err:  # the program's own run-time error, on example arguments
-        shapes = ", ".join(str(tuple(a.shape)) for a in args)
-        raise HFExportError(f"`{source.fn}` fails on example arguments of shapes {shapes}: "
-                            f"{type(err).__name__}: {err}") from err
+    want, calls = _reference_run(source, model, args)
     config = _config(plan, calls, dtype, max_len)
     if notes is not None and plan.language_model and plan.servable:
         notes.append(_degrees_note(config["shapescript"]))
@@ -107,22 +95,48 @@ def export_hf(path: str, output: str, *, fn: str = "forward", weights: Any = Non
         raise HFExportError(str(err)) from None
 
     def fill(folder: str) -> None:
-        from safetensors.torch import save_file
-
-        _write_json(os.path.join(folder, "config.json"), config)
-        if plan.language_model:
-            _write_json(os.path.join(folder, "generation_config.json"), _generation(config))
-        save_file(tensors, os.path.join(folder, "model.safetensors"), metadata={"format": "pt"})
-        with open(os.path.join(folder, "modeling_shapescript.py"), "w", encoding="utf-8") as f:
-            f.write(modeling)
-        if tokenizer is not None:
-            for name in _tokenizer_files(tokenizer):
-                shutil.copyfile(os.path.join(tokenizer, name), os.path.join(folder, name))
+        _write_folder(folder, config, plan, tensors, modeling, tokenizer)
         if verify:
             verify_folder(folder, plan, args, want, target_dtype)
 
     api.atomic_dir(output, fill)
     return config
+
+
+def _check_options(max_len: int | None, tokenizer: str | None) -> None:
+    """The options that are wrong before anything runs."""
+    if max_len is not None and (isinstance(max_len, bool) or not isinstance(max_len, int)
+                                or max_len < 1):
+        raise ModelExportError(f"--max-len must be a whole number of at least 1, not {max_len!r}")
+    if tokenizer is not None:
+        _tokenizer_files(tokenizer)
+
+
+def _reference_run(source: Any, model: Any, args: list[Any]) -> tuple[Any, Any]:
+    """The source's own outputs on ``args`` (what the folder must reproduce) and its
+    attention calls; the program's run-time error is the export's."""
+    try:
+        return source.run(model, *args), count_attentions(source, model, args)
+    except Exception as err:  # the program's own run-time error, on example arguments
+        shapes = ", ".join(str(tuple(a.shape)) for a in args)
+        raise HFExportError(f"`{source.fn}` fails on example arguments of shapes {shapes}: "
+                            f"{type(err).__name__}: {err}") from err
+
+
+def _write_folder(folder: str, config: dict[str, Any], plan: Plan, tensors: dict[str, Any],
+                  modeling: str, tokenizer: str | None) -> None:
+    """The folder's files: config, generation config, weights, modeling file, tokenizer."""
+    from safetensors.torch import save_file
+
+    _write_json(os.path.join(folder, "config.json"), config)
+    if plan.language_model:
+        _write_json(os.path.join(folder, "generation_config.json"), _generation(config))
+    save_file(tensors, os.path.join(folder, "model.safetensors"), metadata={"format": "pt"})
+    with open(os.path.join(folder, "modeling_shapescript.py"), "w", encoding="utf-8") as f:
+        f.write(modeling)
+    if tokenizer is not None:
+        for name in _tokenizer_files(tokenizer):
+            shutil.copyfile(os.path.join(tokenizer, name), os.path.join(folder, name))
 
 
 def _plan(source: Any, layout: str | None) -> Plan:

@@ -28,6 +28,7 @@ every split axis (``degrees``).
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -238,38 +239,88 @@ def _const(fn: _Fn, node: Any) -> float | None:
     return None
 
 
+class _Stacked(Exception):
+    """Why the forward keeps its stacked layout; raised by the steps of ``layout_of``."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class _Loop:
+    """The forward's loop over its layers and the block call in its body."""
+
+    loop: Any
+    var: str
+    carried: str
+    call: Any
+    block: Any                      # the block function's signature
+    args: tuple[int, int, int]      # where the model, the states and the index go
+    layers: int
+
+
+@dataclass
+class _Roles:
+    """What the block's projections and norms are, by field name."""
+
+    roles: dict[str, str] = field(default_factory=dict)
+    norms: dict[str, tuple[str, Any, _Fn]] = field(default_factory=dict)
+    biases: dict[str, str] = field(default_factory=dict)   # bias field: weight field
+
+
 def layout_of(plan: Any) -> Layout:
     """The layered layout of ``plan``'s forward function, or why it keeps the stacked
     one (``Layout.reason``)."""
-    # Long on purpose: one pass over the forward's loop and the block's functions, each
-    # finding read by the next (the loop, the block's calls, the roles, the splits).
-    src, form = plan.source, plan.form
     if not plan.servable or not plan.split or not plan.language_model:
         return Layout("an engine can't serve it, so nothing is split")
-    program, cm = src.program, src.program.main
+    try:
+        lp = _find_loop(plan.source)
+        fns = _reached(lp.block, plan.source.program)
+        _block_alone(plan.source, lp, fns)
+        used = _fields_used(plan.source, fns, lp.layers)
+        roles = _find_roles(plan.form, fns)
+    except _Stacked as e:
+        return Layout(e.reason)
+    src = plan.source
+    block = lp.block
+    key = block.name if block.file == src.program.main.env.path else \
+        f"{os.path.basename(block.file)}:{block.name}"
+    lay = Layout(block=block.name, block_key=key, loop_var=lp.var, layers=lp.layers,
+                 block_params=[p.name for p in block.params], loop_call=lp.call,
+                 block_args=lp.args)
+    _place(lay, src.fields, fns, used, roles)
+    _plan_splits(lay, plan, roles.roles)
+    _pipeline(lay, plan, lp.loop, lp.carried)
+    return lay
+
+
+def _find_loop(src: Any) -> _Loop:
+    """The one loop ``for l in 0..L: x = block(m, x, …, l)`` of the forward."""
+    cm = src.program.main
     decl = src.sig.decl
     mname = src.sig.params[0].name
     body = decl.body if isinstance(decl.body, tuple) else ()
     loops = [s for s in body if _name(s) == "For"]
     if len(loops) != 1 or len(loops[0].targets) != 1 or _name(loops[0].iter) != "Range":
-        return Layout(f"`{src.fn}` has no one loop `for l in 0..L` over its layers")
+        raise _Stacked(f"`{src.fn}` has no one loop `for l in 0..L` over its layers")
     loop = loops[0]
     lvar = loop.targets[0]
+    not_one_call = ("the loop's body isn't one call `x = block(m, x, …, l)` of a block "
+                    "function")
     if len(loop.body) != 1 or _name(loop.body[0]) != "Assign" or len(loop.body[0].targets) != 1:
-        return Layout("the loop's body isn't one call `x = block(m, x, …, l)` of a block "
-                      "function")
+        raise _Stacked(not_one_call)
     stmt = loop.body[0]
     carried = stmt.targets[0].id if _name(stmt.targets[0]) == "Name" else None
     call = stmt.value
     res = cm.res.get(id(call))
     if carried is None or _name(call) != "Call" or _name(res) != "FnCall":
-        return Layout("the loop's body isn't one call `x = block(m, x, …, l)` of a block "
-                      "function")
+        raise _Stacked(not_one_call)
     args = [a.node if _name(a) == "ExprArg" else None for a in res.args]
     ids = [a.id if _name(a) == "Name" else None for a in args]  # type: ignore[union-attr]
     if ids.count(mname) != 1 or ids.count(carried) != 1 or ids.count(lvar) != 1:
-        return Layout(f"the block `{res.sig.name}` doesn't take the model, `{carried}` and "
-                      f"`{lvar}` once each")
+        raise _Stacked(f"the block `{res.sig.name}` doesn't take the model, `{carried}` and "
+                       f"`{lvar}` once each")
     hi = loop.iter.hi
     layers = None
     if _name(loop.iter.lo) == "Num" and loop.iter.lo.value == 0:
@@ -277,29 +328,34 @@ def layout_of(plan: Any) -> Layout:
         layers = (hres.value if _name(hres) == "DimName" else
                   hi.value if _name(hi) == "Num" else None)
     if not isinstance(layers, int) or layers < 1:
-        return Layout("the loop doesn't run from 0 to a dim")
-    block = res.sig
-    fields = src.fields
-    fns = _reached(block, program)
+        raise _Stacked("the loop doesn't run from 0 to a dim")
+    return _Loop(loop, lvar, carried, call, res.sig,
+                 (ids.index(mname), ids.index(carried), ids.index(lvar)), layers)
+
+
+def _block_alone(src: Any, lp: _Loop, fns: list[_Fn]) -> None:
+    """The block's functions run only from the loop, and nothing else reads a stacked
+    field: a layer module holds all that touches its slices."""
+    cm = src.program.main
     reach = {id(f.sig) for f in fns}
-    for node in _walk(decl):
+    for node in _walk(src.sig.decl):
         r = cm.res.get(id(node))
-        if node is not call and _name(r) == "FnCall" and id(r.sig) in reach:
-            return Layout(f"`{src.fn}` calls `{r.sig.name}` outside the loop too")
-    others = [g for g in _reached(src.sig, program) if id(g.sig) not in reach]
-    for g in others:
+        if node is not lp.call and _name(r) == "FnCall" and id(r.sig) in reach:
+            raise _Stacked(f"`{src.fn}` calls `{r.sig.name}` outside the loop too")
+    for g in _reached(src.sig, src.program):
+        if id(g.sig) in reach:
+            continue
         for node in _walk(g.sig.decl):
             r = g.cm.res.get(id(node))
-            if _name(r) == "FieldName" and fields.get(r.name, ((),))[0][:1] == (layers,):
-                return Layout(f"`{g.sig.name}` reads the stacked `{r.name}` outside the block")
-    import os
+            if _name(r) == "FieldName" and \
+                    src.fields.get(r.name, ((),))[0][:1] == (lp.layers,):
+                raise _Stacked(f"`{g.sig.name}` reads the stacked `{r.name}` outside the "
+                               "block")
 
-    key = block.name if block.file == cm.env.path else \
-        f"{os.path.basename(block.file)}:{block.name}"
-    lay = Layout(block=block.name, block_key=key, loop_var=lvar, layers=layers,
-                 block_params=[p.name for p in block.params], loop_call=call,
-                 block_args=(ids.index(mname), ids.index(carried), ids.index(lvar)))
-    stacked = {n for n, (shape, _) in fields.items() if shape and shape[0] == layers}
+
+def _fields_used(src: Any, fns: list[_Fn], layers: int) -> dict[str, list[tuple[_Fn, Any]]]:
+    """The stacked fields the block reads, each with where it reads its layer's slice."""
+    stacked = {n for n, (shape, _) in src.fields.items() if shape and shape[0] == layers}
     used: dict[str, list[tuple[_Fn, Any]]] = {}
     for f in fns:
         for node in _walk(f.sig.decl):
@@ -307,103 +363,135 @@ def layout_of(plan: Any) -> Layout:
             if _name(r) != "FieldName":
                 continue
             if r.name not in stacked:
-                return Layout(f"the block reads `{r.name}`, which isn't stacked along its "
-                              "layers")
+                raise _Stacked(f"the block reads `{r.name}`, which isn't stacked along its "
+                               "layers")
             used.setdefault(r.name, [])
         for node in _walk(f.sig.decl):
             name = _field_index(f, node)
             if name is not None:
                 if len(node.indices) != 1 or _name(node.indices[0]) != "Name":
-                    return Layout(f"the block reads `{name}` other than at its layer's index")
+                    raise _Stacked(f"the block reads `{name}` other than at its layer's "
+                                   "index")
                 used[name].append((f, node))
     missing = [n for n in used if not used[n]]
     if missing:
-        return Layout(f"the block reads `{missing[0]}` whole, not one layer's")
+        raise _Stacked(f"the block reads `{missing[0]}` whole, not one layer's")
+    return used
+
+
+def _linears(f: _Fn, biases: dict[str, str]) -> list[tuple[Any, str]]:
+    """The ``linear`` calls of ``f`` on a layer's weight, with the weight's field; the
+    bias fields they take go into ``biases``."""
+    lins = []
+    for node in _walk(f.sig.decl):
+        if _name(node) == "Call" and f.extern(node) == _LINEAR:
+            w = f.arg(node, "weight")
+            name = _field_index(f, w) if w is not None else None
+            if name is not None:
+                lins.append((node, name))
+                b = f.arg(node, "bias")
+                bname = _field_index(f, b) if b is not None else None
+                if bname is not None:
+                    biases[bname] = name
+    return lins
+
+
+def _find_roles(form: Any, fns: list[_Fn]) -> _Roles:
+    """The roles of the block's projections and norms, from the data flow around its
+    one attention and its feed-forward function."""
     attentions = {id(c) for c in form.attentions}
     inside = [n for f in fns for n in _walk(f.sig.decl) if id(n) in attentions]
     if len(inside) != 1 or len(form.attentions) != 1:
-        return Layout("the block doesn't run one attention, and nothing else does")
-    roles: dict[str, str] = {}
-    norm_roles: dict[str, tuple[str, Any, _Fn]] = {}
-    biases: dict[str, str] = {}
+        raise _Stacked("the block doesn't run one attention, and nothing else does")
+    out = _Roles()
     for f in fns:
-        lins = []
-        for node in _walk(f.sig.decl):
-            if _name(node) == "Call" and f.extern(node) == _LINEAR:
-                w = f.arg(node, "weight")
-                name = _field_index(f, w) if w is not None else None
-                if name is not None:
-                    lins.append((node, name))
-                    b = f.arg(node, "bias")
-                    bname = _field_index(f, b) if b is not None else None
-                    if bname is not None:
-                        biases[bname] = name
+        lins = _linears(f, out.biases)
         atts = [n for n in _walk(f.sig.decl) if _name(n) == "Call" and id(n) in attentions]
         if len(atts) > 1:
-            return Layout(f"`{f.sig.name}` runs {len(atts)} attentions")
+            raise _Stacked(f"`{f.sig.name}` runs {len(atts)} attentions")
         lin_ids = {id(n): name for n, name in lins}
         stop = frozenset(lin_ids)
         if atts:
-            att = atts[0]
-            at = f.stmt_of(att)
-            qkv = [a.value for a in att.args if a.name is None][:3]
-            for role, arg in zip(("q_proj", "k_proj", "v_proj"), qkv):
-                found = [lin_ids[id(x)] for x in f.reaches(arg, at, stop) if id(x) in lin_ids]
-                if found:
-                    roles.setdefault(found[0], role)
-            for node, name in lins:
-                if any(x is att for x in f.reaches(f.arg(node, "input"), f.stmt_of(node),
-                                                  stop)):
-                    roles.setdefault(name, "o_proj")
+            _attention_roles(f, atts[0], lins, lin_ids, stop, out.roles)
         else:
-            for node, name in lins:
-                inner = [lin_ids[id(x)] for x in f.reaches(f.arg(node, "input"),
-                                                            f.stmt_of(node), stop)
-                         if id(x) in lin_ids and x is not node]
-                if inner:
-                    roles.setdefault(name, "down_proj")
-                    for other in inner:
-                        roles.setdefault(other, "gate_proj" if _activated(f, other, lins)
-                                         else "up_proj")
-        for node in _walk(f.sig.decl):
-            if _name(node) == "Call" and f.extern(node) in _NORMS:
-                w = f.arg(node, "weight")
-                name = _field_index(f, w) if w is not None else None
-                if name is None:
-                    continue
-                b = f.arg(node, "bias")
-                bname = _field_index(f, b) if b is not None else None
-                feeds = [n2 for n2, ln in lins
-                         if any(x is node for x in f.reaches(f.arg(n2, "input"),
-                                                              f.stmt_of(n2), stop))]
-                role = ("input_layernorm" if atts and feeds else
-                        "post_attention_layernorm" if feeds else name)
-                if role in (r for r, _, _ in norm_roles.values()):
-                    role = name
-                norm_roles[name] = (role, node, f)
-                if bname is not None:
-                    biases[bname] = name
-    if len(set(roles.values())) != len(roles):
-        return Layout("two projections of the block have one role")
-    # Module paths.
+            _feed_forward_roles(f, lins, lin_ids, stop, out.roles)
+        _norm_roles(f, bool(atts), lins, stop, out)
+    if len(set(out.roles.values())) != len(out.roles):
+        raise _Stacked("two projections of the block have one role")
+    return out
+
+
+def _attention_roles(f: _Fn, att: Any, lins: list[tuple[Any, str]], lin_ids: dict[int, str],
+                     stop: frozenset[int], roles: dict[str, str]) -> None:
+    at = f.stmt_of(att)
+    qkv = [a.value for a in att.args if a.name is None][:3]
+    for role, arg in zip(("q_proj", "k_proj", "v_proj"), qkv):
+        found = [lin_ids[id(x)] for x in f.reaches(arg, at, stop) if id(x) in lin_ids]
+        if found:
+            roles.setdefault(found[0], role)
+    for node, name in lins:
+        if any(x is att for x in f.reaches(f.arg(node, "input"), f.stmt_of(node), stop)):
+            roles.setdefault(name, "o_proj")
+
+
+def _feed_forward_roles(f: _Fn, lins: list[tuple[Any, str]], lin_ids: dict[int, str],
+                        stop: frozenset[int], roles: dict[str, str]) -> None:
+    for node, name in lins:
+        inner = [lin_ids[id(x)] for x in f.reaches(f.arg(node, "input"), f.stmt_of(node), stop)
+                 if id(x) in lin_ids and x is not node]
+        if inner:
+            roles.setdefault(name, "down_proj")
+            for other in inner:
+                roles.setdefault(other, "gate_proj" if _activated(f, other, lins)
+                                 else "up_proj")
+
+
+def _norm_roles(f: _Fn, attends: bool, lins: list[tuple[Any, str]], stop: frozenset[int],
+                out: _Roles) -> None:
+    """A norm feeding a projection is the layer's input norm beside an attention, its
+    post-attention norm elsewhere; any other keeps its field's name."""
+    for node in _walk(f.sig.decl):
+        if _name(node) != "Call" or f.extern(node) not in _NORMS:
+            continue
+        w = f.arg(node, "weight")
+        name = _field_index(f, w) if w is not None else None
+        if name is None:
+            continue
+        b = f.arg(node, "bias")
+        bname = _field_index(f, b) if b is not None else None
+        feeds = [n2 for n2, _ in lins
+                 if any(x is node for x in f.reaches(f.arg(n2, "input"), f.stmt_of(n2), stop))]
+        role = ("input_layernorm" if attends and feeds else
+                "post_attention_layernorm" if feeds else name)
+        if role in (r for r, _, _ in out.norms.values()):
+            role = name
+        out.norms[name] = (role, node, f)
+        if bname is not None:
+            out.biases[bname] = name
+
+
+def _place(lay: Layout, fields: dict[str, Any], fns: list[_Fn],
+           used: dict[str, list[tuple[_Fn, Any]]], found: _Roles) -> None:
+    """Each field's module path and attribute in a layer, and the layer's linears and
+    norms."""
+    from shapescript import api
+
+    roles, biases = found.roles, found.biases
     attn_roles = ("q_proj", "k_proj", "v_proj", "o_proj")
     for name, role in roles.items():
         where = "self_attn" if role in attn_roles else "mlp"
         lay.paths[name] = (f"{where}.{role}", "weight")
+    linear_weights = {_field_index(f, f.arg(n, "weight")) for f in fns
+                      for n in _walk(f.sig.decl)
+                      if _name(n) == "Call" and f.extern(n) == _LINEAR}
     for name in used:
-        if name in lay.paths or name in biases or name in norm_roles:
+        if name in lay.paths or name in biases or name in found.norms:
             continue
-        shape = fields[name][0]
-        from shapescript import api
-        if len(shape) == 3 and any(_field_index(f, f.arg(n, "weight")) == name
-                                   for f, n in ((f, n) for f in fns for n in _walk(f.sig.decl)
-                                                if _name(n) == "Call"
-                                                and f.extern(n) == _LINEAR)):
+        if len(fields[name][0]) == 3 and name in linear_weights:
             lay.paths[name] = (api.python_name(name), "weight")
         else:
             lay.paths[name] = ("", api.python_name(name))
-    for name, (role, node, f) in norm_roles.items():
-        from shapescript import api
+    for name, (role, node, f) in found.norms.items():
         path = role if role != name else api.python_name(name)
         lay.paths[name] = (path, "weight")
         lay.norms[path] = (_const(f, f.arg(node, "eps")), f.extern(node) == _NORMS[0],
@@ -416,9 +504,6 @@ def layout_of(plan: Any) -> Layout:
         if attr == "weight" and path not in lay.norms and len(shape) == 3:
             has_bias = any(b for b, w in biases.items() if w == name)
             lay.linears[path] = (shape[2], shape[1], has_bias)
-    _plan_splits(lay, plan, roles)
-    _pipeline(lay, plan, loop, carried)
-    return lay
 
 
 def _activated(f: _Fn, name: str, lins: list[tuple[Any, str]]) -> bool:
