@@ -6,7 +6,7 @@ import errno
 import os
 import re
 import stat
-from dataclasses import FrozenInstanceError
+import threading
 from typing import TYPE_CHECKING
 from shapescript import error_codes as ec
 
@@ -14,12 +14,35 @@ if TYPE_CHECKING:
     from shapescript.diagnostics import Diagnostic
 
 
-_BITS = 30  # each position's width in a span's packed record: up to 2**30 - 1
+# Each position's width in a span's packed value: up to 2**25 - 1, twice the longest
+# source file (``MAX_SOURCE_BYTES``). Six of them and a small file number fit in six of
+# CPython's 30-bit digits: a 64-byte object.
+_BITS = 25
 _MASK = (1 << _BITS) - 1
-_FROM = (1 << 3 * _BITS) - 1  # the start's three positions (offset, line, column)
+_FILE = 6 * _BITS  # the file's number sits above the six positions
+_TO = ((1 << 3 * _BITS) - 1) << 3 * _BITS  # the end's three positions (offset, line, column)
+
+# The files spans are in, numbered in the order first seen: a span holds its file's
+# number, so that it is one integer. Numbers are per process (a pickled span carries
+# the name).
+_FILES: list[str] = []
+_FILE_NUMBERS: dict[str, int] = {}
+_FILES_LOCK = threading.Lock()
 
 
-class Span:
+def _number(file: str) -> int:
+    k = _FILE_NUMBERS.get(file)
+    if k is None:
+        with _FILES_LOCK:  # two checker threads meeting one new file agree on its number
+            k = _FILE_NUMBERS.get(file)
+            if k is None:
+                k = len(_FILES)
+                _FILES.append(file)
+                _FILE_NUMBERS[file] = k
+    return k
+
+
+class Span(int):
     """A region of one source file.
 
     Lines and columns count from 1, in characters; ``end_line``/``end_col`` are
@@ -27,10 +50,12 @@ class Span:
     character offsets into the source text.
 
     Immutable, compared and hashed by value, like the tree's frozen dataclasses. A large
-    file has a million spans, so a span keeps its six positions packed in one integer
-    (30 bits each; a position outside ``0 .. 2**30 - 1`` is a ``ValueError``): seven
-    fields, and an integer object for each position above 256, took about 170 bytes a
-    span, the packed record about 100.
+    file has a million spans, so a span is one integer: its six positions packed 25 bits
+    each (a position outside ``0 .. 2**25 - 1`` is a ``ValueError``), its file's number
+    above them. An object with fields and an integer for its positions took about 100
+    bytes; the integer takes 64.
+    It is an ``int`` only in how it is stored: it has no arithmetic of its own meaning,
+    and is always true.
 
     >>> sp = Span("f.ss", 2, 5, 2, 9, 14, 18)
     >>> sp.line, sp.col, sp.end_line, sp.end_col, sp.start, sp.end
@@ -39,33 +64,28 @@ class Span:
     Span(file='f.ss', line=2, col=5, end_line=3, end_col=4, start=14, end=23)
     """
 
-    __slots__ = ("file", "_at")
-    file: str
-    _at: int
+    __slots__ = ()
 
-    def __init__(self, file: str, line: int, col: int, end_line: int, end_col: int,
-                 start: int = 0, end: int = 0) -> None:
-        # A negative position or one too wide sets a bit above the lowest 30 of the OR.
+    def __new__(cls, file: str, line: int, col: int, end_line: int, end_col: int,
+                start: int = 0, end: int = 0) -> "Span":
+        # A negative position or one too wide sets a bit above the lowest 25 of the OR.
         if (line | col | end_line | end_col | start | end) >> _BITS:
             raise ValueError(f"a span's positions are from 0 to {_MASK}: "
                              f"{line}:{col}-{end_line}:{end_col} [{start}, {end})")
-        _set(self, "file", file)
-        _set(self, "_at", start | line << 30 | col << 60 | end << 90 | end_line << 120
-             | end_col << 150)
+        return int.__new__(cls, start | line << 25 | col << 50 | end << 75 | end_line << 100
+                           | end_col << 125 | _number(file) << _FILE)
 
-    line = property(lambda self: self._at >> 30 & _MASK, doc="The first line (from 1).")
-    col = property(lambda self: self._at >> 60 & _MASK, doc="The first column (from 1).")
-    end_line = property(lambda self: self._at >> 120 & _MASK, doc="The last line.")
-    end_col = property(lambda self: self._at >> 150, doc="The column after the last one.")
-    start = property(lambda self: self._at & _MASK, doc="The first character's offset.")
-    end = property(lambda self: self._at >> 90 & _MASK, doc="The offset after the last one.")
+    file = property(lambda self: _FILES[self >> _FILE], doc="The file's path.")
+    line = property(lambda self: self >> 25 & _MASK, doc="The first line (from 1).")
+    col = property(lambda self: self >> 50 & _MASK, doc="The first column (from 1).")
+    end_line = property(lambda self: self >> 100 & _MASK, doc="The last line.")
+    end_col = property(lambda self: self >> 125 & _MASK, doc="The column after the last one.")
+    start = property(lambda self: self & _MASK, doc="The first character's offset.")
+    end = property(lambda self: self >> 75 & _MASK, doc="The offset after the last one.")
 
     def to(self, other: "Span") -> "Span":
         """The span from the start of ``self`` to the end of ``other``."""
-        sp = _new(Span)
-        _set(sp, "file", self.file)
-        _set(sp, "_at", self._at & _FROM | other._at >> 90 << 90)
-        return sp
+        return int.__new__(Span, self & ~_TO | other & _TO)
 
     def _fields(self) -> tuple[str, int, int, int, int, int, int]:
         return (self.file, self.line, self.col, self.end_line, self.end_col, self.start,
@@ -74,28 +94,27 @@ class Span:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not Span:
             return NotImplemented
-        return self._at == other._at and self.file == other.file
+        return int.__eq__(self, other)
 
-    def __hash__(self) -> int:
-        return hash((self.file, self._at))
+    def __ne__(self, other: object) -> bool:
+        if other.__class__ is not Span:
+            return NotImplemented
+        return int.__ne__(self, other)
+
+    __hash__ = int.__hash__
+
+    def __bool__(self) -> bool:
+        return True
 
     def __repr__(self) -> str:
         f = self._fields()
         return (f"Span(file={f[0]!r}, line={f[1]!r}, col={f[2]!r}, end_line={f[3]!r}, "
                 f"end_col={f[4]!r}, start={f[5]!r}, end={f[6]!r})")
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
+    __str__ = __repr__
 
     def __reduce__(self) -> tuple[type["Span"], tuple[str, int, int, int, int, int, int]]:
         return Span, self._fields()
-
-
-_set = object.__setattr__
-_new = object.__new__
 
 
 NO_SPAN = Span("<builtin>", 1, 1, 1, 1)

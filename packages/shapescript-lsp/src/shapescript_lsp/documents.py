@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -66,7 +67,10 @@ class Lines:
     def __init__(self, text: str, encoding: str = UTF16) -> None:
         self.text = text
         self.encoding = encoding
-        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        # An array, not a list: a large file has a hundred thousand lines, and a list
+        # holds an integer object for each.
+        self.starts = array("q", [0])
+        self.starts.extend(m.end() for m in re.finditer("\n", text))
         self.ascii = text.isascii()
 
     def line(self, i: int) -> str:

@@ -308,6 +308,7 @@ def _check_module(module: ast.Module, source: str, prelude: ModuleEnv | None,
     check_model_inits(cm, env)
     check_exports(cm, env)
     cm.diagnostics = dedupe(cm.diagnostics)
+    cm.canon = {}
     return cm
 
 

@@ -9,6 +9,7 @@ are checked afterwards against this environment (``check.bodies``).
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -97,8 +98,9 @@ def written_type(te: ast.TypeExpr | None, env: "ModuleEnv", source: str) -> Writ
         return Written()
 
     def text(node: object) -> str:
+        # Interned: a file writes its few types thousands of times.
         sp = node.span  # type: ignore[attr-defined]
-        return source[sp.start:sp.end] if sp.end > sp.start else ""
+        return sys.intern(source[sp.start:sp.end]) if sp.end > sp.start else ""
 
     if isinstance(te, ast.TupleTypeExpr):
         return Written(text(te), None, tuple(written_type(x, env, source) for x in te.items))

@@ -41,6 +41,7 @@ from shapescript.check.sizes import Size, size_op
 from shapescript.check.typeconv import TypeBuilder
 from shapescript.check.types import (
     BOOL,
+    canonical,
     ERROR,
     FLOAT,
     INT,
@@ -99,6 +100,7 @@ class ExprChecker:
         except Fail as f:
             self.body.fail(f, e)
             t = ERROR
+        t = canonical(t, self.body.cm.canon)
         self.types[id(e)] = t
         return t
 

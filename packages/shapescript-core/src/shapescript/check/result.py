@@ -85,6 +85,9 @@ class CheckedModule:
     res: dict[int, Any] = field(default_factory=dict)
     fns: dict[str, FnResult] = field(default_factory=dict)
     models: dict[str, ModelInfo] = field(default_factory=dict)
+    # The tensor types recorded so far, by all their fields (``types.canonical``): the
+    # check that fills the records empties it when done.
+    canon: dict[Any, Type] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from shapescript.check.sizes import Size
 
@@ -152,6 +153,28 @@ class TensorType:
         if self.domain.kind not in ("Real", "Int") or self.domain.kind == "Real" and self.dtype not in FLOAT_DTYPES:
             parts.append(str(self.domain))
         return " ".join(parts)
+
+
+def canonical(t: "Type", table: dict[Any, "Type"]) -> "Type":
+    """``t``, or the tensor type ``table`` already holds that is the same in every field
+    (also those ``==`` leaves out: the axes' aliases, an index's label, whether a size is
+    an ``int`` or a ``Size``). A check records a type for every expression, and most are
+    the few types of its signatures: sharing them keeps a large file's records small."""
+    if type(t) is not TensorType:
+        return t
+    held = table.setdefault(t, t)
+    if held is t or _same_fields(held, t):  # type: ignore[arg-type]
+        return held
+    return t
+
+
+def _same_fields(a: TensorType, b: TensorType) -> bool:
+    """Whether two equal tensor types agree in what ``==`` leaves out too."""
+    da, db = a.domain, b.domain
+    if type(da.index_label) is not type(db.index_label) or da.index_label != db.index_label:
+        return False
+    return all(x.alias == y.alias and type(x.size) is type(y.size)
+               and type(x.label) is type(y.label) for x, y in zip(a.axes, b.axes))
 
 
 @dataclass(frozen=True, slots=True)

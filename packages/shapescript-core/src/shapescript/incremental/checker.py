@@ -283,10 +283,11 @@ class IncrementalChecker:
             doc_spans = tuple(move_span(sp, a, offset) for sp in doc_spans)
             dropped = tuple(replace(d, span=move_span(d.span, a, offset)) for d in dropped)
             diags = tuple(move_diag(d, lambda ln: ln + a) for d in diags)
-        if not self.keep:  # never moved again, nor compared with a next version's text
+        skeleton = skeleton_of(decls) if self.keep else ()
+        if not self.keep:  # never moved again, nor compared with a next version's
             nodes, ctext = [], ""
         return Chunk(a, b, ctext, offset, decls, list(diags), doc if a == 0 else None,
-                      doc_spans, nodes, skeleton_of(decls), dropped=dropped)
+                      doc_spans, nodes, skeleton, dropped=dropped)
 
     def _move_chunk(self, ch: Chunk, dl: int, dc: int) -> None:
         dc += ch.pending
@@ -387,7 +388,7 @@ class IncrementalChecker:
                         st.types.pop(k, None)
                     for k in fc.res:
                         st.res.pop(k, None)
-                fc = self._check_body(st, env, sig, text)
+                fc = self._check_body(st, env, sig, text, cm.canon)
             fresh[name] = fc
             cm.diagnostics.extend(fc.diagnostics)
             cm.fns[name] = fc.result
@@ -395,6 +396,7 @@ class IncrementalChecker:
         check_model_inits(cm, env)
         check_exports(cm, env)
         cm.diagnostics = dedupe(cm.diagnostics)
+        cm.canon = {}
 
         comp = st.comp
         modules = {p: m for p, m in comp.program.modules.items() if p != self.path}
@@ -404,13 +406,16 @@ class IncrementalChecker:
         diags = parse_diags + st.load_diagnostics + cm.diagnostics
         return Program(cm, modules, sorted_diagnostics(diags, self.path), sources)
 
-    def _check_body(self, st: _State, env: ModuleEnv, sig: Any, text: str) -> _FnCache:
-        """One body's check, its records merged into ``st``'s."""
+    def _check_body(self, st: _State, env: ModuleEnv, sig: Any, text: str,
+                    canon: dict[Any, Any]) -> _FnCache:
+        """One body's check, its records merged into ``st``'s; ``canon``: the update's
+        shared types (``types.canonical``)."""
         if not self.keep:  # no body is checked again: its records need no dicts of their own
-            sub = CheckedModule(env, text, [], st.types, st.res, models=env.models)
+            sub = CheckedModule(env, text, [], st.types, st.res, models=env.models,
+                                canon=canon)
             result = check_body(env, sig, sub)
             return _FnCache(sig.decl, {}, {}, sub.diagnostics, result)
-        sub = CheckedModule(env, text, [], models=env.models)
+        sub = CheckedModule(env, text, [], models=env.models, canon=canon)
         result = check_body(env, sig, sub)
         st.types.update(sub.types)
         st.res.update(sub.res)
