@@ -50,6 +50,7 @@ from shapescript.codegen.module import ModuleGen, mode_expr
 from shapescript.codegen.names import pyname
 from shapescript.codegen.pytext import comment, name_from
 from shapescript.syntax import ast
+from shapescript.rt.unannotated import unannotated
 from shapescript.vocab import DOMAIN_BOUNDS, UNCHECKED_DOMAINS, device_name
 
 __all__ = ["TracedModule", "TracedModuleGen", "TracedStmtGen", "domain_of",
@@ -62,7 +63,7 @@ def traced_helpers_source() -> str:
     """The tracing helpers' source (``rt/traced.py`` below its marker line), with the
     vocabulary tables they read inlined."""
     text = (Path(__file__).parent.parent / "rt" / "traced.py").read_text(encoding="utf-8")
-    return f"_SS_EX_BOUNDS = {DOMAIN_BOUNDS!r}\n\n" + text.split(_RT_MARKER, 1)[1]
+    return f"_SS_EX_BOUNDS = {DOMAIN_BOUNDS!r}\n\n" + unannotated(text.split(_RT_MARKER, 1)[1])
 
 
 def domain_of(t: TensorType) -> tuple | None:

@@ -26,6 +26,8 @@ import functools
 import importlib
 import inspect
 
+from shapescript.rt.unannotated import unannotated
+
 # In dependency order; ``model`` and the training built-ins' modules (written separately)
 # when present. ``training`` itself only gathers the names of the six before it.
 _HELPER_MODULES = ("vocab", "files", "errors", "specs", "device", "domains", "checkgen", "checks", "ops",
@@ -103,6 +105,8 @@ def _catalogue():
                 continue
             first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
             source = "\n".join(lines[first - 1:node.end_lineno])
+            if source != (bare := unannotated(source)):
+                source, node = bare, ast.parse(bare).body[0]
             uses = _names_used(node)
             for name in names:
                 if name in defs:
