@@ -38,3 +38,10 @@ def test_the_idiom_checks_and_proves_the_rest():
            "    turned: [n Drot] = x[Dh=0..Drot]\n"
            "    return concat((turned, x[Dh=Drot..Dh]), over=Drot)\n")
     assert check_source(src, "t.ss") == []
+
+
+@pytest.mark.parametrize("size", ["Dh * 1e999", "Dh / 1e999", "1e999 * Dh"])
+def test_a_fraction_too_large_for_a_ratio_is_still_e0308(size):
+    # Infinite or not a number: no whole-number ratio says it, so the general help.
+    (d,) = check_source(f"dim Dh = 16\ndim Drot = {size}\n", "t.ss")
+    assert d.code == "E0308" and "division" in (d.help or "")

@@ -162,9 +162,12 @@ def _arguments(specs: tuple, rng: random.Random) -> list[Any] | None:
 
 
 def import_and_run(code: types.CodeType, path: str, python_modules: set[str],
-                   seed: int) -> tuple[str, str] | None:
+                   seed: int, extern_targets: frozenset[str] = frozenset()
+                   ) -> tuple[str, str] | None:
     """Imports the module ``code`` (compiled from ``path``) and calls its checked entries
-    (see the module's doc); ``python_modules``: the ones its ``import python`` names."""
+    (see the module's doc); ``python_modules``: the ones its ``import python`` names;
+    ``extern_targets``: the functions its own ``extern fn``s name (a mutant of the
+    prelude declares the prelude's externs itself)."""
     module = types.ModuleType(f"_ss_fuzz_{seed}")
     module.__file__ = path
     sink = io.StringIO()
@@ -175,7 +178,7 @@ def import_and_run(code: types.CodeType, path: str, python_modules: set[str],
         sys.path.insert(0, folder)
     try:
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-            return _import_and_run(module, code, python_modules, seed)
+            return _import_and_run(module, code, python_modules, seed, extern_targets)
     finally:
         if added and folder in sys.path:
             sys.path.remove(folder)
@@ -186,7 +189,7 @@ def import_and_run(code: types.CodeType, path: str, python_modules: set[str],
 
 
 def _import_and_run(module: types.ModuleType, code: types.CodeType, python_modules: set[str],
-                    seed: int) -> tuple[str, str] | None:
+                    seed: int, extern_targets: frozenset[str]) -> tuple[str, str] | None:
     try:
         exec(code, module.__dict__)
     except ModuleNotFoundError as err:
@@ -199,6 +202,9 @@ def _import_and_run(module: types.ModuleType, code: types.CodeType, python_modul
         tb = traceback.format_exc()
         if _from_python(err, tb, python_modules):
             return None
+        obj = getattr(err, "obj", None) if isinstance(err, AttributeError) else None
+        if isinstance(obj, types.ModuleType) and f"{obj.__name__}.{err.name}" in extern_targets:
+            return None        # an extern the program declares names what isn't there
         return "import", _detail(err)
     STATS["imported"] += 1
     rng = random.Random(seed)

@@ -702,16 +702,21 @@ def _execute(code, path: str, program, data: bytes, use_alarm: bool) -> Outcome 
     import zlib
 
     from execute import import_and_run
+    import shapescript
     from shapescript.syntax import ast
 
     modules = {d.module.split(".")[0] for m in program.modules.values()
                for d in m.env.module.decls if isinstance(d, ast.ImportPython)}
     modules |= {(sig.extern or "").split(".")[0] for m in program.modules.values()
                 for sig in m.env.fns.values() if sig.is_extern} - {"torch", "shapescript", ""}
+    shipped = Path(shapescript.__file__).parent / "prelude"
+    own = frozenset(sig.extern for m in program.modules.values() for sig in m.env.fns.values()
+                    if sig.extern and not (Path(sig.file).parent == shipped
+                                           and Path(sig.file).name != "fuzz_mutant.ss"))
     if use_alarm:
         signal.setitimer(signal.ITIMER_REAL, RUN_LIMIT)
     try:
-        bad = import_and_run(code, path, modules, zlib.crc32(data))
+        bad = import_and_run(code, path, modules, zlib.crc32(data), own)
     except _Timeout:
         return None
     finally:

@@ -23,6 +23,7 @@ from shapescript.check.types import ERROR, TensorType
 from shapescript.diagnostics import Diagnostic
 from shapescript.source import Span
 from shapescript.syntax import ast
+from shapescript.vocab import DEVICE_PATTERN
 from shapescript import error_codes as ec
 
 # load(module_name, importing_path, span) -> ModuleEnv | None (None: reported E0204)
@@ -105,6 +106,10 @@ class Declarer:
         env = self.env
         for d in env.module.decls:
             if isinstance(d, ast.Devices):
+                if not DEVICE_PATTERN.match(d.device):
+                    self.err(ec.E0201, f"unknown device `{d.device}`", d.span, "not a device",
+                             help="a devices line names one of cpu, cuda, cuda[N], mps")
+                    continue
                 if env.device is not None and env.device != d.device:
                     self.err(ec.E0202, "the devices line is given twice", d.span,
                              "a second, different device")

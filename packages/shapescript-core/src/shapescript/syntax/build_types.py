@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+import math
+
 from fractions import Fraction
 
 from shapescript import vocab
@@ -291,8 +293,8 @@ def _no_fraction(b, f, op: str | None = None, other=None):
     if type(f) is not _Fraction:
         return f
     b.error(ec.E0308, f"`{f.text}` is not a whole number", f.span, "a fraction in a size",
-            help=_fraction_help(b, op, other, f) if other is not None else
-            "a size is a whole number: write a fraction of a size as a division, `Dh / 4`")
+            help=_fraction_help(b, op, other, f) if other is not None and math.isfinite(f.value)
+            else "a size is a whole number: write a fraction of a size as a division, `Dh / 4`")
     return ast.SizeInt(1, f.span)
 
 
