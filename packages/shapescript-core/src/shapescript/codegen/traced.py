@@ -35,6 +35,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from shapescript.check.env import FnSig
 from shapescript.check.exports import reached_functions
@@ -315,6 +316,16 @@ class TracedModuleGen(ModuleGen):
         shape = "None" if sizes is None else _tuple(sizes)
         return (f"_ss_ex_as({code}, {shape}, {res.where!r}, {res.written!r}, "
                 f"{domain}, _SS_CHECKS, _SS_VALUES)")
+
+    def extern_result_check(self, code: str, e: ast.Call, res: Any, g: ExprGen) -> str:
+        """A declared extern's result is checked as an ``as`` to its declared type is in a
+        traced module (``_ss_ex_as``): the module has no checkers of its own."""
+        sig = res.sig
+        t = self.cm.types.get(id(e))
+        if sig is None or not isinstance(t, TensorType) or not self.checks_extern(sig):
+            return code
+        where = f"{self.specs.where(e.span)}: result of {sig.name}"
+        return self.assert_check(code, e, AssertRes(t, False, str(sig.ret), where), g)  # type: ignore[arg-type]
 
     # -- what is reached ----------------------------------------------------------------
     def reached(self) -> list[FnSig]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 
 __all__ = ["unannotated"]
 
@@ -60,7 +61,8 @@ def unannotated(source: str) -> str:
     return _IGNORE.sub("", "".join(out))
 
 
-def _signature_cuts(source: str, fn: ast.FunctionDef | ast.AsyncFunctionDef, at, end_of
+def _signature_cuts(source: str, fn: ast.FunctionDef | ast.AsyncFunctionDef,
+                    at: Callable[[int, int], int], end_of: Callable[[ast.expr], int]
                     ) -> list[tuple[int, int, str]]:
     args = fn.args
     positional = args.posonlyargs + args.args
