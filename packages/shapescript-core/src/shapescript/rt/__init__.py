@@ -15,6 +15,8 @@
   with their ``__all__`` (or public names) when those modules are present.
 """
 
+from __future__ import annotations
+
 from .checks import (PROCESS_DEVICE, check_args, check_args_slow, check_as, check_as_slow,
                      make_as_checker, make_checker, same_unknowns)
 from .config import checks_mode, mode_enabled, value_checks_mode
@@ -43,7 +45,7 @@ __all__ = [
 ]
 
 
-def _reexport(part):
+def _reexport(part: str) -> None:
     """``from .part import *`` (its ``__all__``, else what it defines), if it exists."""
     try:
         module = __import__(f"{__name__}.{part}", fromlist=["_"])

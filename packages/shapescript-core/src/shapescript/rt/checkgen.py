@@ -18,22 +18,33 @@ function's source and the constants it reads; ``checks`` execs it with the runti
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 
 from .domains import _UNCHECKED_DOMAINS
 from .specs import HostSpec, ModelSpec, TensorSpec, _axis_dim, _variadic_index
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+    from typing import TypeAlias
+
+    from .specs import HostFields, ModelFields, ParamFields, TensorFields
+
+    # A model class's field specs (``checks.model_field_specs``).
+    FieldSpecs: TypeAlias = Callable[[type], tuple[TensorFields, ...]]
+
 
 class _CheckerGen:
     """Accumulates one checker's lines, constants and binding states."""
 
-    def __init__(self, fail, as_mode):
+    def __init__(self, fail: str, as_mode: bool) -> None:
         self.fail, self.as_mode = fail, as_mode
         self.lines, self.inits, self.deferred = [], [], []
         self.consts, self.state, self.local = {}, {}, {}
         self.depth, self.tensors, self.guards = 2, 0, []
 
-    def const(self, obj):
+    def const(self, obj: object) -> str:
         for name, value in self.consts.items():
             if value is obj:
                 return name
@@ -41,15 +52,15 @@ class _CheckerGen:
         self.consts[name] = obj
         return name
 
-    def emit(self, line):
+    def emit(self, line: str) -> None:
         self.lines.append("    " * self.depth + line)
 
-    def var(self, key):
+    def var(self, key: str) -> str:
         if key not in self.local:
             self.local[key] = f"_g{len(self.local)}"
         return self.local[key]
 
-    def bind(self, key, value, ne="!="):
+    def bind(self, key: str, value: str, ne: str = "!=") -> None:
         """Binds ``key`` to the expression ``value``, or compares it with the binding."""
         v, st = self.var(key), self.state.get(key)
         if st is None:
@@ -62,12 +73,12 @@ class _CheckerGen:
             self.emit(f"elif {value} {ne} {v}: {self.fail}")
             self.state[key] = "yes"
 
-    def begin_optional(self, x):
+    def begin_optional(self, x: str) -> None:
         self.emit(f"if {x} is not None:")
         self.depth += 1
         self.guards.append((x, dict(self.state)))
 
-    def end_optional(self):
+    def end_optional(self) -> None:
         self.depth -= 1
         _, before = self.guards.pop()
         for key, st in self.state.items():
@@ -76,16 +87,16 @@ class _CheckerGen:
                     self.inits.append(f"{self.local[key]} = None")
                 self.state[key] = "maybe"
 
-    def guard(self):
+    def guard(self) -> str:
         """The condition under which the current block runs (for deferred tests)."""
         return " and ".join(f"{x} is not None" for x, _ in self.guards)
 
-    def defer(self, cond):
+    def defer(self, cond: str) -> None:
         g = self.guard()
         self.deferred.append(f"({g} and {cond})" if g else f"({cond})")
 
     # -- one tensor --------------------------------------------------------------------
-    def tensor(self, x, spec):
+    def tensor(self, x: str, spec: TensorFields) -> None:
         fail, axes = self.fail, spec.axes
         t = self.tensors
         self.tensors += 1
@@ -104,13 +115,13 @@ class _CheckerGen:
             self.emit(f"if {n} < {R - 1}: {fail}")
         static_shape = vi is None and all(isinstance(a, int) for a in axes)
 
-        def at(j):
+        def at(j: int) -> str:
             return f"{s}[{j}]" if vi is None or j < vi else f"{s}[{j - R}]"
 
         # 1. bare generics, ``?`` sizes, ``...``
         for j, ax in enumerate(axes):
             if ax == "...":
-                tail = R - 1 - vi
+                tail = R - 1 - vi  # type: ignore[operator]  # vi is set: an axis is "..."
                 self.bind("...", f"tuple({s}[{vi}:{n} - {tail}])" if tail else
                           f"tuple({s}[{vi}:])")
             elif isinstance(ax, str):
@@ -156,7 +167,7 @@ class _CheckerGen:
         if spec.optional:
             self.end_optional()
 
-    def dtype(self, x, spec):
+    def dtype(self, x: str, spec: TensorFields) -> None:
         want = spec.dtype
         if want is None:
             return
@@ -168,7 +179,7 @@ class _CheckerGen:
         self.emit(f"if _dt not in {self.const(frozenset(members))}: {self.fail}")
         self.bind(cls, "_dt", ne="is not")
 
-    def device(self, x):
+    def device(self, x: str) -> None:
         if self.as_mode:
             self.emit(f"if dev is not None and {x}.device != dev and "
                       f"(dev.index is not None or {x}.device.type != dev.type): {self.fail}")
@@ -178,7 +189,7 @@ class _CheckerGen:
         self.emit(f"    elif decl is None or dev.index is not None or "
                   f"{x}.device.type != dev.type: {self.fail}")
 
-    def domain(self, x, spec):
+    def domain(self, x: str, spec: TensorFields) -> None:
         dom = spec.domain
         if dom is None or dom.kind in _UNCHECKED_DOMAINS:
             return
@@ -188,7 +199,7 @@ class _CheckerGen:
         bound_now = (bound is None or isinstance(bound, int)
                      or (isinstance(bound, str) and self.state.get(bound) == "yes"))
         if over_now and bound_now:
-            over = _axis_dim(spec.axes, dom.over)
+            over: int | str | None = _axis_dim(spec.axes, dom.over)
             b = self.var(bound) if isinstance(bound, str) else bound
             self.emit(f"if values_on and _dom({x}, {k}, {over}, {b}) is not None: "
                       f"{self.fail}")
@@ -202,7 +213,7 @@ class _CheckerGen:
         self.defer(f"values_on and _dom({x}, {k}, {over}, {b}) is not None")
 
     # -- other parameters ------------------------------------------------------------
-    def host(self, x, spec):
+    def host(self, x: str, spec: HostFields) -> None:
         if spec.optional:
             self.begin_optional(x)
         pt, fail = spec.pytype, self.fail
@@ -220,7 +231,7 @@ class _CheckerGen:
         if spec.optional:
             self.end_optional()
 
-    def model(self, x, spec, field_specs):
+    def model(self, x: str, spec: ModelFields, field_specs: FieldSpecs) -> None:
         if spec.optional:
             self.begin_optional(x)
         self.emit(f"if not isinstance({x}, {self.const(spec.cls)}): {self.fail}")
@@ -240,7 +251,7 @@ class _CheckerGen:
         if spec.optional:
             self.end_optional()
 
-    def env_lines(self, target):
+    def env_lines(self, target: str) -> list[str]:
         lines = [f"{target} = {{" + ", ".join(
             f"{k!r}: {self.local[k]}" for k, st in self.state.items() if st == "yes") + "}"]
         for k, st in self.state.items():
@@ -249,23 +260,23 @@ class _CheckerGen:
                              f"{self.local[k]}")
         return lines
 
-    def deferred_lines(self):
+    def deferred_lines(self) -> list[str]:
         if not self.deferred:
             return []
         return ["try:", f"    _bad = {' or '.join(self.deferred)}",
                 "except Exception:", "    _bad = True", f"if _bad: {self.fail}"]
 
 
-def _indent(lines, depth=1):
+def _indent(lines: Iterable[str], depth: int = 1) -> list[str]:
     return ["    " * depth + line for line in lines]
 
 
-def _slow_tail(call, ok):
+def _slow_tail(call: str, ok: str) -> list[str]:
     """After the ``try``: the slow path's verdict, raised from this frame."""
     return [f"    _ok, _r = {call}", f"    if _ok: return {ok}", "    raise _r"]
 
 
-def gen_args_checker(specs, field_specs):
+def gen_args_checker(specs: Sequence[ParamFields | None], field_specs: FieldSpecs) -> tuple[str, dict[str, object]]:
     """The source of ``check(args, checks_on, values_on, device) -> env`` for ``specs``,
     and the constants it reads."""
     g = _CheckerGen("raise _Fail", as_mode=False)
@@ -301,7 +312,7 @@ def gen_args_checker(specs, field_specs):
     return src, g.consts
 
 
-def gen_as_checker(spec):
+def gen_as_checker(spec: TensorFields) -> tuple[str, dict[str, object]]:
     """The source of ``check(x, env, checks_on, values_on) -> x`` for one ``as``."""
     g = _CheckerGen("raise _Fail", as_mode=True)
     keys = [a for a in spec.axes if isinstance(a, str)]

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -38,6 +39,20 @@ from .specs import dtype_name
 from .ranks import _process_group, _rank0_flag
 from .sharding import gathered
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping
+    from typing import Any, TypeAlias, TypeVar
+
+    from .model import Model
+
+    _M = TypeVar("_M", bound=Model)
+    _Path: TypeAlias = str | os.PathLike[str]
+    _Device: TypeAlias = torch.device | str
+    # ``get(name)``: a tensor of the file; what ``load(…, keys=…)`` maps a field to.
+    _Get: TypeAlias = Callable[[str], torch.Tensor]
+    _KeySpec: TypeAlias = "str | Key | Callable[[_Get], torch.Tensor]"
+    _Keys: TypeAlias = Mapping[str, _KeySpec]
+
 _CKPT_KEY = "shapescript"
 _CKPT_VERSION = 1
 _MAX_HEADER = 100 * 1024 * 1024
@@ -48,16 +63,16 @@ _ST_SIZES = {"BOOL": 1, "U8": 1, "I8": 1, "I16": 2, "I32": 4, "I64": 8, "F16": 2
 _ST_DTYPES = {v: k for k, v in _SAFETENSORS_DTYPES.items()}
 
 
-def _is_model_class(cls):
+def _is_model_class(cls: object) -> bool:
     return isinstance(cls, type) and hasattr(cls, "_ss_field_specs") and hasattr(cls, "_ss_from_tensors")
 
 
-def _not_checkpoint(path, why):
+def _not_checkpoint(path: _Path, why: str) -> ValueError:
     return ValueError(f"{os.fspath(path)} is not a ShapeScript checkpoint ({why}); `save` writes "
                       "one: a safetensors file with each model's type and fields in its metadata")
 
 
-def save(path, *models):
+def save(path: _Path, *models: Model) -> None:
     """Writes ``models`` to the checkpoint ``path`` (safetensors, replacing the file
     atomically). A file that can't be written (a full disk, a read-only folder) is a
     ``WriteError`` naming ``path``.
@@ -74,7 +89,7 @@ def save(path, *models):
     # Under a process group rank 0 writes, and every rank returns once the file is whole.
     # A model whose fields are sharded among the ranks is first gathered whole on rank 0
     # (every rank takes part).
-    models = tuple(gathered(m) for m in models)
+    models = tuple(gathered(m) for m in models)  # type: ignore[misc]
     group = _process_group()
     if group is not None and group[0] != 0:
         _rank0_flag(None, f"save {os.fspath(path)}")
@@ -101,7 +116,7 @@ def save(path, *models):
     if not os.path.isdir(folder):
         import errno
         raise FileNotFoundError(errno.ENOENT, "no such folder", folder)
-    def write(tmp):
+    def write(tmp: str) -> None:
         # A failed write (safetensors' own error, an OSError) is the writer's WriteError.
         safetensors.torch.save_file(tensors, tmp, metadata=meta)
 
@@ -114,7 +129,7 @@ def save(path, *models):
             _rank0_flag(ok, f"save {path}")
 
 
-def _read_header(path):
+def _read_header(path: _Path) -> dict[str, Any]:
     """The safetensors header of ``path`` (a dict), read without trusting the file, its
     tensor entries checked against the file's size (``_check_entries``)."""
     with open(path, "rb") as f:
@@ -143,7 +158,7 @@ def _read_header(path):
     return header
 
 
-def _check_entries(path, header, data_size, data_start):
+def _check_entries(path: _Path, header: dict[str, Any], data_size: int, data_start: int) -> None:
     """ValueError unless every tensor entry has a known dtype, a list of sizes ≥ 0, and
     ``data_offsets`` that match them and, together, cover the data exactly: what
     safetensors would otherwise report with an error of its own, or read past."""
@@ -196,7 +211,7 @@ def _check_entries(path, header, data_size, data_start):
                          "damaged or isn't one `save` wrote")
 
 
-def describe(path):
+def describe(path: _Path) -> list[dict[str, Any]]:
     """The models a checkpoint holds: its metadata's list of
     ``{"type", "module", "fields": [{"name", "key", "shape", "dtype"}, …]}``, checked
     against the tensors the file really holds. ``ValueError`` if it isn't a checkpoint."""
@@ -235,7 +250,7 @@ def describe(path):
     return models
 
 
-def _tuple_text(shape):
+def _tuple_text(shape: Iterable[int]) -> str:
     items = [str(int(d)) for d in shape]
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
@@ -254,16 +269,16 @@ class Key:
 
     __slots__ = ("name", "transpose")
 
-    def __init__(self, name, transpose=False):
+    def __init__(self, name: str, transpose: bool = False) -> None:
         if not isinstance(name, str):
             raise TypeError(f"Key needs a tensor name, not {name!r}")
         self.name = name
         self.transpose = bool(transpose)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Key({self.name!r}" + (", transpose=True)" if self.transpose else ")")
 
-    def read(self, get, leading):
+    def read(self, get: _Get, leading: int | None) -> torch.Tensor:
         """The tensor this key names, through ``get(name)``; ``leading`` is the size
         of the field's first axis (for a stack)."""
         import string
@@ -282,7 +297,7 @@ class Key:
         return torch.stack(parts)
 
 
-def _load_keys(path, model_class, keys, device):
+def _load_keys(path: _Path, model_class: type[_M], keys: dict[str, _KeySpec], device: _Device | None) -> _M:
     """``load`` with ``keys``: every field from the tensors its key names."""
     from safetensors import safe_open
 
@@ -305,7 +320,7 @@ def _load_keys(path, model_class, keys, device):
     with fh_ctx as fh:
         held = set(fh.keys())
 
-        def get(key):
+        def get(key: str) -> torch.Tensor:
             if key not in held:
                 raise ShapeError(f"{who}: {shown} has no tensor {key!r}")
             return fh.get_tensor(key)
@@ -334,11 +349,11 @@ def _load_keys(path, model_class, keys, device):
                     raise ShapeError(f"{who}: expected dtype {dtype_name(dt)}, got "
                                      f"{dtype_name(t.dtype)} from {how!r} in {shown}")
                 t = t.to(dt)  # a float checkpoint read at the declared float dtype
-            tensors[spec.name] = t.contiguous().to(device) if device.type != "cpu" else t.contiguous()
+            tensors[spec.name] = t.contiguous().to(device) if device.type != "cpu" else t.contiguous()  # type: ignore[union-attr]
     return model_class._ss_from_tensors(tensors)
 
 
-def load(path, model_class, device=None, keys=None):
+def load(path: _Path, model_class: type[_M], device: _Device | None = None, keys: _Keys | None = None) -> _M:
     """The first model of type ``model_class`` in the checkpoint ``path``, its fields'
     shapes and dtypes checked against the class's declaration, on ``device`` (default:
     the program's device, else the CPU).
@@ -393,7 +408,7 @@ def load(path, model_class, device=None, keys=None):
         with safe_open(os.fspath(path), framework="pt", device="cpu") as fh:
             for spec in specs:
                 t = fh.get_tensor(stored[spec.name]["key"])
-                tensors[spec.name] = t.to(device) if device.type != "cpu" else t
+                tensors[spec.name] = t.to(device) if device.type != "cpu" else t  # type: ignore[union-attr]
     except OSError:
         raise
     except Exception as err:  # the file changed since it was checked, or a safetensors limit

@@ -18,6 +18,8 @@ failure with its exact message.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 
 from .checkgen import gen_args_checker, gen_as_checker
@@ -27,11 +29,37 @@ from .errors import DeviceError, DomainError, ShapeError
 from .specs import (HostSpec, ModelSpec, TensorSpec, _axis_dim,
                     _variadic_index, dtype_name)
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+    from typing import Any, NoReturn, TypeAlias, TypeVar
+
+    from torch import Tensor
+
+    from .specs import Axis, DomainTensorFields, Env, HostFields, ModelFields, ParamFields, TensorFields
+
+    V = TypeVar("V")
+    # A ``device=``: ``PROCESS_DEVICE``, a device or its name, or None (the tensors share one).
+    DeviceArg: TypeAlias = "_ProcessDevice | torch.device | str | None"
+    # A call's specs, one per parameter (None: unchecked).
+    Specs: TypeAlias = Sequence[ParamFields | None]
+    Shape: TypeAlias = tuple[int, ...]
+    # A check that waits for every binding, ``(spec, x, name, pfx, j, shape)``: a size
+    # expression's (``j`` its axis), or a domain's (``name``, ``j``, ``shape`` None).
+    Deferred: TypeAlias = tuple[TensorFields, Tensor, str | None, str, int | None, Shape | None]
+    # A generated checker: ``check(args, checks_on=True, values_on=True, device=PROCESS_DEVICE)
+    # -> env``.
+    ArgsChecker: TypeAlias = Callable[..., Env]
+    # A generated ``as`` checker: ``check(value, env=None, checks_on=True, values_on=True)
+    # -> value``.
+    AsChecker: TypeAlias = Callable[..., Any]
+    # ``same_unknowns``'s groups: ``(name, ((element, axis), …))``.
+    Groups: TypeAlias = Iterable[tuple[str, Sequence[tuple[int, int]]]]
+
 
 class _ProcessDevice:
     """The default ``device=``: the process-wide device in force (``current_device()``)."""
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "PROCESS_DEVICE"
 
 
@@ -46,14 +74,14 @@ class _Fail(Exception):
     """Raised by a generated checker's failed test; caught in the same checker."""
 
 
-def _arg_type_error(message):
+def _arg_type_error(message: str) -> TypeError:
     """A ``TypeError`` of a check (a generated checker re-raises these from its frame)."""
     err = TypeError(message)
-    err._ss_check = True
+    err._ss_check = True  # type: ignore[attr-defined]
     return err
 
 
-def _verdict(fn, *args):
+def _verdict(fn: Callable[..., object], *args: object) -> tuple[bool, object]:
     """``(True, fn(*args))``, or ``(False, error)`` for a check's failure, with the
     traceback dropped: the generated checker raises it from its own frame."""
     try:
@@ -70,21 +98,22 @@ class _CheckRun:
     __slots__ = ("checks", "values", "env", "binder", "declared", "device", "first",
                  "deferred", "as_mode")
 
-    def __init__(self, checks, values, declared, env=None, as_mode=False):
+    def __init__(self, checks: bool, values: bool, declared: torch.device | None, env: Env | None
+                 = None, as_mode: bool = False) -> None:
         self.checks, self.values, self.as_mode = checks, values, as_mode
         self.env = dict(env) if env else {}
-        self.binder = {}
+        self.binder: dict[str, str | None] = {}
         self.declared = declared
         self.device, self.first = declared, None
-        self.deferred = []
+        self.deferred: list[Deferred] = []
 
-    def fail(self, exc):
+    def fail(self, exc: Exception) -> NoReturn:
         if self.checks:
             raise exc
         raise _Lenient()
 
 
-def _resolve_device(device):
+def _resolve_device(device: DeviceArg) -> torch.device | None:
     if device is PROCESS_DEVICE:
         return _EFFECTIVE[0]
     if device is None or isinstance(device, torch.device):
@@ -92,12 +121,12 @@ def _resolve_device(device):
     return parse_device(device)
 
 
-def _fmt_tuple(items):
+def _fmt_tuple(items: Iterable[object]) -> str:
     items = [str(i) for i in items]
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
-def _env_key(ax, as_mode):
+def _env_key(ax: Axis, as_mode: bool) -> str | None:
     """The env key a bare axis binds: generics by name, ``?k`` as ``"?k"``."""
     if ax == "...":
         return "..."
@@ -108,9 +137,9 @@ def _env_key(ax, as_mode):
     return None
 
 
-def _expected_items(axes, env, as_mode):
+def _expected_items(axes: Sequence[Axis], env: Env, as_mode: bool) -> str:
     """Each axis's size if ``env`` knows it, else as written."""
-    out = []
+    out: list[object] = []
     for ax in axes:
         if isinstance(ax, int):
             out.append(ax)
@@ -132,11 +161,11 @@ def _expected_items(axes, env, as_mode):
     return _fmt_tuple(out)
 
 
-def _prefix(name, run):
+def _prefix(name: str | None, run: _CheckRun) -> str:
     return "" if run.as_mode or not name else f"{name}: "
 
 
-def _check_tensor_slow(run, spec, x, name):
+def _check_tensor_slow(run: _CheckRun, spec: TensorFields, x: object, name: str | None) -> None:
     """Checks one tensor against ``spec`` in the specified order, binding into ``run``."""
     if x is None and spec.optional:
         return
@@ -158,11 +187,11 @@ def _check_tensor_slow(run, spec, x, name):
         _check_domain_slow(run, spec, x, pfx)
 
 
-def _check_shape_slow(run, spec, x, shape, name, pfx):
+def _check_shape_slow(run: _CheckRun, spec: TensorFields, x: Tensor, shape: Shape, name: str | None, pfx: str) -> None:
     axes, env, as_mode = spec.axes, run.env, run.as_mode
     pre = dict(env)
 
-    def shape_error(suffix=""):
+    def shape_error(suffix: str = "") -> ShapeError:
         return ShapeError(f"{spec.where}: {pfx}expected {spec.written} = "
                           f"{_expected_items(axes, pre, as_mode)}, got shape "
                           f"{_fmt_tuple(shape)}{suffix}")
@@ -172,7 +201,7 @@ def _check_shape_slow(run, spec, x, shape, name, pfx):
     if not rank_ok:
         run.fail(shape_error())
     tail = 0 if vi is None else len(axes) - 1 - vi
-    sizes = [shape[_axis_dim(axes, j)] if ax != "..." else None for j, ax in enumerate(axes)]
+    sizes = [shape[_axis_dim(axes, j)] if ax != "..." else None for j, ax in enumerate(axes)]  # type: ignore[index]
     fresh = set()                  # ``?`` names an ``as`` binds anew
     # 1. bare generics, ``?`` sizes and ``...``
     for j, ax in enumerate(axes):
@@ -227,7 +256,7 @@ def _check_shape_slow(run, spec, x, shape, name, pfx):
                 run.fail(shape_error())
 
 
-def _check_dtype_slow(run, spec, x, name, pfx):
+def _check_dtype_slow(run: _CheckRun, spec: TensorFields, x: Tensor, name: str | None, pfx: str) -> None:
     want = spec.dtype
     if want is None:
         return
@@ -252,24 +281,24 @@ def _check_dtype_slow(run, spec, x, name, pfx):
                             f"{dtype_name(bound)}, got {x.dtype}"))
 
 
-def _same_device(have, want):
+def _same_device(have: torch.device, want: torch.device) -> bool:
     return have == want or (want.index is None and have.type == want.type)
 
 
-def _check_device_slow(run, spec, x, name):
+def _check_device_slow(run: _CheckRun, spec: TensorFields, x: Tensor, name: str | None) -> None:
     have = x.device
     if run.declared is not None:
         if not _same_device(have, run.declared):
             who = name or spec.written
             run.fail(DeviceError(f"{spec.where}: {who} is on {have}, expected {run.declared}"))
     elif run.device is None:
-        run.device, run.first = have, name
+        run.device, run.first = have, name  # type: ignore[assignment]
     elif have != run.device:
         run.fail(DeviceError(f"{spec.where}: {name} is on {have} but {run.first} is on "
                              f"{run.device}"))
 
 
-def _domain_args(spec, env):
+def _domain_args(spec: DomainTensorFields, env: Env) -> tuple[int | None, int | None]:
     """``(over_dim, bound)`` for ``spec``'s domain; ``KeyError`` while unresolvable."""
     dom = spec.domain
     over = dom.over
@@ -283,7 +312,7 @@ def _domain_args(spec, env):
     return _axis_dim(spec.axes, over), bound
 
 
-def _check_domain_slow(run, spec, x, pfx, deferred=False):
+def _check_domain_slow(run: _CheckRun, spec: DomainTensorFields, x: Tensor, pfx: str, deferred: bool = False) -> None:
     try:
         over_dim, bound = _domain_args(spec, run.env)
     except (KeyError, NameError):
@@ -297,7 +326,7 @@ def _check_domain_slow(run, spec, x, pfx, deferred=False):
         raise DomainError(f"{spec.where}: {pfx}expected {spec.domain.text}, got {problem}")
 
 
-def _finish_slow(run):
+def _finish_slow(run: _CheckRun) -> None:
     """The checks that waited for every binding: size expressions, domains' bounds."""
     for spec, x, name, pfx, j, shape in run.deferred:
         if j is None:
@@ -305,19 +334,19 @@ def _finish_slow(run):
                 _check_domain_slow(run, spec, x, pfx, deferred=True)
             continue
         try:
-            want = int(spec.axes[j][2](run.env))
+            want = int(spec.axes[j][2](run.env))  # type: ignore[index, operator]
         except Exception as exc:
             want = None
             if run.checks:
-                raise ShapeError(f"{spec.where}: {pfx}cannot compute {spec.axes[j][1]} in "
+                raise ShapeError(f"{spec.where}: {pfx}cannot compute {spec.axes[j][1]} in "  # type: ignore[index]
                                  f"{spec.written}: {exc!r}") from None
-        if want is not None and shape[_axis_dim(spec.axes, j)] != want and run.checks:
+        if want is not None and shape[_axis_dim(spec.axes, j)] != want and run.checks:  # type: ignore[index]
             raise ShapeError(f"{spec.where}: {pfx}expected {spec.written} = "
                              f"{_expected_items(spec.axes, run.env, run.as_mode)}, got "
                              f"shape {_fmt_tuple(shape)}")
 
 
-def _host_ok(x, pytype):
+def _host_ok(x: object, pytype: type | tuple[type, ...]) -> bool:
     if x.__class__ is bool or isinstance(x, bool):
         return pytype is bool or (isinstance(pytype, tuple) and bool in pytype)
     if pytype is float:
@@ -325,13 +354,13 @@ def _host_ok(x, pytype):
     return isinstance(x, pytype)
 
 
-def _host_type_name(pytype):
+def _host_type_name(pytype: type | tuple[type, ...]) -> str:
     if isinstance(pytype, tuple):
         return " or ".join(t.__name__ for t in pytype)
     return pytype.__name__
 
 
-def _check_host_slow(run, spec, x, name):
+def _check_host_slow(run: _CheckRun, spec: HostFields, x: Any, name: str | None) -> None:
     if x is None and spec.optional:
         return
     if not _host_ok(x, spec.pytype):
@@ -351,7 +380,7 @@ def _check_host_slow(run, spec, x, name):
     run.binder.setdefault(key, name)
 
 
-def model_field_specs(cls):
+def model_field_specs(cls: type) -> tuple[TensorFields, ...]:
     """The field specs of a model class (``cls._ss_field_specs``)."""
     fields = getattr(cls, "_ss_field_specs", None)
     if fields is None:
@@ -359,7 +388,7 @@ def model_field_specs(cls):
     return tuple(fields)
 
 
-def _check_model_slow(run, spec, x, name):
+def _check_model_slow(run: _CheckRun, spec: ModelFields, x: object, name: str | None) -> None:
     if x is None and spec.optional:
         return
     if not isinstance(x, spec.cls):
@@ -372,7 +401,7 @@ def _check_model_slow(run, spec, x, name):
         _check_tensor_slow(run, field, getattr(x, field.name, None), fname)
 
 
-def _check_one_slow(run, spec, x, name):
+def _check_one_slow(run: _CheckRun, spec: ParamFields | None, x: object, name: str | None) -> None:
     if spec is None:
         return
     if isinstance(spec, TensorSpec):
@@ -385,7 +414,8 @@ def _check_one_slow(run, spec, x, name):
         raise TypeError(f"not a parameter spec: {spec!r}")
 
 
-def check_args_slow(specs, args, checks_on=True, values_on=True, device=PROCESS_DEVICE):
+def check_args_slow(specs: Specs, args: Sequence[object], checks_on: bool = True, values_on: bool
+                    = True, device: DeviceArg = PROCESS_DEVICE) -> Env:
     """``check_args`` without the generated fast path: every failure's exact message."""
     if len(args) != len(specs):
         raise TypeError(f"expected {len(specs)} arguments, got {len(args)}")
@@ -398,7 +428,8 @@ def check_args_slow(specs, args, checks_on=True, values_on=True, device=PROCESS_
     return env
 
 
-def check_as_slow(value, spec, env=None, checks_on=True, values_on=True):
+def check_as_slow(value: V, spec: ParamFields | None, env: Env | None = None, checks_on: bool = True, values_on: bool
+                  = True) -> V:
     """``check_as`` without the generated fast path."""
     if spec is None:
         return value
@@ -412,7 +443,7 @@ def check_as_slow(value, spec, env=None, checks_on=True, values_on=True):
     return value
 
 
-def make_checker(specs):
+def make_checker(specs: Iterable[ParamFields | None]) -> ArgsChecker:
     """A function ``check(args, checks_on=True, values_on=True, device=PROCESS_DEVICE)
     -> env`` specialised to one signature's specs; it raises what ``check_args`` raises.
 
@@ -424,11 +455,11 @@ def make_checker(specs):
                for s in specs if isinstance(s, ModelSpec)):
         return _lazy_checker(specs)       # a model class not finished yet: build at first call
 
-    def slow(args, checks_on, values_on, device):
+    def slow(args: Sequence[object], checks_on: bool, values_on: bool, device: DeviceArg) -> tuple[bool, object]:
         return _verdict(check_args_slow, specs, args, checks_on, values_on, device)
 
     src, consts = gen_args_checker(specs, model_field_specs)
-    ns = dict(consts)
+    ns: dict[str, Any] = dict(consts)
     ns.update(_slow=slow, _Fail=_Fail, _T=torch.Tensor, _PROC=PROCESS_DEVICE, _EFF=_EFFECTIVE,
               _Device=torch.device, _resolve=_resolve_device, _dom=domain_problem,
               _hok=_host_ok, _axd=_axis_dim, _CPU=torch.device("cpu"))
@@ -439,10 +470,11 @@ def make_checker(specs):
     return check
 
 
-def _lazy_checker(specs):
-    built = []
+def _lazy_checker(specs: Specs) -> ArgsChecker:
+    built: list[ArgsChecker] = []
 
-    def check(args, checks_on=True, values_on=True, device=PROCESS_DEVICE):
+    def check(args: Sequence[object], checks_on: bool = True, values_on: bool = True, device: DeviceArg
+              = PROCESS_DEVICE) -> Env:
         if not built:
             fields_ready = all(getattr(s.cls, "_ss_field_specs", None) is not None
                                for s in specs if isinstance(s, ModelSpec))
@@ -451,11 +483,11 @@ def _lazy_checker(specs):
             built.append(make_checker(specs))
         return built[0](args, checks_on, values_on, device)
 
-    check.specs = specs
+    check.specs = specs  # type: ignore[attr-defined]
     return check
 
 
-def same_unknowns(values, groups, where):
+def same_unknowns(values: Sequence[Tensor], groups: Groups, where: str) -> Sequence[Tensor]:
     """Checks that the axes one tuple ``as`` gives one unknown (``?k`` in ``([?k D], [?k])``)
     have one size, and returns ``values``. ``groups``: ``(name, ((element, axis), …))``.
     Raises ``ShapeError`` naming the unknown and the two axes that differ."""
@@ -469,19 +501,19 @@ def same_unknowns(values, groups, where):
     return values
 
 
-def make_as_checker(spec):
+def make_as_checker(spec: ParamFields | None) -> AsChecker:
     """A function ``check(value, env, checks_on=True, values_on=True) -> value`` for one
     ``as``'s spec; it raises what ``check_as`` raises."""
     if not isinstance(spec, TensorSpec):
-        def check_other(value, env=None, checks_on=True, values_on=True):
+        def check_other(value: V, env: Env | None = None, checks_on: bool = True, values_on: bool = True) -> V:
             return check_as_slow(value, spec, env, checks_on, values_on)
         return check_other
 
-    def slow(value, env, checks_on, values_on):
+    def slow(value: object, env: Env | None, checks_on: bool, values_on: bool) -> tuple[bool, object]:
         return _verdict(check_as_slow, value, spec, env, checks_on, values_on)
 
     src, consts = gen_as_checker(spec)
-    ns = dict(consts)
+    ns: dict[str, Any] = dict(consts)
     ns.update(_slow=slow, _Fail=_Fail, _T=torch.Tensor, _EFF=_EFFECTIVE, _dom=domain_problem)
     exec(compile(src, "<shapescript as check>", "exec", dont_inherit=True), ns)
     check = ns["check"]
@@ -490,11 +522,12 @@ def make_as_checker(spec):
     return check
 
 
-_CHECKERS = {}
-_AS_CHECKERS = {}
+_CHECKERS: dict[int, tuple[Specs, ArgsChecker]] = {}
+_AS_CHECKERS: dict[int, tuple[ParamFields | None, AsChecker]] = {}
 
 
-def check_args(specs, args, checks_on=True, values_on=True, device=PROCESS_DEVICE):
+def check_args(specs: Specs, args: Sequence[object], checks_on: bool = True, values_on: bool = True, device: DeviceArg
+               = PROCESS_DEVICE) -> Env:
     """Checks a call's arguments against its signature's specs and returns
     what it bound: ``{"b": 2, "...": (3, 4), "Float": torch.float32, "__device__": …}``.
 
@@ -508,7 +541,8 @@ def check_args(specs, args, checks_on=True, values_on=True, device=PROCESS_DEVIC
     return entry[1](args, checks_on, values_on, device)
 
 
-def check_as(value, spec, env=None, checks_on=True, values_on=True):
+def check_as(value: V, spec: ParamFields | None, env: Env | None = None, checks_on: bool = True, values_on: bool
+             = True) -> V:
     """Checks ``value as T`` (``spec`` is ``T``'s spec) and returns ``value``.
 
     ``env`` is the enclosing call's bindings (generics and ``"__device__"``); ``?`` sizes

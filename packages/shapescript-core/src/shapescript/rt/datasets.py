@@ -9,9 +9,18 @@ inline these helpers.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 
 from .ranks import _broadcast_from_rank0, _process_group
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from typing import TypeAlias
+
+    # What ``shuffle`` and ``batches`` take: a tensor, tensors sharing their first axis, a dataset.
+    _Data: TypeAlias = "torch.Tensor | Iterable[torch.Tensor] | Dataset"
 
 
 class Dataset:
@@ -20,17 +29,17 @@ class Dataset:
 
     __slots__ = ("items", "single")
 
-    def __init__(self, items, single=False):
+    def __init__(self, items: Iterable[torch.Tensor], single: bool = False) -> None:
         self.items, self.single = tuple(items), single
 
-    def __len__(self):
+    def __len__(self) -> int:
         return int(self.items[0].shape[0])
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<dataset of {len(self)}: " + ", ".join(str(tuple(t.shape)) for t in self.items) + ">"
 
 
-def _dataset(data, what):
+def _dataset(data: _Data, what: str) -> Dataset:
     if isinstance(data, Dataset):
         return data
     single = isinstance(data, torch.Tensor)
@@ -45,7 +54,7 @@ def _dataset(data, what):
     return Dataset(items, single)
 
 
-def shuffle(data, seed=None):
+def shuffle(data: _Data, seed: int | None = None) -> Dataset:
     """The dataset in a random order: one permutation of the first axis, applied to every
     tensor. ``seed`` (an int) makes it deterministic, drawn from a CPU
     ``torch.Generator(seed)``; without one, torch's default generator is used (rank 0's,
@@ -76,7 +85,7 @@ class Batches:
 
     __slots__ = ("data", "size", "rank", "world")
 
-    def __init__(self, data, size):
+    def __init__(self, data: _Data, size: int) -> None:
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
             raise ValueError(f"batches: size must be an int ≥ 1, not {size!r}")
         self.data, self.size = _dataset(data, "batches"), size
@@ -95,10 +104,10 @@ class Batches:
                              f"(e.g. {len(self.data) - last % w} items), or size one that "
                              f"leaves a multiple of {w}")
 
-    def __len__(self):
+    def __len__(self) -> int:
         return -(-len(self.data) // self.size)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[torch.Tensor | tuple[torch.Tensor, ...]]:
         items, size = self.data.items, self.size
         n = len(self.data)
         r, w = self.rank, self.world
@@ -114,6 +123,6 @@ class Batches:
                 yield tuple(t[lo:hi] for t in items)
 
 
-def batches(data, size):
+def batches(data: _Data, size: int) -> Batches:
     """The dataset in batches of ``size`` (see ``Batches``)."""
     return Batches(data, size)

@@ -18,21 +18,26 @@ see that a loop doesn't move data it meant to keep on the device.
 from __future__ import annotations
 
 
+from typing import TYPE_CHECKING
+
 import torch
 
 from shapescript.vocab import device_parts as _device_parts
 
 from .errors import DeviceError
 
+if TYPE_CHECKING:
+    from os import PathLike
+
 # [override, or None]; {path: (written spec, torch.device)}; [the device in force].
-_OVERRIDE = [None]
-_DECLARED = {}
-_EFFECTIVE = [None]
+_OVERRIDE: list[torch.device | None] = [None]
+_DECLARED: dict[str, tuple[str, torch.device]] = {}
+_EFFECTIVE: list[torch.device | None] = [None]
 # [moves, bytes] of the `as`s that brought a host tensor to the program's device.
 _TRANSFERS = [0, 0]
 
 
-def parse_device(spec):
+def parse_device(spec: str | torch.device) -> torch.device:
     """``"cpu"``, ``"cuda"``, ``"cuda[1]"`` (or ``"cuda:1"``), ``"mps"`` → ``torch.device``.
 
     >>> parse_device("cuda[0]")
@@ -44,7 +49,7 @@ def parse_device(spec):
     return torch.device(kind, index) if index is not None else torch.device(kind)
 
 
-def _refresh_device():
+def _refresh_device() -> None:
     if _OVERRIDE[0] is not None:
         _EFFECTIVE[0] = _OVERRIDE[0]
     elif _DECLARED:
@@ -53,7 +58,7 @@ def _refresh_device():
         _EFFECTIVE[0] = None
 
 
-def devices(spec=None):
+def devices(spec: str | torch.device | None = None) -> torch.device | None:
     """Sets the device of every ShapeScript program in this process; ``None`` clears it.
 
     It wins over the files' ``devices`` lines. Returns the ``torch.device`` set.
@@ -66,7 +71,7 @@ def devices(spec=None):
     return _OVERRIDE[0]
 
 
-def declare_module_device(path, spec):
+def declare_module_device(path: str | PathLike[str], spec: str | torch.device) -> torch.device | None:
     """Called by a compiled module at import with its file's ``devices`` line.
 
     Raises ``DeviceError`` when another loaded file declared a different device and no
@@ -85,12 +90,12 @@ def declare_module_device(path, spec):
     return _EFFECTIVE[0]
 
 
-def current_device():
+def current_device() -> torch.device | None:
     """The device in force: the override, else a loaded file's line, else ``None``."""
     return _EFFECTIVE[0]
 
 
-def call_device(*tensors):
+def call_device(*tensors: object) -> torch.device:
     """The device a call uses: the one in force, else the first tensor's, else the CPU."""
     device = _EFFECTIVE[0]
     if device is not None:
@@ -101,7 +106,7 @@ def call_device(*tensors):
     return torch.device("cpu")
 
 
-def from_host(value):
+def from_host(value: object) -> object:
     """``value`` with its tensors that are on the CPU moved to the program's device.
 
     Called on the value of an ``as`` on a Python value (a tensor, or a tuple or list of
@@ -121,7 +126,7 @@ def from_host(value):
     return value
 
 
-def _moved(t, device):
+def _moved(t: torch.Tensor, device: torch.device) -> torch.Tensor:
     if t.device.type != "cpu":
         return t
     _TRANSFERS[0] += 1
@@ -129,13 +134,13 @@ def _moved(t, device):
     return t.to(device)
 
 
-def host_transfers():
+def host_transfers() -> tuple[int, int]:
     """``(moves, bytes)``: how many host tensors ``as`` has moved to the program's device
     in this process, and their size in bytes (``from_host``)."""
     return _TRANSFERS[0], _TRANSFERS[1]
 
 
-def device_problem(spec=None):
+def device_problem(spec: str | torch.device | None = None) -> str | None:
     """Why this process can't run a program on ``spec`` (``"cuda[1]"``; by default the
     device in force), or ``None``.
 
@@ -165,7 +170,7 @@ def device_problem(spec=None):
     return None
 
 
-def reset_devices():
+def reset_devices() -> None:
     """Forgets the override and every declared line (for tests and notebooks)."""
     _OVERRIDE[0] = None
     _DECLARED.clear()

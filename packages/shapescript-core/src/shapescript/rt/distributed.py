@@ -29,21 +29,25 @@ import datetime
 import io
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import torch
 
 from .device import _OVERRIDE
 from .ranks import rank, world_size
 
+if TYPE_CHECKING:
+    from typing import TextIO
+
 DEFAULT_TIMEOUT = 300.0
 
 
-def launched():
+def launched() -> bool:
     """Whether this process is a rank started by ``torchrun`` (its variables are set)."""
     return all(k in os.environ for k in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"))
 
 
-def timeout_seconds():
+def timeout_seconds() -> float:
     """The collectives' timeout: ``SHAPESCRIPT_DIST_TIMEOUT`` seconds, default 300."""
     raw = os.environ.get("SHAPESCRIPT_DIST_TIMEOUT", "")
     if not raw:
@@ -57,7 +61,7 @@ def timeout_seconds():
     return value
 
 
-def backend():
+def backend() -> str:
     """``"gloo"``, or ``"cpu:gloo,cuda:nccl"`` where CUDA is available and the program's
     device, when set for the process (``--devices``), is CUDA: ``--devices cpu`` on a GPU
     machine neither claims a GPU a rank nor needs one."""
@@ -69,7 +73,7 @@ def backend():
     return "gloo"
 
 
-def start(timeout=None):
+def start(timeout: float | None = None) -> tuple[int, int]:
     """Starts the default process group from ``torchrun``'s environment (see the module's
     docstring) unless one is started; returns ``(rank, world size)``.
 
@@ -88,7 +92,7 @@ def start(timeout=None):
     return rank(), world_size()
 
 
-def stop():
+def stop() -> None:
     """Ends the default process group, if one is started."""
     d = torch.distributed
     if d.is_available() and d.is_initialized():
@@ -100,10 +104,10 @@ class RankPrefixed(io.TextIOBase):
     ``prefix``, so ranks sharing one terminal don't cut into each other's lines; never a
     terminal itself, so reports are plain lines rather than one live line ranks share."""
 
-    def __init__(self, inner, prefix):
+    def __init__(self, inner: TextIO, prefix: str) -> None:
         self._inner, self._prefix, self._pending = inner, prefix, ""
 
-    def write(self, s):
+    def write(self, s: str) -> int:
         if not isinstance(s, str):
             # Text only: writers that probe for a binary stream (``write(b"")``) must
             # find none.
@@ -117,25 +121,25 @@ class RankPrefixed(io.TextIOBase):
             self._inner.flush()
         return len(s)
 
-    def flush(self):
+    def flush(self) -> None:
         if self._pending:
             # A line without its end yet: out now (``print(…, flush=True)``), whole.
             self._inner.write(self._prefix + self._pending + "\n")
             self._pending = ""
         self._inner.flush()
 
-    def isatty(self):
+    def isatty(self) -> bool:
         return False
 
-    def writable(self):
+    def writable(self) -> bool:
         return True
 
     @property
-    def encoding(self):
+    def encoding(self) -> str:  # type: ignore[override]
         return getattr(self._inner, "encoding", "utf-8")
 
 
-def route_output(all_ranks=None):
+def route_output(all_ranks: bool | None = None) -> None:
     """Points ``sys.stdout`` and ``sys.stderr`` as the module's docstring says, for this
     rank of a group of more than one process; nothing otherwise."""
     if world_size() < 2:

@@ -8,14 +8,28 @@ in f32 (f64 for f64) and pass within ``max(1e-4, n·eps)``, ``n`` the class axis
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import torch
 
 from shapescript.vocab import DOMAIN_BOUNDS as _DOMAIN_BOUNDS
 from shapescript.vocab import UNCHECKED_DOMAINS as _UNCHECKED_DOMAINS
 
+if TYPE_CHECKING:
+    from typing import TypeAlias
 
-def _fmt_value(v):
+    from torch import Tensor
+
+    from .specs import DomainFields as Domain
+
+    # A domain's lower or upper bound (None: unbounded).
+    Limit: TypeAlias = float | None
+    # What a domain check found: the text that follows ``got`` in a ``DomainError``, or
+    # None when the values are in the domain.
+    Found: TypeAlias = str | None
+
+
+def _fmt_value(v: float) -> str:
     if isinstance(v, bool) or isinstance(v, int):
         return str(v)
     if math.isnan(v):
@@ -23,21 +37,21 @@ def _fmt_value(v):
     return f"{v:.4g}"
 
 
-def _fmt_index(idx):
+def _fmt_index(idx: tuple[int, ...]) -> str:
     return "" if not idx else f" at {tuple(idx)}"
 
 
-def _first_true(mask):
+def _first_true(mask: Tensor) -> tuple[int, ...]:
     """The index (a tuple) of the first ``True`` of ``mask``, in row-major order."""
     flat = int(mask.reshape(-1).nonzero()[0, 0])
-    idx = []
+    idx: list[int] = []
     for size in reversed(mask.shape):
         idx.append(flat % size)
         flat //= size
     return tuple(reversed(idx))
 
 
-def _in_bounds(x, lo, hi, lo_inclusive):
+def _in_bounds(x: Tensor, lo: Limit, hi: Limit, lo_inclusive: bool) -> Tensor:
     ok = torch.ones(x.shape, dtype=torch.bool, device=x.device)
     if lo is not None:
         ok &= (x >= lo) if lo_inclusive else (x > lo)
@@ -46,12 +60,12 @@ def _in_bounds(x, lo, hi, lo_inclusive):
     return ok
 
 
-def _compiling():
+def _compiling() -> bool:
     is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
     return bool(is_compiling and is_compiling())
 
 
-def _assert_in_domain(x, domain, lo, hi, lo_incl, over_dim):
+def _assert_in_domain(x: Tensor, domain: Domain, lo: Limit, hi: Limit, lo_incl: bool, over_dim: int | None) -> Found:
     """Under ``torch.compile``: the domain check as an assertion in the graph (no
     ``.item()``, so no graph break and no guard on the values). It fails as torch's
     ``RuntimeError`` when the graph runs, naming the domain; the values and where they
@@ -68,7 +82,7 @@ def _assert_in_domain(x, domain, lo, hi, lo_incl, over_dim):
     return None
 
 
-def domain_problem(x, domain, over_dim=None, bound=None):
+def domain_problem(x: Tensor, domain: Domain, over_dim: int | None = None, bound: int | None = None) -> Found:
     """``None`` when ``x``'s values are in ``domain``, else what was found instead: the
     text that follows ``got`` in a ``DomainError`` (``"-0.5 at (1, 2)"``,
     ``"a sum of 0.93 over C at (4,)"``). ``over_dim`` is the class axis's dimension,

@@ -12,11 +12,23 @@ inline these helpers.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 
 from .model import Model
 from .ranks import _average, _process_group
 from .sharding import _fsdp, _is_sharded
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import TypeAlias
+
+    from torch import Tensor
+
+    Loss: TypeAlias = Callable[..., Tensor]  # f(m, *args, **kwargs): a [] tensor
+    Args: TypeAlias = tuple[object, ...]     # f's other arguments
+    Kwargs: TypeAlias = dict[str, object]
 
 
 class Grads:
@@ -28,13 +40,13 @@ class Grads:
 
     __slots__ = ("_ss_model", "_ss_names", "_ss_values")
 
-    def __init__(self, model, values):
+    def __init__(self, model: Model, values: Mapping[str, Tensor | None]) -> None:
         self._ss_model = model
         # ``values`` holds every field, in declaration order (``value_and_grad``'s).
         self._ss_values = values = dict(values)
         self._ss_names = tuple(values)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Tensor:
         if name.startswith("_ss_"):
             raise AttributeError(name)
         values = self._ss_values
@@ -47,26 +59,26 @@ class Grads:
             g = g.full_tensor()  # a shard: the whole gradient (a collective)
         return g
 
-    def items(self):
+    def items(self) -> list[tuple[str, Tensor | None]]:
         """``(field, gradient or None)`` in declaration order."""
         return [(n, self._ss_values[n]) for n in self._ss_names]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         parts = ", ".join(f"{n}: {'none' if g is None else tuple(g.shape)}" for n, g in self.items())
         return f"<grads of {type(self._ss_model).__name__}: {parts}>"
 
 
-def _need_model(m, what):
+def _need_model(m: object, what: str) -> None:
     if not isinstance(m, Model):
         raise TypeError(f"{what} needs a ShapeScript model, not {type(m).__name__}")
 
 
-def _need_grads(g, what):
+def _need_grads(g: object, what: str) -> None:
     if not isinstance(g, Grads):
         raise TypeError(f"{what} needs gradients from value_and_grad, not {type(g).__name__}")
 
 
-def _sharded_value_and_grad(f, m, args, kwargs):
+def _sharded_value_and_grad(f: Loss, m: Model, args: Args, kwargs: Kwargs) -> tuple[Tensor, Grads]:
     """``value_and_grad`` of a sharded model: the gradients are this rank's shards of the
     global batch's (FSDP's reduce-scatter averages them), the value the ranks' mean."""
     with _fsdp(m):
@@ -90,7 +102,7 @@ def _sharded_value_and_grad(f, m, args, kwargs):
     return value, Grads(m, values)
 
 
-def value_and_grad(f, m, *args, **kwargs):
+def value_and_grad(f: Loss, m: Model, *args: object, **kwargs: object) -> tuple[Tensor, Grads]:
     """``(f(m, *args), grads)``: the value, detached, and the gradient of each of ``m``'s
     fields that requires one (``_gradients``: the fields' ``.grad`` are left as they
     were). ``f`` must return a ``[]`` tensor.
@@ -124,7 +136,7 @@ def value_and_grad(f, m, *args, **kwargs):
     return value, Grads(m, values)
 
 
-def _takes_grad(x):
+def _takes_grad(x: object) -> bool:
     """Whether an argument is, or holds at its top level, a tensor or a model that takes a
     gradient."""
     if isinstance(x, torch.Tensor):
@@ -136,7 +148,7 @@ def _takes_grad(x):
     return False
 
 
-def _gradients(value, wrt, args, kwargs):
+def _gradients(value: Tensor, wrt: Sequence[Tensor], args: Args, kwargs: Kwargs) -> Sequence[Tensor | None]:
     """The gradients of ``value`` with respect to ``wrt`` (``None`` where unused), with
     nothing left in any ``.grad``.
 
@@ -160,7 +172,7 @@ def _gradients(value, wrt, args, kwargs):
             p.grad = g
 
 
-def clip_norm(grads, max):
+def clip_norm(grads: Grads, max: float) -> Grads:
     """``grads`` scaled so that their total L2 norm is at most ``max``: each times
     ``min(1, max / (norm + 1e-6))``, as ``torch.nn.utils.clip_grad_norm_`` does; a new
     ``Grads`` (the argument is unchanged)."""

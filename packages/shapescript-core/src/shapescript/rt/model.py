@@ -20,6 +20,8 @@ can copy this module's helpers into modules that don't need ShapeScript.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 
 from .checks import make_checker
@@ -28,13 +30,30 @@ from .device import call_device
 from .errors import ShapeError
 from .specs import TensorSpec, dtype_name
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any, Self, TypeAlias
 
-def _field_specs(cls):
+    from .checks import ArgsChecker
+    from .specs import TensorFields
+
+    class FieldSpec(TensorFields):
+        """A field's ``TensorSpec``: named, of static sizes."""
+
+        name: str
+        axes: tuple[int, ...]
+
+    # A field's initialiser: ("default",), ("zeros",), ("ones",), ("normal", mean, std) or
+    # ("uniform", lo, hi); which items there are depends on the first.
+    FieldInit: TypeAlias = tuple[Any, ...]
+
+
+def _field_specs(cls: type[Model]) -> tuple[FieldSpec, ...]:
     specs = cls.__dict__.get("_ss_field_specs")
     return specs if specs is not None else getattr(cls, "_ss_field_specs", ())
 
 
-def _draw_field(spec, init, generator):
+def _draw_field(spec: FieldSpec, init: FieldInit, generator: torch.Generator) -> torch.Tensor:
     """One field's initial value, drawn on the CPU from ``generator``."""
     shape = tuple(spec.axes)
     dtype = spec.dtype if isinstance(spec.dtype, torch.dtype) else torch.float32
@@ -56,7 +75,7 @@ def _draw_field(spec, init, generator):
     return x.to(dtype)
 
 
-def _wants_grad(t):
+def _wants_grad(t: torch.Tensor) -> bool:
     return t.dtype.is_floating_point or t.dtype.is_complex
 
 
@@ -69,11 +88,11 @@ class Model(torch.nn.Module):
     ['w_e', 'tw1', 'norm']
     """
 
-    _ss_field_specs = ()
-    _ss_field_inits = ()
-    _ss_field_docs = {}
+    _ss_field_specs: tuple[FieldSpec, ...] = ()
+    _ss_field_inits: tuple[FieldInit, ...] = ()
+    _ss_field_docs: dict[str, str] = {}
 
-    def __init__(self, **fields):
+    def __init__(self, **fields: torch.Tensor) -> None:
         super().__init__()
         cls = type(self)
         specs = _field_specs(cls)
@@ -95,7 +114,7 @@ class Model(torch.nn.Module):
             self.register_parameter(n, torch.nn.Parameter(v.detach(), requires_grad=_wants_grad(v)))
 
     @classmethod
-    def init(cls, seed=0, device=None):
+    def init(cls, seed: int = 0, device: torch.device | str | None = None) -> Self:
         """A model with new weights: each field drawn, in declaration order, from one CPU
         ``torch.Generator`` seeded with ``seed``, then moved to ``device`` (default: the
         program's device, else the CPU). The same seed gives the same weights, on any run.
@@ -110,12 +129,12 @@ class Model(torch.nn.Module):
         inits = tuple(cls._ss_field_inits) + (("default",),) * (len(specs) - len(cls._ss_field_inits))
         tensors = {s.name: _draw_field(s, i, generator) for s, i in zip(specs, inits)}
         device = call_device() if device is None else torch.device(device)
-        if device.type != "cpu":
+        if device.type != "cpu":  # type: ignore[union-attr]
             tensors = {k: v.to(device) for k, v in tensors.items()}
         return cls._ss_from_tensors(tensors)
 
     @classmethod
-    def _ss_from_tensors(cls, tensors):
+    def _ss_from_tensors(cls, tensors: dict[str, torch.Tensor]) -> Self:
         """A model holding ``tensors`` (already checked), without checks."""
         self = cls.__new__(cls)
         torch.nn.Module.__init__(self)
@@ -124,12 +143,12 @@ class Model(torch.nn.Module):
             self.register_parameter(s.name, torch.nn.Parameter(v.detach(), requires_grad=_wants_grad(v)))
         return self
 
-    def _ss_fields(self):
+    def _ss_fields(self) -> list[tuple[str, torch.nn.Parameter]]:
         """``(name, parameter)`` of each field, in declaration order."""
         params = self._parameters
         return [(s.name, params[s.name]) for s in _field_specs(type(self))]
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         params = self.__dict__.get("_parameters")
         if params is not None and name in params and not name.startswith("_"):
             if any(s.name == name for s in _field_specs(type(self))):
@@ -137,14 +156,14 @@ class Model(torch.nn.Module):
                 return
         super().__setattr__(name, value)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return ", ".join(f"{s.name}: {s.written}" for s in _field_specs(type(self)))
 
 
-_MODEL_CHECKERS = {}
+_MODEL_CHECKERS: dict[type[Model], ArgsChecker] = {}
 
 
-def _model_checker(cls):
+def _model_checker(cls: type[Model]) -> ArgsChecker:
     """The argument checker of ``cls(**fields)``: each field named ``Cls.field``."""
     entry = _MODEL_CHECKERS.get(cls)
     if entry is None:
@@ -154,12 +173,12 @@ def _model_checker(cls):
     return entry
 
 
-def _shape_text(shape):
+def _shape_text(shape: Iterable[int]) -> str:
     items = [str(int(d)) for d in shape]
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
-def field_spec(model, name):
+def field_spec(model: Model, name: str) -> FieldSpec:
     """The ``TensorSpec`` of ``model``'s field ``name`` (``AttributeError`` if none)."""
     for s in _field_specs(type(model)):
         if s.name == name:
@@ -167,7 +186,7 @@ def field_spec(model, name):
     raise AttributeError(f"{type(model).__name__} has no field {name!r}")
 
 
-def check_field(cls_name, spec, value, suffix=""):
+def check_field(cls_name: str, spec: FieldSpec, value: object, suffix: str = "") -> None:
     """Checks ``value`` against a field's static type: a tensor (``TypeError``), its
     shape and dtype (``ShapeError`` naming ``Cls.field``)."""
     who = f"{cls_name}.{spec.name}"
@@ -187,7 +206,7 @@ def check_field(cls_name, spec, value, suffix=""):
                          f"got {dtype_name(value.dtype)}{suffix}")
 
 
-def set_field(model, name, value):
+def set_field(model: object, name: str, value: object) -> None:
     """``m.field = v`` in host code: checks ``v`` against the field's type (shape and
     dtype, ``ShapeError`` naming ``Model.field``) and copies it into the field's
     ``nn.Parameter``, which stays the same object, so optimizers and ``state_dict`` keep

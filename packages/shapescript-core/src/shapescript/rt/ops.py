@@ -12,11 +12,21 @@ Each helper is a top-level function of torch and the standard library only, so
 from __future__ import annotations
 
 import contextvars
+from typing import TYPE_CHECKING
 
 import torch
 import torch.nn.functional as F
 
 from .errors import ShapeError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+    from typing import Literal, TypeAlias
+
+    from torch import Tensor
+
+    OptTensor: TypeAlias = Tensor | None
+    OpenShape: TypeAlias = tuple[int | None, ...]  # a shape; a None size is what the others leave
 
 _TRAINING = contextvars.ContextVar("shapescript_training", default=False)
 
@@ -32,45 +42,45 @@ class train:
     True
     """
 
-    def __init__(self, mode=True):
+    def __init__(self, mode: bool = True) -> None:
         self.mode = bool(mode)
-        self._tokens = []
+        self._tokens: list[contextvars.Token[bool]] = []
 
-    def __enter__(self):
+    def __enter__(self) -> train:
         self._tokens.append(_TRAINING.set(self.mode))
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         _TRAINING.reset(self._tokens.pop())
         return False
 
 
-def is_training():
+def is_training() -> bool:
     """Whether the current context is in training mode."""
     return _TRAINING.get()
 
 
-def softmax(x, over):
+def softmax(x: Tensor, over: int) -> Tensor:
     """``torch.softmax`` over the axis at position ``over``."""
     return torch.softmax(x, dim=over)
 
 
-def log_softmax(x, over):
+def log_softmax(x: Tensor, over: int) -> Tensor:
     """``torch.log_softmax`` over the axis at position ``over``."""
     return torch.log_softmax(x, dim=over)
 
 
-def logsumexp(x, over):
+def logsumexp(x: Tensor, over: int | Sequence[int]) -> Tensor:
     """``torch.logsumexp`` over the axis (or list of axes) at ``over``."""
     return torch.logsumexp(x, dim=over)
 
 
-def cumsum(x, over):
+def cumsum(x: Tensor, over: int) -> Tensor:
     """``torch.cumsum`` along the axis at position ``over``."""
     return torch.cumsum(x, dim=over)
 
 
-def layer_norm(x, over, weight=None, bias=None, eps=1e-5):
+def layer_norm(x: Tensor, over: int, weight: OptTensor = None, bias: OptTensor = None, eps: float = 1e-5) -> Tensor:
     """Layer normalisation over the one axis at position ``over``, with optional
     ``weight`` and ``bias`` of that axis's size: ``F.layer_norm`` on that axis moved last.
     """
@@ -81,7 +91,7 @@ def layer_norm(x, over, weight=None, bias=None, eps=1e-5):
     return y if last else y.movedim(-1, over)
 
 
-def rms_norm(x, over, weight=None, eps=None):
+def rms_norm(x: Tensor, over: int, weight: OptTensor = None, eps: float | None = None) -> Tensor:
     """RMS normalisation over the axis at position ``over`` (``F.rms_norm``'s semantics:
     ``eps=None`` is ``torch.finfo(x.dtype).eps``)."""
     over = over % x.dim()
@@ -91,7 +101,7 @@ def rms_norm(x, over, weight=None, eps=None):
     return y if last else y.movedim(-1, over)
 
 
-def cross_entropy(logits, y, over):
+def cross_entropy(logits: Tensor, y: Tensor, over: int) -> Tensor:
     """Mean cross-entropy of ``logits`` (class axis at ``over``) against the indices ``y``,
     which has the logits' other axes in order."""
     if logits.dim() > 1:
@@ -103,7 +113,7 @@ def cross_entropy(logits, y, over):
     return F.cross_entropy(logits, y)
 
 
-def conv2d(input, weight, bias=None, stride=1, padding=0):
+def conv2d(input: Tensor, weight: Tensor, bias: OptTensor = None, stride: int = 1, padding: int = 0) -> Tensor:
     """``torch.nn.functional.conv2d``, with the one fact its declared result size needs
     and a type can't say: the padded input is at least the kernel (else the size,
     ``(h + 2*padding - kh)/stride + 1``, would be below 1), as a ``ShapeError``."""
@@ -118,7 +128,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0):
     return F.conv2d(input, weight, bias, stride, padding)
 
 
-def dropout(x, p=0.5):
+def dropout(x: Tensor, p: float = 0.5) -> Tensor:
     """Zeroes each element with probability ``p`` and scales the rest by ``1/(1-p)``, in
     training mode only; outside it, the identity."""
     if not _TRAINING.get() or p == 0:
@@ -126,7 +136,7 @@ def dropout(x, p=0.5):
     return F.dropout(x, p, training=True)
 
 
-def stack_map(n, fn, device=None):
+def stack_map(n: int, fn: Callable[[int], Tensor | int | float], device: torch.device | str | None = None) -> Tensor:
     """``n |> map(i => fn(i))``: the results for ``i`` in ``0 .. n-1``, stacked along a new
     first axis; host results become 0-d tensors (``int`` i64, ``float`` f32, ``bool``)."""
     items = []
@@ -155,7 +165,7 @@ def stack_map(n, fn, device=None):
 # While ``torch.export`` traces, a size is symbolic and a comparison of it a ``SymBool``:
 # there each test becomes ``torch._check``, a fact the exported program keeps and checks,
 # one that also bounds the dynamic dim (``n <= 4`` from slicing ``n`` rows off an axis of 4).
-def _holds(ok, message):
+def _holds(ok: bool | torch.SymBool, message: str) -> None:
     """Raises ``ShapeError(message)`` unless ``ok``; a symbolic ``ok`` is a traced fact."""
     if isinstance(ok, bool):
         if not ok:
@@ -164,7 +174,7 @@ def _holds(ok, message):
     torch._check(ok, lambda: message)
 
 
-def divides(x, axis, den, where, what):
+def divides(x: Tensor, axis: int, den: int, where: str, what: str) -> Tensor:
     """``x`` when its axis ``axis`` (negative: from the end) is a multiple of ``den``.
 
     >>> divides(torch.zeros(2, 6), 1, 2, "m.ss:1:1", "`(k two)` needs axis `D` to be a multiple of 2").shape
@@ -175,7 +185,7 @@ def divides(x, axis, den, where, what):
     return x
 
 
-def has_size(x, axis, size, where, what):
+def has_size(x: Tensor, axis: int, size: int, where: str, what: str) -> Tensor:
     """``x`` when its axis ``axis`` (negative: from the end) is ``size``: a pattern's
     keyword size for an axis whose size the types leave open (``a=2`` on a generic).
 
@@ -187,7 +197,7 @@ def has_size(x, axis, size, where, what):
     return x
 
 
-def sliced(x, lo, hi, where):
+def sliced(x: Tensor, lo: int, hi: int, where: str) -> Tensor:
     """``x[lo:hi]`` when ``0 <= lo <= hi <=`` the first axis's size, else ``ShapeError``."""
     n = x.shape[0]
     message = f"{where}: the slice {lo}..{hi} is out of bounds for an axis of {n}"
@@ -197,7 +207,7 @@ def sliced(x, lo, hi, where):
     return x[lo:hi]
 
 
-def cut(x, picks, where):
+def cut(x: Tensor, picks: Sequence[tuple[int, int, int | None]], where: str) -> Tensor:
     """``x`` indexed on any axes, each index within its axis: ``picks`` is
     ``((axis, lo, hi), …)``, a slice ``lo:hi`` of that axis, or with ``hi`` None the
     host ``int`` index ``lo`` (the axis removed); the other axes are kept whole.
@@ -205,7 +215,7 @@ def cut(x, picks, where):
     >>> cut(torch.zeros(2, 5, 4), ((1, 1, 3), (2, -1, None)), "m.ss:1:1").shape
     torch.Size([2, 2])
     """
-    index = [slice(None)] * (max(axis for axis, _, _ in picks) + 1)
+    index: list[slice | int] = [slice(None)] * (max(axis for axis, _, _ in picks) + 1)
     shape = x.shape
     for axis, lo, hi in picks:
         n = shape[axis]
@@ -223,7 +233,7 @@ def cut(x, picks, where):
     return x[tuple(index)]
 
 
-def picked(x, index, where):
+def picked(x: Tensor, index: tuple[int, ...], where: str) -> Tensor:
     """``x[i, j, …]`` for host ``int`` indices, each within ``-size .. size - 1``.
 
     >>> picked(torch.arange(3), (-1,), "m.ss:1:1").item()
@@ -239,27 +249,27 @@ def picked(x, index, where):
     return x[index]
 
 
-def at_least(x, axis, k, where, what):
+def at_least(x: Tensor, axis: int, k: int, where: str, what: str) -> Tensor:
     """``x`` when its axis ``axis`` has at least ``k`` elements (``topk``'s ``k``)."""
     n = x.shape[axis]
     _holds(k <= n, f"{where}: {what}, but the axis has {n}")
     return x
 
 
-def counted(n, where):
+def counted(n: int, where: str) -> int:
     """A ``map``'s count, when it is at least 1 (a stack of no items has no shape)."""
     _holds(n >= 1, f"{where}: map over {n} items: the result's shape needs at least one")
     return n
 
 
-def _numel(sizes):
+def _numel(sizes: Iterable[int]) -> int:
     n = 1
     for s in sizes:
         n = n * s
     return n
 
 
-def pack(xs, left, right):
+def pack(xs: Sequence[Tensor], left: int, right: int) -> Tensor:
     """``einops.pack(xs, "l… * r…")[0]`` (``left`` and ``right`` names around ``*``): each
     tensor's middle axes flattened into one, then all joined along it.
 
@@ -274,7 +284,7 @@ def pack(xs, left, right):
     return torch.cat(flat, dim=left)
 
 
-def unpack(x, left, right, shapes, where):
+def unpack(x: Tensor, left: int, right: int, shapes: Sequence[OpenShape], where: str) -> tuple[Tensor, ...]:
     """``einops.unpack``: ``x``'s axis ``left`` cut into one part per shape (a tuple of
     sizes; one ``None`` is what the others leave) and each part's axis unflattened.
     Sizes that don't add up to the axis raise ``ShapeError``.
@@ -315,7 +325,7 @@ def unpack(x, left, right, shapes, where):
 # formatted unless a check fails, and none of a size while ``torch.compile`` traces (which
 # would make it guard on the size's value): there a comparison of symbolic sizes is a
 # ``torch._check``, which puts no break in the graph.
-def expect_rank(x, axes, message, or_more=False):
+def expect_rank(x: object, axes: int, message: Callable[[], str], or_more: bool = False) -> Tensor:
     """``x`` when it is a tensor of ``axes`` axes (``or_more``: that many or more, for a
     type with ``...``); else ``ShapeError`` with ``message()`` and the shape it has.
 
@@ -329,7 +339,7 @@ def expect_rank(x, axes, message, or_more=False):
     return x
 
 
-def expect_size(ok, message):
+def expect_size(ok: bool | torch.SymBool, message: Callable[[], str]) -> None:
     """Raises ``ShapeError(message())`` unless ``ok``, a comparison of sizes (symbolic
     while compiling: then ``torch._check``)."""
     if isinstance(ok, bool):
@@ -339,7 +349,7 @@ def expect_size(ok, message):
     torch._check(ok, message)
 
 
-def expect_shape(x, sizes, message):
+def expect_shape(x: Tensor, sizes: Sequence[int | str], message: Callable[[], str]) -> Tensor:
     """``x as T`` for a tensor type: ``x`` when its shape is ``sizes`` (a size each, or
     a ``"?k"`` name: a size the type leaves unknown, the same one wherever it appears).
 
@@ -347,7 +357,7 @@ def expect_shape(x, sizes, message):
     torch.Size([2, 3])
     """
     expect_rank(x, len(sizes), message)
-    unknown = {}
+    unknown: dict[str, int] = {}
     for have, want in zip(x.shape, sizes):
         if isinstance(want, str):
             want = unknown.setdefault(want, have)

@@ -12,12 +12,19 @@ inline these helpers.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 
 from .grads import _need_grads, _need_model
 from .ranks import _broadcast_from_rank0, _fsdp_wanted, _process_group
 from .schedules import _rate
 from .sharding import _fsdp, _is_sharded, _shard
+
+if TYPE_CHECKING:
+    from .grads import Grads
+    from .model import Model
+    from .schedules import Rate
 
 
 class Optimizer:
@@ -26,19 +33,19 @@ class Optimizer:
 
     __slots__ = ("model", "torch_optimizer", "lr", "steps")
 
-    def __init__(self, model, torch_optimizer, lr):
+    def __init__(self, model: Model, torch_optimizer: torch.optim.Optimizer, lr: Rate) -> None:
         self.model, self.torch_optimizer, self.lr, self.steps = model, torch_optimizer, lr, 0
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"<{type(self.torch_optimizer).__name__} of {type(self.model).__name__}, "
                 f"lr={self.lr!r}, {self.steps} steps>")
 
 
-def _params(m):
+def _params(m: Model) -> list[torch.nn.Parameter]:
     return [p for _, p in m._ss_fields() if p.requires_grad]
 
 
-def _start_together(m):
+def _start_together(m: Model) -> None:
     """Under a process group, ``m``'s fields set to rank 0's, as DDP does when it wraps a
     module, so every rank takes the same steps from the same weights; sharded among the
     ranks when the run asks for it (``_fsdp_wanted``)."""
@@ -51,7 +58,7 @@ def _start_together(m):
         _broadcast_from_rank0([p for _, p in m._ss_fields()])
 
 
-def sgd(m, lr, momentum=0.0, weight_decay=0.0):
+def sgd(m: Model, lr: Rate, momentum: float = 0.0, weight_decay: float = 0.0) -> Optimizer:
     """``torch.optim.SGD`` over ``m``'s fields; ``lr`` a number or a schedule."""
     _need_model(m, "sgd")
     _start_together(m)
@@ -60,7 +67,8 @@ def sgd(m, lr, momentum=0.0, weight_decay=0.0):
     return Optimizer(m, opt, lr)
 
 
-def adamw(m, lr, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):
+def adamw(m: Model, lr: Rate, weight_decay: float = 0.01, beta1: float = 0.9, beta2: float = 0.999, eps: float
+          = 1e-8) -> Optimizer:
     """``torch.optim.AdamW`` over ``m``'s fields, with torch's defaults; ``lr`` a number or
     a schedule."""
     _need_model(m, "adamw")
@@ -70,7 +78,7 @@ def adamw(m, lr, weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8):
     return Optimizer(m, opt, lr)
 
 
-def update(m, grads, opt):
+def update(m: Model, grads: Grads, opt: Optimizer) -> None:
     """One step of ``opt`` on ``m`` with ``grads``, in place; the learning rate is the
     schedule's at this step (the number of updates so far). Fields without a gradient
     are left alone, as torch leaves parameters whose ``.grad`` is ``None``."""

@@ -14,14 +14,23 @@ inline these helpers.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import torch
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import TypeAlias
+
+    from torch import Tensor
+
+    _Grad: TypeAlias = "Tensor | None"  # a field's gradient, None where it has none
 
 # Gradients travel in buckets of at most this many bytes, DDP's default (``bucket_cap_mb``).
 _BUCKET_BYTES = 25 * 1024 * 1024
 
 
-def _process_group():
+def _process_group() -> tuple[int, int] | None:
     """``(rank, world size)`` of the default ``torch.distributed`` process group when one
     of more than one process is started, else ``None``."""
     d = torch.distributed
@@ -31,32 +40,32 @@ def _process_group():
     return (d.get_rank(), world) if world > 1 else None
 
 
-def world_size():
+def world_size() -> int:
     """The number of processes training together: the default process group's size, 1
     when none is started (``torchrun``, ``shapescript run --nproc-per-node``)."""
     d = torch.distributed
     return d.get_world_size() if d.is_available() and d.is_initialized() else 1
 
 
-def rank():
+def rank() -> int:
     """This process's rank in the default process group, from 0; 0 when none is started."""
     d = torch.distributed
     return d.get_rank() if d.is_available() and d.is_initialized() else 0
 
 
-def _fsdp_wanted():
+def _fsdp_wanted() -> bool:
     """Whether the run asks for sharded fields: ``SHAPESCRIPT_FSDP`` (``shapescript run
     --fsdp``) set, under a process group of more than one process."""
     return (os.environ.get("SHAPESCRIPT_FSDP", "") not in ("", "0")
             and _process_group() is not None)
 
 
-def _all_ranks_output():
+def _all_ranks_output() -> bool:
     """Whether every rank reports (``shapescript run --all-ranks``), not rank 0 alone."""
     return os.environ.get("SHAPESCRIPT_ALL_RANKS", "") not in ("", "0")
 
 
-def _rank0_flag(ok, what):
+def _rank0_flag(ok: bool | None, what: str) -> None:
     """Rank 0 tells the others whether ``what`` went well, ``ok`` (a broadcast, also the
     barrier they wait at; the others pass ``None``); a rank other than 0 raises when it
     didn't."""
@@ -69,7 +78,7 @@ def _rank0_flag(ok, what):
         raise RuntimeError(f"rank 0 failed to {what}; its own error says why")
 
 
-def _broadcast_from_rank0(tensors):
+def _broadcast_from_rank0(tensors: Iterable[Tensor]) -> None:
     """Every rank's ``tensors`` set, in place, to rank 0's: one broadcast per dtype and
     device (a collective costs far more than the copies in and out of one buffer)."""
     d = torch.distributed
@@ -84,7 +93,7 @@ def _broadcast_from_rank0(tensors):
                 t.detach().copy_(part.view(t.shape))
 
 
-def _average(value, wrt, grads, world):
+def _average(value: Tensor, wrt: Sequence[Tensor], grads: Sequence[_Grad], world: int) -> tuple[Tensor, list[_Grad]]:
     """``value`` and ``grads`` (``None`` where a field has none) averaged over the ranks:
     one all-reduce (a sum, then ``/ world``) per bucket of at most ``_BUCKET_BYTES`` of
     one dtype and device. A field has a gradient afterwards when some rank had one (zeros

@@ -18,6 +18,7 @@ import json
 import os
 import sys
 import time
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -25,8 +26,18 @@ from shapescript.files import write_error
 
 from .ranks import _all_ranks_output, _process_group
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import IO, Any, SupportsFloat, TextIO, TypeAlias
 
-def _report_value(v):
+    # A record: ``step`` (an int), the values (numbers), ``time`` (seconds).
+    _Record = dict[str, Any]
+    _Sink = Callable[[_Record], object]
+    _Int: TypeAlias = int | torch.Tensor
+    _Value: TypeAlias = torch.Tensor | SupportsFloat
+
+
+def _report_value(v: _Value) -> int | float:
     if isinstance(v, torch.Tensor):
         if v.numel() != 1:
             raise TypeError(f"report: values are numbers or [] tensors, not shape {tuple(v.shape)}")
@@ -39,13 +50,13 @@ def _report_value(v):
         raise TypeError(f"report: values are numbers or [] tensors, not {type(v).__name__}") from None
 
 
-def _format_value(v):
+def _format_value(v: int | float) -> str:
     if isinstance(v, bool) or isinstance(v, int):
         return str(v)
     return format(v, ".4g")
 
 
-def format_record(step, values, total=None, progress=""):
+def format_record(step: int, values: Mapping[str, int | float], total: int | None = None, progress: str = "") -> str:
     """``step 50: loss 0.568, acc 0.912``: each value ``.4g`` (ints as they are), in order;
     ``step 50/320: …`` with a ``total``, and ``progress`` (the rate and ETA) after."""
     head = f"step {step}/{total}" if total is not None else f"step {step}"
@@ -54,7 +65,7 @@ def format_record(step, values, total=None, progress=""):
     return f"{line} ({progress})" if progress else line
 
 
-def _clock(seconds):
+def _clock(seconds: float) -> str:
     """``42s``, ``3:07``, ``1:02:03``: an ETA."""
     s = int(round(seconds))
     if s < 60:
@@ -64,7 +75,7 @@ def _clock(seconds):
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
-def _rate_text(steps_per_s):
+def _rate_text(steps_per_s: float) -> str:
     if steps_per_s >= 1:
         return f"{steps_per_s:.3g} steps/s"
     return f"{1 / steps_per_s:.3g} s/step"
@@ -74,14 +85,14 @@ class _LiveGuard:
     """Stands in for ``sys.stdout``/``sys.stderr`` while a live progress line is showing:
     the first write of anything else ends that line first, then the streams go back."""
 
-    def __init__(self, inner, owner):
+    def __init__(self, inner: TextIO, owner: TerminalSink) -> None:
         self._inner, self._owner = inner, owner
 
-    def write(self, s):
+    def write(self, s: str) -> int:
         self._owner.end_line()
         return self._inner.write(s)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         if name in ("_inner", "_owner"):
             raise AttributeError(name)
         return getattr(self._inner, name)
@@ -98,22 +109,22 @@ class TerminalSink:
     lines stay, like one per epoch; without a total every report is kept. ``stream``
     defaults to ``sys.stdout`` at each report."""
 
-    def __init__(self, stream=None, live=None):
+    def __init__(self, stream: TextIO | None = None, live: bool | None = None) -> None:
         self.stream, self.live = stream, live
-        self._showing = None          # the stream holding an unfinished live line
-        self._saved = None
+        self._showing: TextIO | None = None          # the stream holding an unfinished live line
+        self._saved: tuple[TextIO, TextIO] | None = None
         # The guards last taken off: ``print`` holds ``sys.stdout`` by a borrowed reference
         # while it writes, so a guard that gives the streams back must outlive that call.
-        self._retired = ()
-        self.total = None
-        self._first = None            # (step, time) of the first report: the rate's start
-        self._kept = None             # the tenth of the total of the last kept line
+        self._retired: tuple[TextIO, ...] = ()
+        self.total: int | None = None
+        self._first: tuple[int, float] | None = None            # (step, time) of the first report: the rate's start
+        self._kept: int | None = None             # the tenth of the total of the last kept line
 
-    def set_total(self, total):
+    def set_total(self, total: int | None) -> None:
         """The number of steps in all (``report(step, total, …)``): shown, and the ETA."""
         self.total = int(total) if total is not None else None
 
-    def _progress(self, step, now):
+    def _progress(self, step: int, now: float) -> str:
         if self._first is None:
             self._first = (step, now)
             return ""
@@ -126,7 +137,7 @@ class TerminalSink:
             text += f", ETA {_clock(max(0, self.total - 1 - step) / rate)}"
         return text
 
-    def _keep(self, step):
+    def _keep(self, step: int) -> bool:
         """Whether this report's line stays on a TTY."""
         if self.total is None or self.total <= 0:
             return True
@@ -136,7 +147,7 @@ class TerminalSink:
             return True
         return False
 
-    def __call__(self, record):
+    def __call__(self, record: _Record) -> None:
         stream = self._target()
         step = record["step"]
         progress = self._progress(step, record.get("time", 0.0))
@@ -168,11 +179,11 @@ class TerminalSink:
             self._showing = stream
             self._guard()
 
-    def _target(self):
+    def _target(self) -> TextIO:
         s = self.stream if self.stream is not None else sys.stdout
         return s._inner if isinstance(s, _LiveGuard) else s
 
-    def _guard(self):
+    def _guard(self) -> None:
         if self.stream is not None:
             return
         out, err = sys.stdout, sys.stderr
@@ -180,7 +191,7 @@ class TerminalSink:
         sys.stdout = _LiveGuard(out, self)
         sys.stderr = _LiveGuard(err, self)
 
-    def _unguard(self):
+    def _unguard(self) -> None:
         if self._saved is not None:
             out, err = self._saved
             self._saved = None
@@ -190,7 +201,7 @@ class TerminalSink:
             if isinstance(sys.stderr, _LiveGuard) and sys.stderr._owner is self:
                 sys.stderr = err
 
-    def end_line(self):
+    def end_line(self) -> None:
         """Finishes the live line, if one is showing (before other output, and at exit)."""
         stream, self._showing = self._showing, None
         self._unguard()
@@ -201,7 +212,7 @@ class TerminalSink:
             except (ValueError, OSError):
                 pass
 
-    def close(self):
+    def close(self) -> None:
         self.end_line()
 
 
@@ -209,28 +220,28 @@ class JsonLinesSink:
     """Appends each record as one JSON object per line, with ``time`` (seconds since the
     epoch); the file is created (emptied) when the sink is added, and flushed per line."""
 
-    def __init__(self, path):
+    def __init__(self, path: str | os.PathLike[str]) -> None:
         self.given = os.fspath(path)     # an error names it as the user did
         self.path = os.path.abspath(self.given)
-        self._file = None
+        self._file: IO[str] | None = None
         self._open("w")
 
-    def __call__(self, record):
+    def __call__(self, record: _Record) -> None:
         if self._file is None:
             self._open("a")
         try:
-            self._file.write(json.dumps(record) + "\n")
-            self._file.flush()
+            self._file.write(json.dumps(record) + "\n")  # type: ignore[union-attr]
+            self._file.flush()  # type: ignore[union-attr]
         except OSError as err:  # a full disk: the log's error, named as every output's
             raise write_error(err, self.given) or err from None
 
-    def _open(self, mode):
+    def _open(self, mode: str) -> None:
         try:
             self._file = open(self.path, mode, encoding="utf-8")
         except OSError as err:
             raise write_error(err, self.given) or err from None
 
-    def close(self):
+    def close(self) -> None:
         if self._file is not None:
             file, self._file = self._file, None
             try:
@@ -239,18 +250,18 @@ class JsonLinesSink:
                 pass          # the write that failed has said so
 
 
-_SINKS = []
-_TERMINAL = []
+_SINKS: list[_Sink] = []
+_TERMINAL: list[_Sink] = []
 
 
-def _terminal():
+def _terminal() -> _Sink:
     if not _TERMINAL:
         _TERMINAL.append(TerminalSink())
         atexit.register(_close_sinks)
     return _TERMINAL[0]
 
 
-def sink(target):
+def sink(target: str | os.PathLike[str] | _Sink) -> None:
     """Adds a sink that every ``report`` also goes to: a path (a JSON-lines file, emptied
     now; adding the same path again does nothing) or, from Python, any callable taking
     the record (a dict: ``step``, the values in order, ``time``)."""
@@ -268,18 +279,18 @@ def sink(target):
     return None
 
 
-def report_sink(path):
+def report_sink(path: str | os.PathLike[str]) -> None:
     """``shapescript run --log FILE``: every ``report`` also goes to the JSON-lines file
     ``path`` (``sink(path)``, before the program starts)."""
     sink(path)
 
 
-def sinks():
+def sinks() -> list[_Sink]:
     """The sinks in use: the terminal's, then those ``sink`` added."""
     return [_terminal()] + list(_SINKS)
 
 
-def reset_sinks(terminal=None):
+def reset_sinks(terminal: _Sink | None = None) -> None:
     """Closes the added sinks and forgets them; ``terminal`` replaces the terminal sink
     (a ``TerminalSink`` or any callable; ``None`` a fresh ``TerminalSink``)."""
     for s in _SINKS:
@@ -296,7 +307,7 @@ def reset_sinks(terminal=None):
     _TERMINAL[:] = [terminal if terminal is not None else TerminalSink()]
 
 
-def report(step, total=None, /, **values):
+def report(step: _Int, total: _Int | None = None, /, **values: _Value) -> None:
     """Sends ``{"step": step, name: value, …, "time": time.time()}`` to every sink; values
     are numbers or one-element tensors (read with ``.item()``). ``total``, the number of
     steps in all, puts ``step/total`` and the ETA on the terminal's line (not in the
@@ -306,7 +317,7 @@ def report(step, total=None, /, **values):
         set_total = getattr(_terminal(), "set_total", None)
         if set_total is not None:
             set_total(int(total) if not isinstance(total, torch.Tensor) else int(total.item()))
-    record = {"step": int(step) if not isinstance(step, torch.Tensor) else int(step.item())}
+    record: _Record = {"step": int(step) if not isinstance(step, torch.Tensor) else int(step.item())}
     for k, v in values.items():
         if k in ("step", "time"):
             raise ValueError(f"report: `{k}` is written by report itself; name the value otherwise")
@@ -322,7 +333,7 @@ def report(step, total=None, /, **values):
         s(dict(record))
 
 
-def _close_sinks():
+def _close_sinks() -> None:
     for s in list(_SINKS) + list(_TERMINAL):
         close = getattr(s, "close", None)
         if close is not None:

@@ -14,12 +14,20 @@ inline these helpers.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 
 from .ranks import _broadcast_from_rank0
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
-def _is_sharded(m):
+    from .model import Model
+
+
+def _is_sharded(m: object) -> bool:
     """Whether ``m``'s fields are sharded among the ranks (``_shard``)."""
     return getattr(type(m), "_ss_sharded", False)
 
@@ -43,17 +51,17 @@ class _ShardedFields:
     _ss_sharded = True
     _ss_inside = 0
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         if self._ss_inside:
             # FSDP swapping a field's shard and its whole value
             torch.nn.Module.__setattr__(self, name, value)
         else:
             super().__setattr__(name, value)   # a model's own: `m.field = v` is set_field
 
-    def forward(self, f, *args, **kwargs):
+    def forward(self, f: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return f(self, *args, **kwargs)
 
-    def _ss_set_shard(self, name, value):
+    def _ss_set_shard(self, name: str, value: torch.Tensor) -> None:
         """``m.field = v`` (``set_field``): this rank's rows of ``v`` into its shard, as
         FSDP cut them (``torch.chunk`` along the first axis); every rank runs the same
         host code, with the same ``v``."""
@@ -67,7 +75,7 @@ class _ShardedFields:
                 with torch.no_grad():
                     local.copy_(parts[r].to(local.device, local.dtype))
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> torch.Tensor | torch.nn.Module:
         value = torch.nn.Module.__getattr__(self, name)
         if not self._ss_inside and isinstance(value, _dtensor_type()):
             with _fsdp(self):
@@ -82,26 +90,26 @@ class _fsdp:
 
     __slots__ = ("m",)
 
-    def __init__(self, m):
+    def __init__(self, m: Model) -> None:
         self.m = m
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         self.m.__dict__["_ss_inside"] = self.m._ss_inside + 1
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.m.__dict__["_ss_inside"] -= 1
 
 
-_SHARDED_CLASSES = {}
+_SHARDED_CLASSES: dict[type[Model], type[Model]] = {}
 
 
-def _dtensor_type():
+def _dtensor_type() -> type[torch.Tensor]:
     from torch.distributed.tensor import DTensor
 
     return DTensor
 
 
-def _shard(m):
+def _shard(m: Model) -> None:
     """Shards ``m``'s fields among the ranks with ``fully_shard``, in place, after
     setting them to rank 0's (as DDP does when it wraps a module)."""
     from torch.distributed.device_mesh import init_device_mesh
@@ -123,7 +131,7 @@ def _shard(m):
         fully_shard(m, mesh=mesh)
 
 
-def gathered(m):
+def gathered(m: Model) -> Model | None:
     """``m`` itself; for a sharded model, one of its own class holding the whole fields,
     gathered on rank 0 (every rank takes part; the others get ``None``)."""
     if not _is_sharded(m):

@@ -25,8 +25,17 @@ import ast
 import functools
 import importlib
 import inspect
+from typing import TYPE_CHECKING
 
 from shapescript.rt.unannotated import unannotated
+
+if TYPE_CHECKING:
+    from collections.abc import Collection, Iterable
+    from collections.abc import Set as AbstractSet
+    from typing import TypeAlias, TypeVar
+
+    _Names: TypeAlias = "Iterable[str]"  # helpers' names
+    _Named = TypeVar("_Named", ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 # In dependency order; ``model`` and the training built-ins' modules (written separately)
 # when present. ``training`` itself only gathers the names of the six before it.
@@ -42,16 +51,16 @@ _OUTSIDE_RT = ("vocab", "files", "errors")
 class _Def:
     __slots__ = ("name", "module", "order", "node", "source", "uses")
 
-    def __init__(self, name, module, order, node, source, uses):
+    def __init__(self, name: str, module: str, order: int, node: ast.stmt, source: str, uses: AbstractSet[str]) -> None:
         self.name, self.module, self.order = name, module, order
         self.node, self.source, self.uses = node, source, uses
 
 
-def _names_used(node):
+def _names_used(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
-def _defined_names(node):
+def _defined_names(node: ast.stmt) -> list[str]:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return [node.name]
     if isinstance(node, ast.Assign):
@@ -62,9 +71,11 @@ def _defined_names(node):
 
 
 @functools.cache
-def _catalogue():
+def _catalogue() -> tuple[dict[str, _Def], dict[str, ast.Import | ast.ImportFrom]]:
     """``({name: _Def}, {imported name: import statement node})`` over the modules."""
-    defs, imports, order = {}, {}, 0
+    defs: dict[str, _Def] = {}
+    imports: dict[str, ast.Import | ast.ImportFrom] = {}
+    order = 0
     for mod_name in _HELPER_MODULES:
         try:
             # The errors live outside the runtime package, so the compiler can raise
@@ -118,16 +129,16 @@ def _catalogue():
     return defs, imports
 
 
-def _inlined_modules():
+def _inlined_modules() -> set[str]:
     return {f"shapescript.{m}" for m in _OUTSIDE_RT}
 
 
-def helper_names():
+def helper_names() -> list[str]:
     """Every name ``helper_source`` can inline."""
     return sorted(_catalogue()[0])
 
 
-def _closure(names):
+def _closure(names: Iterable[str]) -> set[str]:
     defs, _ = _catalogue()
     seen, todo = set(), list(names)
     while todo:
@@ -151,7 +162,7 @@ except (ImportError, AttributeError):
     _TRAINING = contextvars.ContextVar("shapescript_training", default=False)'''
 
 
-def _errors_source(names, import_errors=True):
+def _errors_source(names: Collection[str], import_errors: bool = True) -> str:
     doc = {"ShapeError": "A tensor's rank, sizes or dtype don't fit its type.",
            "DeviceError": "A tensor is on another device than the program's.",
            "DomainError": "A tensor's values are outside its domain."}
@@ -168,15 +179,15 @@ def _errors_source(names, import_errors=True):
 
 
 class _Renamer(ast.NodeTransformer):
-    def __init__(self, mapping):
+    def __init__(self, mapping: dict[str, str]) -> None:
         self.mapping = mapping
 
-    def visit_Name(self, node):
+    def visit_Name(self, node: ast.Name) -> ast.Name:
         if node.id in self.mapping:
             return ast.copy_location(ast.Name(self.mapping[node.id], node.ctx), node)
         return node
 
-    def _visit_def(self, node):
+    def _visit_def(self, node: _Named) -> _Named:
         self.generic_visit(node)
         if node.name in self.mapping:
             node.name = self.mapping[node.name]
@@ -184,21 +195,21 @@ class _Renamer(ast.NodeTransformer):
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _visit_def
 
-    def visit_arg(self, node):
+    def visit_arg(self, node: ast.arg) -> ast.arg:
         if node.arg in self.mapping:
             raise RuntimeError(f"a parameter named {node.arg} shadows a runtime helper")
         self.generic_visit(node)  # its annotation names helpers too
         return node
 
 
-def _renamed(source, mapping):
+def _renamed(source: str, mapping: dict[str, str]) -> str:
     if not mapping:
         return source
     tree = _Renamer(mapping).visit(ast.parse(source))
     return ast.unparse(ast.fix_missing_locations(tree))
 
 
-def _import_source(node, mapping):
+def _import_source(node: ast.Import | ast.ImportFrom, mapping: dict[str, str]) -> str:
     alias = node.names[0]
     bound = alias.asname or (alias.name if isinstance(node, ast.ImportFrom)
                              else alias.name.split(".")[0])
@@ -211,7 +222,7 @@ def _import_source(node, mapping):
             + (f" as {new or alias.asname}" if (new or alias.asname) else ""))
 
 
-def helper_source(names, *, prefix="", namespace=None, import_errors=True):
+def helper_source(names: _Names, *, prefix: str = "", namespace: str | None = None, import_errors: bool = True) -> str:
     """The Python source defining the helpers ``names`` and what they depend on.
 
     It needs only torch, einops and the standard library. ``prefix`` renames every
@@ -260,9 +271,9 @@ def helper_source(names, *, prefix="", namespace=None, import_errors=True):
     return "\n\n\n".join(c for c in chunks if c) + "\n"
 
 
-def _import_key(name):
+def _import_key(name: str) -> tuple[bool, str, str]:
     _, imports = _catalogue()
     node = imports[name]
-    module = node.names[0].name if isinstance(node, ast.Import) else node.module
+    module: str = node.names[0].name if isinstance(node, ast.Import) else node.module  # type: ignore[assignment]
     third_party = module.split(".")[0] in ("torch", "einops")
     return (third_party, module, name)

@@ -20,9 +20,20 @@ copy is written from that table.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch as _ss_torch
 
 from shapescript.vocab import DOMAIN_BOUNDS as _SS_EX_BOUNDS
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+    from typing import Any, TypeAlias
+
+    from torch import SymInt, Tensor
+
+    # A block turned into a function of the values it may assign, giving them (``_ss_ex_if``, ``_ss_ex_for``).
+    _Block: TypeAlias = "Callable[..., Iterable[object]]"
 
 # ---- inlined below ----
 
@@ -37,7 +48,7 @@ except (ImportError, AttributeError):
         """A tensor's rank, sizes or dtype don't fit its type."""
 
 
-def _ss_ex_static_bool(c):
+def _ss_ex_static_bool(c: object) -> bool | None:
     """``c`` as a Python bool if it is known while tracing, else None."""
     if isinstance(c, bool):
         return c
@@ -53,7 +64,7 @@ def _ss_ex_static_bool(c):
     return bool(c)
 
 
-def _ss_ex_static_int(v):
+def _ss_ex_static_int(v: object) -> int | None:
     """``v`` as a Python int if it is a number while tracing, else None."""
     if isinstance(v, bool):
         return int(v)
@@ -64,14 +75,14 @@ def _ss_ex_static_int(v):
     return None
 
 
-def _ss_ex_device(values):
+def _ss_ex_device(values: Iterable[object]) -> _ss_torch.device | None:
     for v in values:
         if isinstance(v, _ss_torch.Tensor):
             return v.device
     return None
 
 
-def _ss_ex_tensor(v, like=None, device=None):
+def _ss_ex_tensor(v: Any, like: Tensor | None = None, device: _ss_torch.device | None = None) -> Tensor:
     """A host value carried through a ``torch.cond`` or ``torch.while_loop``: a 0-d
     tensor (of ``like``'s dtype when given, so a loop keeps its carried dtypes)."""
     if isinstance(v, _ss_torch.Tensor):
@@ -89,15 +100,15 @@ def _ss_ex_tensor(v, like=None, device=None):
     return _ss_torch.full((), v, dtype=dtype, device=device)
 
 
-def _ss_ex_branch(fn, device):
+def _ss_ex_branch(fn: _Block, device: _ss_torch.device | None) -> Callable[..., tuple[Tensor, ...]]:
     # A torch.cond branch may not return its inputs (aliasing) and both must agree on
     # strides: every output is a fresh contiguous tensor.
-    def branch(*operands):
+    def branch(*operands: object) -> tuple[Tensor, ...]:
         return tuple(_ss_ex_tensor(v, device=device) for v in fn(*operands))
     return branch
 
 
-def _ss_ex_if(cond, then_fn, else_fn, operands):
+def _ss_ex_if(cond: object, then_fn: _Block, else_fn: _Block, operands: tuple[object, ...]) -> tuple[object, ...]:
     """``if cond`` whose branches are functions of ``operands`` giving the values the
     ``if`` binds, as a tuple."""
     known = _ss_ex_static_bool(cond)
@@ -112,7 +123,7 @@ def _ss_ex_if(cond, then_fn, else_fn, operands):
     return tuple(out)
 
 
-def _ss_ex_for(lo, hi, body, carried):
+def _ss_ex_for(lo: int | SymInt, hi: int | SymInt, body: _Block, carried: tuple[object, ...]) -> tuple[object, ...]:
     """``for i in lo..hi`` whose body is a function of ``i`` and ``carried`` giving the
     new ``carried``: unrolled when both ends are numbers, else a ``torch.while_loop``."""
     a, b = _ss_ex_static_int(lo), _ss_ex_static_int(hi)
@@ -125,17 +136,17 @@ def _ss_ex_for(lo, hi, body, carried):
     start = _ss_ex_tensor(lo, _ss_torch.zeros((), dtype=_ss_torch.int64, device=device))
     init = (start,) + tuple(_ss_ex_tensor(v, device=device) for v in carried)
 
-    def cond_fn(i, *values):
+    def cond_fn(i: Tensor, *values: Tensor) -> Tensor:
         return i < hi
 
-    def body_fn(i, *values):
+    def body_fn(i: Tensor, *values: Tensor) -> tuple[Tensor, ...]:
         out = tuple(body(i, *values))
         return (i + 1,) + tuple(_ss_ex_tensor(v, like) for v, like in zip(out, values))
 
     return tuple(_ss_torch.while_loop(cond_fn, body_fn, init)[1:])
 
 
-def _ss_ex_pick(x, index):
+def _ss_ex_pick(x: Tensor, index: tuple[object, ...]) -> Tensor:
     """``x[i, j, …]`` for host indices, any of which may be a 0-d tensor (a loop's ``i``
     in a ``torch.while_loop``): those select with ``index_select``."""
     if not any(isinstance(i, _ss_torch.Tensor) for i in index):
@@ -150,21 +161,21 @@ def _ss_ex_pick(x, index):
     return x
 
 
-def _ss_ex_hint(size):
+def _ss_ex_hint(size: int | SymInt) -> int | None:
     """A size's value for the example inputs, or None (a data-dependent size)."""
     if isinstance(size, _ss_torch.SymInt):
         return size.node.hint if size.node.has_hint() else None
     return size
 
 
-def _ss_ex_unbacked(size):
+def _ss_ex_unbacked(size: int | SymInt) -> bool:
     if not isinstance(size, _ss_torch.SymInt):
         return False
     from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
     return bool(free_unbacked_symbols(size))
 
 
-def _ss_ex_domain_ok(x, kind, over, bound):
+def _ss_ex_domain_ok(x: Tensor, kind: str, over: int | None, bound: int | SymInt | None) -> Tensor:
     """A 0-d bool tensor: whether ``x``'s values are in the domain (as
     ``shapescript.rt.domains``: exact bounds, sums within ``max(1e-4, n·eps)``)."""
     lo, hi, lo_incl = _SS_EX_BOUNDS[kind]
@@ -187,13 +198,14 @@ def _ss_ex_domain_ok(x, kind, over, bound):
     return ok
 
 
-def _ss_ex_assert_domain(x, kind, over, bound, message):
+def _ss_ex_assert_domain(x: Tensor, kind: str, over: int | None, bound: int | SymInt | None, message: str) -> None:
     """A value check in the program: ``aten._assert_async`` raises ``RuntimeError`` with
     ``message`` when it fails."""
     _ss_torch.ops.aten._assert_async.msg(_ss_ex_domain_ok(x, kind, over, bound), message)
 
 
-def _ss_ex_as(x, sizes, where, written, domain=None, shapes=True, values=True):
+def _ss_ex_as(x: object, sizes: Sequence[int | SymInt | str] | None, where: str, written: str, domain: tuple[
+        str, int | None, int | SymInt | None, str] | None = None, shapes: bool = True, values: bool = True) -> Tensor:
     """``x as T`` in an exported program: ``sizes`` holds each axis's size (a number or
     a size while tracing), or ``"?k"`` for an unknown size; ``domain`` is ``(kind, over,
     bound, text)``. Shape checks become ``torch._check`` facts (those on data-dependent
