@@ -1,5 +1,5 @@
 """The runtime is annotated for the type checker, and generated code inlines its helpers
-without the annotations (``rt/unannotated.py``): the copies keep the form they always had
+without the annotations (``shapescript/unannotated.py``): the copies keep the form they always had
 and need no typing imports."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from shapescript.codegen.traced import traced_helpers_source
 from shapescript.rt.standalone import helper_names, helper_source
-from shapescript.rt.unannotated import unannotated
+from shapescript.unannotated import unannotated
 
 RT = Path(__file__).resolve().parents[2] / "packages/shapescript-core/src/shapescript/rt"
 

@@ -51,7 +51,7 @@ from shapescript.codegen.module import ModuleGen, mode_expr
 from shapescript.codegen.names import pyname
 from shapescript.codegen.pytext import comment, name_from
 from shapescript.syntax import ast
-from shapescript.rt.unannotated import unannotated
+from shapescript.unannotated import unannotated
 from shapescript.vocab import DOMAIN_BOUNDS, UNCHECKED_DOMAINS, device_name
 
 __all__ = ["TracedModule", "TracedModuleGen", "TracedStmtGen", "domain_of",

@@ -27,7 +27,7 @@ import importlib
 import inspect
 from typing import TYPE_CHECKING
 
-from shapescript.rt.unannotated import unannotated
+from shapescript.unannotated import unannotated
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable
