@@ -50,7 +50,7 @@ def _types(src: str) -> list[str]:
 
     def walk(node: object) -> None:
         if dataclasses.is_dataclass(node):
-            t = cm.types.get(id(node))
+            t = cm.types.get(node)
             if t is not None:
                 out.append(f"{type(node).__name__}: {t!r} {_size_names(t)}")
             for f in dataclasses.fields(node):

@@ -77,7 +77,7 @@ def test_a_resolution_of_the_wrong_kind_is_a_compiler_bug():
     program = _program(SIMPLE)
     cm = program.main
     call = next(n for n in _walk(cm.env.fns["forward"].decl.body) if isinstance(n, ast.Call))
-    cm.res[id(call)] = resolutions.TupleIndex(0)  # not a call's resolution
+    cm.res[call] = resolutions.TupleIndex(0)  # not a call's resolution
     gen = ExprGen(cm, ModuleGen(cm, program, "always", "debug", None, False))
     with pytest.raises(AssertionError, match="a call resolved to"):
         gen.expr(call)

@@ -30,8 +30,8 @@ def _types(program):
     if cm is None:
         return []
     return sorted((n.span.line, n.span.col, n.span.end_line, n.span.end_col, type(n).__name__,
-                   _n(str(cm.types[id(n)])))
-                  for n in walk(cm.env.module.decls) if id(n) in cm.types)
+                   _n(str(cm.types[n])))
+                  for n in walk(cm.env.module.decls) if n in cm.types)
 
 
 EDITS = ["    x = 1", "    return y", "", "    h = gelu(x)", "## doc", "dim Q = 3",

@@ -29,7 +29,7 @@ def test_each_broken_declaration_is_recorded_with_the_name_it_declares():
     assert [d.name for d in module.decls] == ["D", "ok"]
     assert [d.names for d in module.dropped] == [
         ("f",), ("E",), ("M",), ("g",), ("h",), ("nn",), ("layers",), ()]
-    assert module.dropped == parse_file(src, "t.ss").dropped
+    assert repr(module.dropped) == repr(parse_file(src, "t.ss").dropped)
     assert diags and all(d.code.startswith("E01") for d in diags)
 
 

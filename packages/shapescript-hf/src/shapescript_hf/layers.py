@@ -152,12 +152,12 @@ class _Fn:
                     self.assigns.append((n, s.value, k))
 
     def extern(self, call: Any) -> str | None:
-        res = self.cm.res.get(id(call))
+        res = self.cm.res.get(call)
         return res.sig.extern if _name(res) == "ExternCall" else None
 
     def arg(self, call: Any, param: str) -> Any:
         """The node of an extern call's argument ``param`` (None: not given)."""
-        res = self.cm.res.get(id(call))
+        res = self.cm.res.get(call)
         names = [p.name for p in res.sig.params]
         vals = list(res.args)
         for k, v in res.kwargs:
@@ -201,7 +201,7 @@ def _field_index(fn: _Fn, node: Any) -> str | None:
     """The field ``F`` of ``m.F[l]``, or None."""
     if _name(node) != "Index" or _name(node.value) != "Attr":
         return None
-    res = fn.cm.res.get(id(node.value))
+    res = fn.cm.res.get(node.value)
     return res.name if _name(res) == "FieldName" else None
 
 
@@ -219,7 +219,7 @@ def _reached(sig: Any, program: Any) -> list[_Fn]:
             continue
         out.append(_Fn(s, cm))
         for node in _walk(s.decl):
-            res = cm.res.get(id(node))
+            res = cm.res.get(node)
             if _name(res) == "FnCall":
                 stack.append(res.sig)
     return out
@@ -230,7 +230,7 @@ def _const(fn: _Fn, node: Any) -> float | None:
         return None
     if _name(node) == "Num":
         return float(node.value)
-    res = fn.cm.res.get(id(node))
+    res = fn.cm.res.get(node)
     if _name(res) == "ConstName":
         try:
             return float(res.value)
@@ -313,7 +313,7 @@ def _find_loop(src: Any) -> _Loop:
     stmt = loop.body[0]
     carried = stmt.targets[0].id if _name(stmt.targets[0]) == "Name" else None
     call = stmt.value
-    res = cm.res.get(id(call))
+    res = cm.res.get(call)
     if carried is None or _name(call) != "Call" or _name(res) != "FnCall":
         raise _Stacked(not_one_call)
     args = [a.node if _name(a) == "ExprArg" else None for a in res.args]
@@ -324,7 +324,7 @@ def _find_loop(src: Any) -> _Loop:
     hi = loop.iter.hi
     layers = None
     if _name(loop.iter.lo) == "Num" and loop.iter.lo.value == 0:
-        hres = cm.res.get(id(hi))
+        hres = cm.res.get(hi)
         layers = (hres.value if _name(hres) == "DimName" else
                   hi.value if _name(hi) == "Num" else None)
     if not isinstance(layers, int) or layers < 1:
@@ -339,14 +339,14 @@ def _block_alone(src: Any, lp: _Loop, fns: list[_Fn]) -> None:
     cm = src.program.main
     reach = {id(f.sig) for f in fns}
     for node in _walk(src.sig.decl):
-        r = cm.res.get(id(node))
+        r = cm.res.get(node)
         if node is not lp.call and _name(r) == "FnCall" and id(r.sig) in reach:
             raise _Stacked(f"`{src.fn}` calls `{r.sig.name}` outside the loop too")
     for g in _reached(src.sig, src.program):
         if id(g.sig) in reach:
             continue
         for node in _walk(g.sig.decl):
-            r = g.cm.res.get(id(node))
+            r = g.cm.res.get(node)
             if _name(r) == "FieldName" and \
                     src.fields.get(r.name, ((),))[0][:1] == (lp.layers,):
                 raise _Stacked(f"`{g.sig.name}` reads the stacked `{r.name}` outside the "
@@ -359,7 +359,7 @@ def _fields_used(src: Any, fns: list[_Fn], layers: int) -> dict[str, list[tuple[
     used: dict[str, list[tuple[_Fn, Any]]] = {}
     for f in fns:
         for node in _walk(f.sig.decl):
-            r = f.cm.res.get(id(node))
+            r = f.cm.res.get(node)
             if _name(r) != "FieldName":
                 continue
             if r.name not in stacked:
@@ -575,7 +575,7 @@ def _pipeline(lay: Layout, plan: Any, loop: Any, carried: str) -> None:
         lay.pp_reason = f"`{carried}` doesn't start as the embedding of the ids"
         return
     h = form.output_input
-    res = cm.res.get(id(h)) if h is not None else None
+    res = cm.res.get(h) if h is not None else None
     ext = res.sig.extern if _name(res) == "ExternCall" else None  # type: ignore[union-attr]
     if ext != _NORMS[0]:
         lay.pp_reason = "the output layer doesn't take the norm of the last layer's states"
@@ -583,7 +583,7 @@ def _pipeline(lay: Layout, plan: Any, loop: Any, carried: str) -> None:
     fn = _Fn(plan.source.sig, cm)
     x = fn.arg(h, "x")
     w = fn.arg(h, "weight")
-    wres = cm.res.get(id(w)) if w is not None else None
+    wres = cm.res.get(w) if w is not None else None
     if _name(x) != "Name" or x.id != carried or _name(wres) != "FieldName" or \
             fn.arg(h, "bias") is not None:
         lay.pp_reason = "the output layer doesn't take the norm of the last layer's states"

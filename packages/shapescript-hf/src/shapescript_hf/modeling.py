@@ -211,7 +211,7 @@ def _layer_field(site: Any, node: Any, paths: dict[str, tuple[str, str]]) -> str
     """The field ``F`` of ``m.F[l]`` when the layers hold it, or None."""
     if type(node).__name__ != "Index" or type(node.value).__name__ != "Attr":
         return None
-    res = site.gen.cm.res.get(id(node.value))
+    res = site.gen.cm.res.get(node.value)
     name = getattr(res, "name", None) if type(res).__name__ == "FieldName" else None
     return name if name in paths else None
 
@@ -281,7 +281,7 @@ def _layer_norm_call(site: Any, lay: Any) -> str | None:
         bias_ok = _layer_field(site, b, lay.paths) is not None
     except (StopIteration, ValueError):
         pass
-    t = site.gen.cm.types.get(id(_arg_node(site.res, "x")))
+    t = site.gen.cm.types.get(_arg_node(site.res, "x"))
     axes = getattr(t, "axes", None)
     over = site.kwarg("over") or (site.arg(1) if site.nargs > 1 else None)
     if not bias_ok or axes is None or over != str(len(axes) - 1):

@@ -65,7 +65,7 @@ def _axes_in(cm: Any, fn: Any) -> list[str]:
     for n in api.walk((fn,)):
         if isinstance(n, (S.SizeName, S.PatName)) and n.name not in names:
             names.append(n.name)
-        t = cm.types.get(id(n))
+        t = cm.types.get(n)
         for ax in getattr(t, "axes", ()) or ():
             if not getattr(ax, "variadic", False):
                 label = str(ax.label)
@@ -178,7 +178,7 @@ def _model_of(items: _Items, base: str) -> Any:
         return None
     for n in api.walk((fn,)):
         if isinstance(n, S.Name) and n.id == base:
-            t = cm.types.get(id(n))
+            t = cm.types.get(n)
             if type(t).__name__ == "ModelType":
                 return env.model(t.name)
     sig = env.fns.get(fn.name)
@@ -262,7 +262,7 @@ def _in_scope(items: _Items) -> None:
             if isinstance(n, S.Assign) and n.span.line <= items.line:
                 for t in n.targets:
                     if isinstance(t, S.Name):
-                        tt = cm.types.get(id(t))
+                        tt = cm.types.get(t)
                         items.add(t.id, K.Variable, str(tt) if tt else None)
             elif isinstance(n, S.For):
                 for target in n.targets:

@@ -107,13 +107,13 @@ def hover(doc: Document, pos: lsp.Position) -> lsp.Hover | None:
     if target is not None:
         text = _hover_target(doc, target, cm)
         if target.kind == "builtin":  # and what this call gives
-            call = next((n for n in reversed(path[:-1]) if id(n) in cm.types), None)
-            t = cm.types.get(id(call)) if call is not None else None
+            call = next((n for n in reversed(path[:-1]) if n in cm.types), None)
+            t = cm.types.get(call) if call is not None else None
             if t is not None and str(t) != "<error>" and text is not None:
                 text += f"\n\nThis call: `{t}`"
     if text is None:
         for n in reversed(path):
-            t = cm.types.get(id(n))
+            t = cm.types.get(n)
             if t is not None and str(t) != "<error>":
                 text = _md(str(t))
                 node = n
@@ -125,7 +125,7 @@ def hover(doc: Document, pos: lsp.Position) -> lsp.Hover | None:
 
 def _type_of_local(cm: Any, target: Target) -> Any:
     node = target.node
-    t = cm.types.get(id(node)) if node is not None else None
+    t = cm.types.get(node) if node is not None else None
     if t is not None:
         return t
     fn = target.owner

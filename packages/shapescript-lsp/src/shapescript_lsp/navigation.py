@@ -45,7 +45,7 @@ def references(doc: Document, pos: lsp.Position, include_declaration: bool,
         sp = None
         if isinstance(n, S.Name) and n.id == target.name:
             if target.kind in ("fn", "dim", "model", "local", "pymod", "axis", "alias"):
-                res = cm.res.get(id(n))
+                res = cm.res.get(n)
                 kind = getattr(res, "kind", None)
                 if target.kind == "local" and kind not in (None, "local"):
                     continue
@@ -116,7 +116,7 @@ def const_uses(cm: Any, key: tuple[str, str]) -> list[Any]:
     out = []
     for n in api.walk(tuple(env.module.decls)):
         if isinstance(n, S.Name):
-            kind = getattr(cm.res.get(id(n)), "kind", None)
+            kind = getattr(cm.res.get(n), "kind", None)
             if kind in (None, "const", "poisoned") and is_it(const_origin(env, n.id)):
                 out.append(n.span)
         elif isinstance(n, S.Attr) and isinstance(n.value, S.Name) and \

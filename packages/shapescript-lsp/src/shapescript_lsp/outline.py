@@ -35,9 +35,9 @@ def inlay_hints(doc: Document, rng: lsp.Range) -> list[lsp.InlayHint]:
             for t in n.targets:
                 if not isinstance(t, S.Name):
                     continue
-                tt = cm.types.get(id(t))
+                tt = cm.types.get(t)
                 if tt is None and len(n.targets) == 1:
-                    tt = cm.types.get(id(n.value))
+                    tt = cm.types.get(n.value)
                 if tt is None or str(tt) in ("?", ""):
                     continue
                 out.append(lsp.InlayHint(

@@ -189,7 +189,7 @@ def _name_target(cm: Any, node: Any, fn: Any) -> Target | None:
     """What a name in an expression refers to, by the checker's resolution (a name
     the checker didn't reach: by what is declared)."""
     env = cm.env
-    res = cm.res.get(id(node))
+    res = cm.res.get(node)
     kind = getattr(res, "kind", None)
     name = node.id
     if kind == "fn" or (kind is None and env.fn(name) is not None
@@ -260,7 +260,7 @@ def _module_member(cm: Any, node: Any) -> Target | None:
     base = node.value
     if not isinstance(base, S.Name) or base.id not in cm.env.ssmods:
         return None
-    if getattr(cm.res.get(id(base)), "kind", None) not in (None, "ssmod"):
+    if getattr(cm.res.get(base), "kind", None) not in (None, "ssmod"):
         return None  # a local that shadows the module
     found = const_target(cm.env, node.attr, node, module=base.id)
     if found is not None:
@@ -275,7 +275,7 @@ def _attr_target(cm: Any, node: Any) -> Target | None:
     member = _module_member(cm, node)
     if member is not None:
         return member
-    vt = cm.types.get(id(node.value))
+    vt = cm.types.get(node.value)
     model = getattr(vt, "name", None) if type(vt).__name__ == "ModelType" else None
     if model is None:
         return None

@@ -49,7 +49,7 @@ class _Tokens:
 
     def name(self, cm: Any, n: Any, params: set[str]) -> None:
         """A name in an expression, by what the checker resolved it to."""
-        res = cm.res.get(id(n))
+        res = cm.res.get(n)
         kind = getattr(res, "kind", None)
         sp = n.span
         if kind == "fn":

@@ -134,7 +134,7 @@ def axis_index(ck: ExprChecker, base: TensorType, e: ast.Index) -> Type:
             check = _pick(ck, axis, i)
             removed.append(axis)
             picks.append(AxisPick(k, i, None, check))
-    ck.res[id(e)] = AxesIndex(tuple(picks))
+    ck.res[e] = AxesIndex(tuple(picks))
     domain = base.domain
     if domain.over is not None and any(ax.label == domain.over for ax in removed):
         # Part of the class axis doesn't sum to 1 any more; none of it is a class axis.

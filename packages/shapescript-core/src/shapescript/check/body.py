@@ -253,7 +253,7 @@ def check_model_inits(cm: CheckedModule, env: ModuleEnv) -> None:
             if init is None:
                 continue
             if isinstance(init, ast.Name) and init.id in ("zeros", "ones"):
-                cm.res[id(init)] = FieldInit(init.id)
+                cm.res[init] = FieldInit(init.id)
                 continue
             if isinstance(init, ast.Call) and isinstance(init.func, ast.Name) and init.func.id in ("normal", "uniform"):
                 kind = init.func.id
@@ -281,7 +281,7 @@ def check_model_inits(cm: CheckedModule, env: ModuleEnv) -> None:
                         ec.E0501, "`uniform` takes `lo` and `hi`", init.span, ""))
                     ok = False
                 if ok:
-                    cm.res[id(init)] = FieldInit(kind, tuple(values.items()))
+                    cm.res[init] = FieldInit(kind, tuple(values.items()))
                 continue
             cm.diagnostics.append(Diagnostic.error(
                 ec.E0503, "not a parameter initialiser", init.span, "unknown initialiser",

@@ -167,8 +167,8 @@ def builtin(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     if entry.host_only:
         ck.body.host_only(e, f"`{name}`")
     t = RULES[name](ck, name, e)
-    if entry.host_only and id(e) not in ck.res:
-        ck.res[id(e)] = BuiltinCall(name, HostCall())
+    if entry.host_only and e not in ck.res:
+        ck.res[e] = BuiltinCall(name, HostCall())
     return t
 
 
@@ -206,13 +206,13 @@ def b_elementwise(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     else:
         t = ck.binop(op, a, b, e)
         plan = _plan(ck, e)
-    ck.res[id(e)] = BuiltinCall(name, Elementwise(op, plan))
+    ck.res[e] = BuiltinCall(name, Elementwise(op, plan))
     return t
 
 
 def _plan(ck: ExprChecker, e: ast.Call) -> BroadcastRes | None:
     """The broadcasting plan ``ck.binop``/``ck.matmul`` recorded for the call, if any."""
-    plan = ck.res.get(id(e))
+    plan = ck.res.get(e)
     return plan if isinstance(plan, BroadcastRes) else None
 
 
@@ -225,7 +225,7 @@ def b_matmul(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         return ERROR
     t = ck.matmul(a, b, e)
     plan = _plan(ck, e)
-    ck.res[id(e)] = BuiltinCall("matmul", Contraction(plan))
+    ck.res[e] = BuiltinCall("matmul", Contraction(plan))
     return t
 
 
@@ -240,7 +240,7 @@ def b_where(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     if isinstance(m, TensorType) and m.dtype != "bool":
         raise Fail(ec.E0804, f"`where` needs a mask, not `{m}`", f"this is `{m}`", span=pos[0].span)
     t, select = ops.where(m, a, b, ck.body.role_of)
-    ck.res[id(e)] = BuiltinCall("where", select)
+    ck.res[e] = BuiltinCall("where", select)
     return t
 
 
@@ -260,13 +260,13 @@ def b_reduction(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     if labels is not None:
         positions = [find_axis(t, lab, node, ck.body.role_of) for lab, node in labels]
         for lab, node in labels:
-            ck.types[id(node)] = INT
+            ck.types[node] = INT
         if entry.one_axis and len(positions) != 1:
             raise Fail(ec.E0403, f"`{name}` takes one axis", "", span=kw["over"].span)
     elif "over" in entry.required:
         raise Fail(ec.E0501, f"`{name}` needs `over=`", "missing `over=`", span=e.span)
     out = ops.reduction(name, t, positions, labels, e)
-    ck.res[id(e)] = BuiltinCall(name, Reduction(None if positions is None else tuple(positions)))
+    ck.res[e] = BuiltinCall(name, Reduction(None if positions is None else tuple(positions)))
     return out
 
 
@@ -281,9 +281,9 @@ def b_cross_entropy(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     if len(labels) != 1:
         raise Fail(ec.E0403, "`cross_entropy` takes one class axis", "", span=kw["over"].span)
     lab, node = labels[0]
-    ck.types[id(node)] = INT
+    ck.types[node] = INT
     c = find_axis(logits, lab, node, ck.body.role_of)
-    ck.res[id(e)] = BuiltinCall("cross_entropy", ops.cross_entropy(logits, y, c, pos[1]))
+    ck.res[e] = BuiltinCall("cross_entropy", ops.cross_entropy(logits, y, c, pos[1]))
     return TensorType((), logits.dtype, Domain("NonNeg"))
 
 
@@ -296,7 +296,7 @@ def b_topk(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     if t is None:
         return ERROR
     lab, node = labels[0]
-    ck.types[id(node)] = INT
+    ck.types[node] = INT
     i = find_axis(t, lab, node, ck.body.role_of)
     ax = t.axes[i]
     kk = Size.const(k)
@@ -311,7 +311,7 @@ def b_topk(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     axes[i] = Axis(kk, label_of_size_expr(ck, pos[1].value, kk))
     vals = TensorType(tuple(axes), t.dtype, domains.selected_domain(t.domain))
     idx = TensorType(tuple(axes), "i64", Domain("Index", index=ax.size))
-    ck.res[id(e)] = BuiltinCall("topk", TopK(k, i, check, str(ax.label)))
+    ck.res[e] = BuiltinCall("topk", TopK(k, i, check, str(ax.label)))
     return TupleType((vals, idx))
 
 
@@ -328,10 +328,10 @@ def b_scan(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     if len(labels) != 1:
         raise Fail(ec.E0403, f"`{name}` takes one axis", "", span=kw["over"].span)
     lab, node = labels[0]
-    ck.types[id(node)] = INT
+    ck.types[node] = INT
     dim = find_axis(t, lab, node, ck.body.role_of)
     out = ops.scan(name, t, dim)
-    ck.res[id(e)] = BuiltinCall(name, Scan(dim))
+    ck.res[e] = BuiltinCall(name, Scan(dim))
     return out
 
 
@@ -412,7 +412,7 @@ def b_pattern(ck: ExprChecker, name: str, e: ast.Call) -> Type:
                                           "a new axis name", help=help_))
     ck.body.group_order(r.splits, r.merges, e.pattern)
     out = ck.body.name_local_roles(r.out, r.locals)
-    ck.res[id(e)] = BuiltinCall(name, pattern)
+    ck.res[e] = BuiltinCall(name, pattern)
     return out
 
 
@@ -445,7 +445,7 @@ def b_stack(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     if not isinstance(t, TupleType):
         raise Fail(ec.E0408, "`stack` takes a tuple of tensors", f"this is `{t}`", span=pos[0].span)
     out = ops.stack_tuple(t, pos[0])
-    ck.res[id(e)] = BuiltinCall("stack", Stacked())
+    ck.res[e] = BuiltinCall("stack", Stacked())
     return out
 
 
@@ -458,9 +458,9 @@ def b_concat(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     if not isinstance(t, TupleType) or not t.items:
         raise Fail(ec.E0408, "`concat` takes a tuple of tensors", f"this is `{t}`", span=pos[0].span)
     lab, node = over_labels(kw["over"])[0]
-    ck.types[id(node)] = INT
+    ck.types[node] = INT
     out, dim = ops.concat(t, lab, node, pos[0], ck.body.role_of)
-    ck.res[id(e)] = BuiltinCall("concat", Concat(dim))
+    ck.res[e] = BuiltinCall("concat", Concat(dim))
     return out
 
 
@@ -471,7 +471,7 @@ def b_split(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     if t is None:
         return ERROR
     lab, node = over_labels(kw["over"])[0]
-    ck.types[id(node)] = INT
+    ck.types[node] = INT
     i = find_axis(t, lab, node, ck.body.role_of)
     sv = kw["sizes"].value
     items = sv.items if isinstance(sv, ast.TupleExpr) else (sv,)
@@ -498,7 +498,7 @@ def b_split(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         axes = list(t.axes)
         axes[i] = Axis(s, label)
         outs.append(TensorType(tuple(axes), t.dtype, t.domain))
-    ck.res[id(e)] = BuiltinCall("split", Split(i, tuple(s for s, _ in sizes)))
+    ck.res[e] = BuiltinCall("split", Split(i, tuple(s for s, _ in sizes)))
     return TupleType(tuple(outs))
 
 
@@ -516,7 +516,7 @@ def b_map(ck: ExprChecker, name: str, e: ast.Call) -> Type:
                    span=pos[0].value.span,
                    help="count over a dim, a generic axis, a literal or a size expression "
                         "of them: `C |> map(c => …)`")
-    ck.types[id(pos[0].value)] = INT
+    ck.types[pos[0].value] = INT
     lam = pos[1].value
     if not isinstance(lam, ast.Lambda) or len(lam.params) != 1:
         raise Fail(ec.E0503, "`map` takes a lambda of one parameter", "not a lambda",
@@ -531,7 +531,7 @@ def b_map(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         body = ck.expr(lam.body)
     finally:
         ck.body.scope = saved
-    ck.types[id(lam)] = body
+    ck.types[lam] = body
     if isinstance(body, ErrorType):
         return ERROR
     axis = Axis(count, label)
@@ -545,7 +545,7 @@ def b_map(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         raise Fail(ec.E0410, f"`map`'s lambda gives `{body}`, not a tensor or number", "",
                    span=lam.body.span)
     ck.body.map_sites.append((e, count))
-    ck.res[id(e)] = BuiltinCall("map", MapOver(count, lam.params[0], lam.body))
+    ck.res[e] = BuiltinCall("map", MapOver(count, lam.params[0], lam.body))
     return out
 
 

@@ -33,14 +33,14 @@ def call_expr(ck: ExprChecker, e: ast.Call) -> Type:
             return builtin(ck, name, e)
         sig = ck.env.fn(name)
         if sig is not None:
-            ck.res[id(f)] = FnName(sig)
+            ck.res[f] = FnName(sig)
             ck.body.note_call(sig)
             return ck.calls.call(sig, e)
         model = ck.env.model(name)
         if model is not None:
             return model_literal(ck, model, e)
         if name in ck.env.pymods:
-            ck.res[id(f)] = PyModuleName(ck.env.pymods[name])
+            ck.res[f] = PyModuleName(ck.env.pymods[name])
             ck.body.python_use(f)
             return python_call(ck, e)
         if name in ck.env.poisoned:
@@ -53,14 +53,14 @@ def call_expr(ck: ExprChecker, e: ast.Call) -> Type:
         base = f.value.id
         if base in ck.env.ssmods:
             sub = ck.env.ssmods[base]
-            ck.res[id(f.value)] = SsModuleName(sub, base)
+            ck.res[f.value] = SsModuleName(sub, base)
             if not sub.public(f.attr) or f.attr not in sub.fns:
                 raise Fail(ec.E0205, f"`{f.attr}` is not a public function of `{base}`",
                            "no such public function", span=f.span,
                            help="public names are top-level names not starting with `_`"
                            if f.attr.startswith("_") and f.attr in sub.fns else None)
             sig = sub.fns[f.attr]
-            ck.res[id(f)] = FnName(sig)
+            ck.res[f] = FnName(sig)
             ck.body.note_call(sig)
             return ck.calls.call(sig, e)
         model = ck.env.model(base)
@@ -83,7 +83,7 @@ def call_expr(ck: ExprChecker, e: ast.Call) -> Type:
 def python_call(ck: ExprChecker, e: ast.Call) -> Type:
     for a in e.args:
         ck.expr(a.value)
-    ck.res[id(e)] = PythonCall()
+    ck.res[e] = PythonCall()
     return PY
 
 
@@ -111,7 +111,7 @@ def model_literal(ck: ExprChecker, model: ModelInfo, e: ast.Call) -> Type:
     if missing:
         raise Fail(ec.E0501, f"`{model.name}(…)` is missing " + ", ".join(f"`{m}`" for m in missing),
                    "every field is required", help="give each field by name")
-    ck.res[id(e)] = ModelNew(model)
+    ck.res[e] = ModelNew(model)
     ck.body.host_only(e, "a model")
     return model.type
 
@@ -125,7 +125,7 @@ def model_init(ck: ExprChecker, model: ModelInfo, e: ast.Call) -> Type:
         if not (isinstance(t, (HostType, PyType, ErrorType)) and getattr(t, "name", "int") in ("int",)):
             raise Fail(ec.E0410, "`seed` is an int", f"this is `{t}`", span=a.span)
         seed = a.value
-    ck.res[id(e)] = ModelInit(model, seed)
+    ck.res[e] = ModelInit(model, seed)
     ck.body.host_only(e, "a model")
     return model.type
 

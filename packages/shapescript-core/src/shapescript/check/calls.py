@@ -350,7 +350,7 @@ class CallChecker:
                     continue
                 v = self.ck.static_size(a.value)
                 b.sizes[p.type.name] = (Size.const(v), Size.const(v))
-                self.ck.types[id(a.value)] = HostType("int", v)
+                self.ck.types[a.value] = HostType("int", v)
             elif isinstance(p.type, SizeParam) and p.default is not None:
                 # An omitted `Size` takes its default, in the types too (`padding=0`).
                 d = literal_int(p.default)
@@ -471,7 +471,7 @@ class CallChecker:
                     pos.append(av)
                 else:
                     kw.append((p.name, av))
-            self.ck.res[id(e)] = ExternCall(sig, tuple(pos), tuple(kw))
+            self.ck.res[e] = ExternCall(sig, tuple(pos), tuple(kw))
         else:
             args: list[ArgVal] = []
             for p in sig.params:
@@ -481,7 +481,7 @@ class CallChecker:
                     args.append(DefaultArg(p.default))
                 else:
                     args.append(argvals.get(p.name, ExprArg(a.value)))
-            self.ck.res[id(e)] = FnCall(sig, tuple(args))
+            self.ck.res[e] = FnCall(sig, tuple(args))
 
     def generic_size(self, e: ast.Expr) -> Size | None:
         """A ``Size[K]`` argument written with the signature's generic axes (``e``,
@@ -548,9 +548,9 @@ class CallChecker:
                 b.sizes.setdefault(p.name, (ax.size, ax.label))
                 b.origin.setdefault(p.name, f"{a.name or 'over'}=")
             positions.append(pos)
-            self.ck.types[id(n)] = INT
-            self.ck.res[id(n)] = AxisName(pos)
-        self.ck.types[id(a.value)] = INT
+            self.ck.types[n] = INT
+            self.ck.res[n] = AxisName(pos)
+        self.ck.types[a.value] = INT
         return positions if p.many else positions[0]
 
 

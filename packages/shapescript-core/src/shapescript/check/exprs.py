@@ -101,7 +101,7 @@ class ExprChecker:
             self.body.fail(f, e)
             t = ERROR
         t = canonical(t, self.body.cm.canon)
-        self.types[id(e)] = t
+        self.types[e] = t
         return t
 
     def _expr(self, e: ast.Expr, expect: Type | None) -> Type:
@@ -151,7 +151,7 @@ class ExprChecker:
 
     def e_Name(self, e: ast.Name) -> Type:
         t, res = self.lookup(e.id, e)
-        self.res[id(e)] = res
+        self.res[e] = res
         if isinstance(t, FnRef):
             raise Fail(ec.E0503, f"`{e.id}` is a function, used here as a value", "a function",
                        help=f"call it: `{e.id}(…)`, or use it as a pipe stage: `x |> {e.id}`")
@@ -221,16 +221,16 @@ class ExprChecker:
             base = e.value.id
             if base in self.env.ssmods:
                 sub = self.env.ssmods[base]
-                self.res[id(e.value)] = SsModuleName(sub, base)
+                self.res[e.value] = SsModuleName(sub, base)
                 if not sub.public(e.attr):
                     raise Fail(ec.E0205, f"`{e.attr}` is not public in `{base}`", "no such public name")
                 if e.attr in sub.dims:
                     v = sub.dims[e.attr]
-                    self.res[id(e)] = DimName(v)
+                    self.res[e] = DimName(v)
                     return HostType("int", v, "Pos")
                 if e.attr in sub.consts:
                     c = sub.consts[e.attr]
-                    self.res[id(e)] = ConstName(c)
+                    self.res[e] = ConstName(c)
                     return const_type(c)
                 if e.attr in sub.poisoned:
                     return ERROR  # its declaration failed, already reported
@@ -248,12 +248,12 @@ class ExprChecker:
                 raise Fail(ec.E0901, f"model `{t.name}` has no field `{e.attr}`", "unknown field",
                            help=("fields: " + ", ".join(f"`{n}`" for n in info.fields))
                            if info and info.fields else None)
-            self.res[id(e)] = FieldName(e.attr)
+            self.res[e] = FieldName(e.attr)
             if info is not None and info.env is not None and info.env is not self.env:
                 return relabel(f.type, self.env.labels_from(info.env))
             return f.type
         if isinstance(t, (PyType, ErrorType)):
-            self.res[id(e)] = PyAttr()
+            self.res[e] = PyAttr()
             return t
         raise Fail(ec.E0901, f"`{t}` has no field `{e.attr}`", "not a model or Python value")
 
@@ -301,7 +301,7 @@ class ExprChecker:
         self.elementwise_operands(op, a, b)
         t, plan = ops.elementwise(op, a, b, self.body.role_of)
         if plan is not None:
-            self.res[id(node)] = plan
+            self.res[node] = plan
         return t
 
     def elementwise_operands(self, op: str, a: Type, b: Type) -> None:
@@ -317,7 +317,7 @@ class ExprChecker:
         if not isinstance(a, TensorType) or not isinstance(b, TensorType):
             raise Fail(ec.E0410, "`@` needs two tensors", f"`{a}` @ `{b}`")
         t, plan = ops.matmul(a, b, self.body.clash)
-        self.res[id(node)] = plan
+        self.res[node] = plan
         return t
 
     def e_Compare(self, e: ast.Compare) -> Type:
@@ -332,7 +332,7 @@ class ExprChecker:
         self.elementwise_operands(e.op, a, b)
         t, plan = ops.elementwise(e.op, a, b, self.body.role_of)
         if plan is not None:
-            self.res[id(e)] = plan
+            self.res[e] = plan
         return t
 
     def e_BoolOp(self, e: ast.BoolOp) -> Type:
@@ -355,7 +355,7 @@ class ExprChecker:
                 raise Fail(ec.E0804, f"`{e.op}` needs masks or bools, not `{side}`", "")
         t, plan = ops.elementwise(e.op, a, b, self.body.role_of)
         if plan is not None:
-            self.res[id(e)] = plan
+            self.res[e] = plan
         return t
 
     def e_UnaryOp(self, e: ast.UnaryOp) -> Type:
@@ -404,12 +404,12 @@ class ExprChecker:
             src = TensorType((), HOST_DTYPE[a.name],
                              ops.host_domain(a))
             t, _ = ops.convert(src, e.target)
-            self.res[id(e)] = ConvertRes((("host", dt),))
+            self.res[e] = ConvertRes((("host", dt),))
             return t
         if not isinstance(a, TensorType):
             raise Fail(ec.E0702, f"can't convert `{a}`", "")
         t, steps = ops.convert(a, e.target)
-        self.res[id(e)] = ConvertRes(tuple(steps))
+        self.res[e] = ConvertRes(tuple(steps))
         return t
 
     def e_AssertType(self, e: ast.AssertType) -> Type:
@@ -440,7 +440,7 @@ class ExprChecker:
         elif isinstance(target, (SizeParam, AxisParam)):
             raise Fail(ec.E0504, f"`{target}` is only for `extern fn` parameters", "not a value's type",
                        span=e.type.span)
-        self.res[id(e)] = AssertRes(target, on_python, written, where,
+        self.res[e] = AssertRes(target, on_python, written, where,
                                     written_type(e.type, self.env, self.source))
         return target
 
@@ -475,7 +475,7 @@ class ExprChecker:
                     self.expr(i.lo), self.expr(i.hi)
                 else:
                     self.expr(i)  # type: ignore[arg-type]
-            self.res[id(e)] = PythonIndex()
+            self.res[e] = PythonIndex()
             return PY
         if isinstance(base, TensorType) and is_axis_index(e.indices):
             return axis_index(self, base, e)
@@ -492,8 +492,8 @@ class ExprChecker:
             if not -n <= k < n:
                 raise Fail(ec.E0406, f"index {k} is out of bounds for a tuple of {n}", "out of bounds",
                            span=e.indices[0].span)
-            self.types[id(e.indices[0])] = INT
-            self.res[id(e)] = TupleIndex(k % n)
+            self.types[e.indices[0]] = INT
+            self.res[e] = TupleIndex(k % n)
             return base.items[k]
         if not isinstance(base, TensorType):
             raise Fail(ec.E0410, f"`{base}` can't be indexed", f"this is `{base}`")
@@ -518,13 +518,13 @@ class ExprChecker:
         if isinstance(e, ast.Name):
             v = self.env.dim_size(e.id)
             if v is not None:
-                self.res[id(e)] = DimName(v)
-                self.types[id(e)] = HostType("int", v, "Pos")
+                self.res[e] = DimName(v)
+                self.types[e] = HostType("int", v, "Pos")
                 return Size.const(v)
             if allow_generics and self.sig is not None and e.id in self.sig.generics:
                 self.body.used_generics.add(e.id)
-                self.res[id(e)] = GenericName(e.id)
-                self.types[id(e)] = HostType("int", None, "Pos")
+                self.res[e] = GenericName(e.id)
+                self.types[e] = HostType("int", None, "Pos")
                 return Size.var(e.id)
             return None
         if isinstance(e, ast.NumName):

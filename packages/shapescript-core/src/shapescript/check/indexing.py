@@ -127,7 +127,7 @@ def _slice(ck: ExprChecker, base: TensorType, e: ast.Index, r: ast.Range) -> Typ
         u = fresh_unknown(ck.body.next_id, "k")
         ax = Axis(u, u)
         check = True
-    ck.res[id(e)] = SliceIndex(r.lo, r.hi, check)
+    ck.res[e] = SliceIndex(r.lo, r.hi, check)
     return TensorType((ax,) + base.axes[1:], base.dtype, base.domain)
 
 
@@ -158,7 +158,7 @@ def _host_ints(ck: ExprChecker, base: TensorType, e: ast.Index, types: list[Type
         elif not -n.const_value <= v < n.const_value:  # type: ignore[operator]
             raise Fail(ec.E0406, f"index {v} is out of bounds for an axis of {n}", "out of bounds",
                        span=i.span)
-    ck.res[id(e)] = IntIndex(check)
+    ck.res[e] = IntIndex(check)
     return TensorType(base.axes[len(idx):], base.dtype, base.domain)
 
 
@@ -176,7 +176,7 @@ def _mask(ck: ExprChecker, base: TensorType, e: ast.Index, t: TensorType) -> Typ
                        f"this is `{t}`", span=at,
                        help="a mask matches the value's leading axes by position")
     u = fresh_unknown(ck.body.next_id, "k")
-    ck.res[id(e)] = MaskIndex()
+    ck.res[e] = MaskIndex()
     return TensorType((Axis(u, u),) + base.axes[t.rank:], base.dtype, base.domain)
 
 
@@ -199,5 +199,5 @@ def _gather(ck: ExprChecker, base: TensorType, e: ast.Index, t: TensorType) -> T
         # Indices of one role into rows of another, equal only in value.
         raise role_fail(Axis(v, bound), rows_axis, f"the indices are `Index[{bound}]` where the "
                         f"table's rows are `{rows_axis.label}`")
-    ck.res[id(e)] = GatherIndex()
+    ck.res[e] = GatherIndex()
     return TensorType(t.axes + base.axes[1:], base.dtype, base.domain)

@@ -23,13 +23,13 @@ _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
 }
 
 
-def known_value(res: dict[int, Any], e: ast.Expr) -> int | float | bool | str | None:
+def known_value(res: dict[ast.Node, Any], e: ast.Expr) -> int | float | bool | str | None:
     """The value of ``e`` when the checker knows it (``None`` otherwise), from the
     resolutions recorded for its names."""
     if isinstance(e, (ast.Bool, ast.Num)):
         return e.value
     if isinstance(e, (ast.Name, ast.Attr)):
-        r = res.get(id(e))
+        r = res.get(e)
         return r.value if isinstance(r, (ConstName, DimName)) else None
     if isinstance(e, ast.UnaryOp):
         v = known_value(res, e.operand)
@@ -49,7 +49,7 @@ def known_value(res: dict[int, Any], e: ast.Expr) -> int | float | bool | str | 
     return None
 
 
-def known_if(res: dict[int, Any], s: ast.If) -> KnownIf | None:
+def known_if(res: dict[ast.Node, Any], s: ast.If) -> KnownIf | None:
     """Which branches of ``s`` its known conditions rule out (branch ``i``, or
     ``len(s.branches)`` for ``else``), and the one they take if any; None when the first
     condition isn't known. The branches after the first unknown condition stay."""
@@ -65,9 +65,9 @@ def known_if(res: dict[int, Any], s: ast.If) -> KnownIf | None:
     return KnownIf(len(s.branches) if s.orelse is not None else None, frozenset(dead))
 
 
-def live_bodies(res: dict[int, Any], s: ast.If) -> list[tuple[ast.Stmt, ...]]:
+def live_bodies(res: dict[ast.Node, Any], s: ast.If) -> list[tuple[ast.Stmt, ...]]:
     """The bodies of ``s`` its known conditions leave, ``else`` last."""
-    k = res.get(id(s))
+    k = res.get(s)
     dead = k.dead if isinstance(k, KnownIf) else frozenset()
     bodies = [br.body for i, br in enumerate(s.branches) if i not in dead]
     if s.orelse is not None and len(s.branches) not in dead:
@@ -75,11 +75,11 @@ def live_bodies(res: dict[int, Any], s: ast.If) -> list[tuple[ast.Stmt, ...]]:
     return bodies
 
 
-def live_statement(res: dict[int, Any], s: ast.If) -> ast.If | tuple[ast.Stmt, ...]:
+def live_statement(res: dict[ast.Node, Any], s: ast.If) -> ast.If | tuple[ast.Stmt, ...]:
     """``s`` as code generation writes it: the body of the branch its known conditions
     take, when those before it are ruled out too; else ``s`` without the branches they
     rule out (``()`` when none is left)."""
-    k = res.get(id(s))
+    k = res.get(s)
     if not isinstance(k, KnownIf):
         return s
     n = len(s.branches)
@@ -92,7 +92,7 @@ def live_statement(res: dict[int, Any], s: ast.If) -> ast.If | tuple[ast.Stmt, .
     return ast.If(branches, orelse, s.span)
 
 
-def reachable(res: dict[int, Any], body: tuple[ast.Stmt, ...]) -> tuple[ast.Stmt, ...]:
+def reachable(res: dict[ast.Node, Any], body: tuple[ast.Stmt, ...]) -> tuple[ast.Stmt, ...]:
     """``body`` up to the ``if`` whose known conditions take a branch that returns: what
     follows it never runs."""
     for k, s in enumerate(body):

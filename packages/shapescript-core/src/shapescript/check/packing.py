@@ -155,7 +155,7 @@ def check_pack(c: ExprChecker, name: str, e: ast.Call) -> Type:
              for n, ax in zip(left + right, first.axes[:nl] + first.axes[first.rank - nr:])]
     packed = Axis(_sum(parts), _sum(labels))
     out = TensorType(tuple(named[:nl]) + (packed,) + tuple(named[nl:]), first.dtype, domain)
-    c.res[id(e)] = BuiltinCall("pack", Pack(nl, nr))
+    c.res[e] = BuiltinCall("pack", Pack(nl, nr))
     return out
 
 
@@ -217,7 +217,7 @@ def check_unpack(c: ExprChecker, name: str, e: ast.Call) -> Type:
         axes += [Axis(ax.size, ax.label, alias=n.name) for n, ax in zip(right, x.axes[nl + 1:])]
         outs.append(TensorType(tuple(axes), x.dtype, x.domain))
         shapes.append(shape)
-    c.res[id(e)] = BuiltinCall("unpack", Unpack(nl, nr, tuple(tuple(s) for s in shapes)))
+    c.res[e] = BuiltinCall("unpack", Unpack(nl, nr, tuple(tuple(s) for s in shapes)))
     return TupleType(tuple(outs))
 
 

@@ -1,7 +1,7 @@
 """What each name, call and index resolved to: the contract between checker and codegen.
 
 The checker records one of these frozen dataclasses per node it resolves
-(``CheckedModule.res``, keyed by ``id(node)``); every code generator (checked modules,
+(``CheckedModule.res``, keyed by the node); every code generator (checked modules,
 tracing for export, the Hugging Face modeling file) reads them with ``match`` and
 nothing else of the checker's internals. Each carries what code generation needs, so
 no generator looks a name up again or re-reads the source.

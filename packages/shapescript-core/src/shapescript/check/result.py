@@ -1,6 +1,7 @@
 """What the checker hands to code generation: types and resolutions per node.
 
-The checker never rewrites the tree; it records, per node (keyed by ``id(node)``),
+The checker never rewrites the tree; it records, per node (dicts keyed by the node: nodes
+hash by identity),
 the node's type and what a name, call or index resolved to (one frozen dataclass per
 kind, ``check.resolutions``), how operands broadcast, what a ``to`` or ``as`` does.
 Code generation reads these records and nothing else about the checker's internals.
@@ -81,8 +82,8 @@ class CheckedModule:
     env: ModuleEnv
     source: str
     diagnostics: list[Diagnostic]
-    types: dict[int, Type] = field(default_factory=dict)
-    res: dict[int, Any] = field(default_factory=dict)
+    types: dict[ast.Node, Type] = field(default_factory=dict)
+    res: dict[ast.Node, Any] = field(default_factory=dict)
     fns: dict[str, FnResult] = field(default_factory=dict)
     models: dict[str, ModelInfo] = field(default_factory=dict)
     # The tensor types recorded so far, by all their fields (``types.canonical``): the
@@ -94,10 +95,10 @@ class CheckedModule:
         return not any(d.is_error for d in self.diagnostics)
 
     def type_of(self, node: ast.Expr) -> Type | None:
-        return self.types.get(id(node))
+        return self.types.get(node)
 
     def tensor_of(self, node: ast.Expr) -> TensorType | None:
-        t = self.types.get(id(node))
+        t = self.types.get(node)
         return t if isinstance(t, TensorType) else None
 
 

@@ -125,7 +125,7 @@ class _Follow:
             return bool(s.free_vars() & nvars)
 
         def tensor(e: Any) -> TensorType | None:
-            t = cm.types.get(id(e))
+            t = cm.types.get(e)
             return t if isinstance(t, TensorType) else None
 
         def bad(node: Any, message: str, label: str, kind: str = "") -> None:
@@ -138,7 +138,7 @@ class _Follow:
         masks = set()
         helpers: set[int] = set()
         for node in nodes:
-            res = cm.res.get(id(node)) if isinstance(node, ast.Call) else None
+            res = cm.res.get(node) if isinstance(node, ast.Call) else None
             if isinstance(res, (FnCall, ExternCall)) and res.sig.extern == SDPA:
                 mask = call_args(node)[1].get("attn_mask")
                 if mask is not None:
@@ -150,11 +150,11 @@ class _Follow:
             if id(node) in helpers:
                 continue
             if isinstance(node, ast.Attr):
-                t = cm.types.get(id(node.value))
+                t = cm.types.get(node.value)
                 if isinstance(t, ModelType):
                     self.fields_read.append((sig, node, node.attr))
             if isinstance(node, ast.Name):
-                res = cm.res.get(id(node))
+                res = cm.res.get(node)
                 if isinstance(res, GenericName) and res.name in nvars:
                     bad(node, "the number of positions used as a value",
                         f"`{node.id}` counts the tokens of every request packed together", "count")
@@ -172,7 +172,7 @@ class _Follow:
                         "`@` sums over the token axis")
             elif isinstance(node, ast.Index):
                 t = tensor(node.value)
-                res = cm.res.get(id(node))
+                res = cm.res.get(node)
                 if t is not None and isinstance(res, (IntIndex, SliceIndex, MaskIndex, AxesIndex)):
                     k = len(node.indices) if isinstance(res, IntIndex) else 1
                     picked = ([t.axes[p.axis] for p in res.picks] if isinstance(res, AxesIndex)
@@ -184,7 +184,7 @@ class _Follow:
 
     def call(self, sig: FnSig, cm: CheckedModule, e: ast.Call, nvars: frozenset[str],
              along: Any, tensor: Any, bad: Any) -> None:
-        res = cm.res.get(id(e))
+        res = cm.res.get(e)
         if not isinstance(res, (BuiltinCall, FnCall, ExternCall)):
             return
         pos, kw = call_args(e)
@@ -294,7 +294,7 @@ class _Follow:
         for p, av in zip(callee.params, res.args):
             if not isinstance(p.type, TensorType) or not isinstance(av, ExprArg):
                 continue
-            at = cm.types.get(id(av.node))
+            at = cm.types.get(av.node)
             if not isinstance(at, TensorType):
                 continue
             for pa, aa in _aligned(p.type, at):
@@ -312,7 +312,7 @@ class _Follow:
         for p, av in given:
             if not isinstance(av, ExprArg):
                 continue
-            at = cm.types.get(id(av.node))
+            at = cm.types.get(av.node)
             if isinstance(p.type, TensorType) and isinstance(at, TensorType):
                 first = first or at
                 for pa, aa in _aligned(p.type, at):
@@ -462,14 +462,14 @@ def _output_layer(form: ServingForm, cm: CheckedModule, mname: str, report: Any)
     if value is None:
         return
     out_field = None
-    res = cm.res.get(id(value))
+    res = cm.res.get(value)
     if (isinstance(value, ast.Call) and isinstance(res, ExternCall)
             and res.sig.extern == LINEAR):
         pos, kw = call_args(value)
         w = pos[1] if len(pos) > 1 else kw.get("weight")
         bias = pos[2] if len(pos) > 2 else kw.get("bias")
         out_field = field_of(cm, w, {mname}) if w is not None else None
-        wt = cm.types.get(id(w)) if w is not None else None
+        wt = cm.types.get(w) if w is not None else None
         if bias is not None and not isinstance(bias, ast.NoneLit):
             out_field = None
         elif (out_field is not None and isinstance(wt, TensorType) and len(wt.axes) == 2
@@ -486,11 +486,11 @@ def _embedding(form: ServingForm, cm: CheckedModule, mname: str, report: Any) ->
     """E3303: the ids once, in ``embedding(ids, m.E)``."""
     sig, decl = form.sig, form.sig.decl
     uses = [x for x in body_nodes(sig, cm) if isinstance(x, ast.Name) and x.id == form.ids
-            and isinstance(cm.res.get(id(x)), LocalName)]
+            and isinstance(cm.res.get(x), LocalName)]
     for node in body_nodes(sig, cm):
         if not isinstance(node, ast.Call):
             continue
-        res = cm.res.get(id(node))
+        res = cm.res.get(node)
         if isinstance(res, ExternCall) and res.sig.extern == EMBEDDING:
             pos, kw = call_args(node)
             if pos and isinstance(pos[0], ast.Name) and pos[0].id == form.ids and len(pos) > 1:
@@ -516,7 +516,7 @@ def _attentions(form: ServingForm, follow: _Follow, report: Any) -> None:
     for fsig, call, nvars in follow.attentions:
         fcm = follow.cm_of(fsig)
         pos, _ = call_args(call)
-        ts = [fcm.types.get(id(x)) for x in pos[:3]]
+        ts = [fcm.types.get(x) for x in pos[:3]]
         qkv = [t for t in ts if isinstance(t, TensorType) and len(t.axes) == 4]
         ok = len(ts) == 3 and len(qkv) == 3
         if ok:
@@ -553,7 +553,7 @@ def _group(form: ServingForm, cm: CheckedModule, sig: FnSig, call: ast.Call,
     body = sig.decl.body if isinstance(sig.decl, ast.FnDecl) else ()
     kv_args: set[int] = set()
     for node in body_nodes(sig, cm):
-        res = cm.res.get(id(node)) if isinstance(node, ast.Call) else None
+        res = cm.res.get(node) if isinstance(node, ast.Call) else None
         if isinstance(res, ExternCall) and res.sig.extern == SDPA:
             kv_args |= {id(x) for x in call_args(node)[0][1:3]}
     g = kv_grouping(cm, body if isinstance(body, tuple) else (), call, pos[1], pos[2], kv_args)
@@ -573,7 +573,7 @@ def _group(form: ServingForm, cm: CheckedModule, sig: FnSig, call: ast.Call,
 
 def _padding(form: ServingForm, follow: _Follow) -> None:
     form.padding_refusal, form.key_attentions = padding_refusal(follow.mixing, [
-        (follow.cm_of(f).types.get(id(call_args(c)[0][1])), c, nv) for f, c, nv in follow.attentions])
+        (follow.cm_of(f).types.get(call_args(c)[0][1]), c, nv) for f, c, nv in follow.attentions])
 
 
 def serving_diagnostics(program: Program, fn: str = "forward", *,

@@ -40,7 +40,7 @@ def mask_window(cm: CheckedModule, mask: ast.Constructor,
     fill = window if window is not None else mask.fill
     if fill is None:
         return None, None
-    t = cm.types.get(id(fill))
+    t = cm.types.get(fill)
     if not isinstance(t, HostType) or not isinstance(t.value, int) or isinstance(t.value, bool):
         return None, "a window the engine can't know before the model runs"
     if t.value < 1:
@@ -53,7 +53,7 @@ def helper_mask(cm: CheckedModule, mask: ast.Expr) -> tuple[ast.Constructor, ast
     causal mask of its size parameters (``fn window(n: Size, w: Size) -> [n n] Mask =
     causal[n n](window=w)``): that mask, and the caller's argument for its window (None for
     none); None for any other mask."""
-    res = cm.res.get(id(mask)) if isinstance(mask, ast.Call) else None
+    res = cm.res.get(mask) if isinstance(mask, ast.Call) else None
     if not isinstance(res, FnCall) or not isinstance(res.sig.decl, ast.FnDecl):
         return None
     body, sig = res.sig.decl.body, res.sig
@@ -115,7 +115,7 @@ def _repeat_of(cm: CheckedModule, body: tuple[ast.Stmt, ...], call: ast.Call,
     """(the repeat that gives ``arg``, Hkv, None), (None, None, None) when no repeat gives
     it, or (None, None, why an engine can't do the repeat)."""
     node: ast.Expr = arg
-    if isinstance(arg, ast.Name) and isinstance(cm.res.get(id(arg)), LocalName):
+    if isinstance(arg, ast.Name) and isinstance(cm.res.get(arg), LocalName):
         bound = _binding(body, call, arg.id)
         if bound is None:
             return None, None, None
@@ -134,7 +134,7 @@ def _repeat_of(cm: CheckedModule, body: tuple[ast.Stmt, ...], call: ast.Call,
 
 
 def _is_repeat(cm: CheckedModule, node: ast.Call) -> bool:
-    res = cm.res.get(id(node))
+    res = cm.res.get(node)
     return isinstance(res, BuiltinCall) and res.name == "repeat" and node.pattern is not None
 
 
@@ -160,7 +160,7 @@ def _plain_group(cm: CheckedModule, node: ast.Call) -> int | None:
             and isinstance(rep, ast.PatName) and rep.name not in names):
         return None
     args = [a.value for a in node.args if a.name is None]
-    t = cm.types.get(id(args[0])) if args else None
+    t = cm.types.get(args[0]) if args else None
     if not isinstance(t, TensorType) or len(t.axes) != 4 or not t.axes[1].size.is_const:
         return None
     return t.axes[1].size.const_value

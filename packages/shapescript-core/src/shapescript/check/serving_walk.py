@@ -18,9 +18,9 @@ from shapescript.syntax import ast
 __all__ = ["body_nodes", "call_args", "children", "field_of", "returns_of", "walk"]
 
 
-def children(node: Any, res: dict[int, Any] | None = None) -> Iterator[Any]:
+def children(node: Any, res: dict[ast.Node, Any] | None = None) -> Iterator[Any]:
     """The nodes directly under ``node``; with ``res``, only the branches that can run."""
-    if res is not None and isinstance(node, ast.If) and id(node) in res:
+    if res is not None and isinstance(node, ast.If) and node in res:
         # A branch a const rules out (`if tied:`) is no part of what an engine runs.
         for body in live_bodies(res, node):
             yield from reachable(res, body)
@@ -37,7 +37,7 @@ def children(node: Any, res: dict[int, Any] | None = None) -> Iterator[Any]:
             yield v
 
 
-def walk(node: Any, res: dict[int, Any] | None = None) -> Iterator[Any]:
+def walk(node: Any, res: dict[ast.Node, Any] | None = None) -> Iterator[Any]:
     """``node`` and every node under it, depth first."""
     stack = [node]
     while stack:
@@ -54,7 +54,7 @@ def body_nodes(sig: FnSig, cm: CheckedModule) -> Iterator[Any]:
         yield from walk(item, cm.res)
 
 
-def returns_of(body: tuple[ast.Stmt, ...], res: dict[int, Any]) -> list[ast.Return]:
+def returns_of(body: tuple[ast.Stmt, ...], res: dict[ast.Node, Any]) -> list[ast.Return]:
     """The returns of ``body`` that can run (not those a const rules out, nor those after
     a branch a const takes that returns)."""
     found: list[ast.Return] = []
@@ -83,7 +83,7 @@ def call_args(e: ast.Call) -> tuple[list[ast.Expr], dict[str, ast.Expr]]:
 def field_of(cm: CheckedModule, e: ast.Expr, model_names: set[str]) -> str | None:
     """``m.F`` with ``m`` the model: ``F``."""
     if isinstance(e, ast.Attr) and isinstance(e.value, ast.Name) and e.value.id in model_names:
-        t = cm.types.get(id(e.value))
+        t = cm.types.get(e.value)
         if isinstance(t, ModelType):
             return e.attr
     return None

@@ -144,7 +144,7 @@ class StmtChecker:
                     except Fail:
                         continue
                     t = self.assigned_type if len(s.targets) == 1 else ERROR
-                    self.types[id(target)] = t
+                    self.types[target] = t
                     self.body.scope.bind(target.id, Var(t, target.span))
             raise
 
@@ -169,7 +169,7 @@ class StmtChecker:
                     if isinstance(ann, TensorType) and isinstance(t, TensorType):
                         ann = TensorType(ann.axes, ann.dtype, ann.domain)
                     t = ann  # type: ignore[assignment]
-            self.types[id(target)] = t
+            self.types[target] = t
             self.bind_name(target.id, t, target.span)
             return False
         n = len(s.targets)
@@ -186,7 +186,7 @@ class StmtChecker:
         for target, it in zip(s.targets, items):
             if not isinstance(target, ast.Name):
                 continue  # the parser reported it (E0101): only names
-            self.types[id(target)] = it
+            self.types[target] = it
             self.bind_name(target.id, it, target.span)
         return False
 
@@ -210,7 +210,7 @@ class StmtChecker:
                        f"this is `{t}`", span=s.value.span,
                        help=err.help or "a field keeps its declared type") from None
         self.body.host_only(s, "changing a model's field")
-        self.types[id(target)] = f.type
+        self.types[target] = f.type
         return False
 
     def s_ExprStmt(self, s: ast.ExprStmt) -> bool:
@@ -310,7 +310,7 @@ class StmtChecker:
         if known is not None:
             # A branch a const rules out was checked for types only: what comes after
             # sees the branches that can run.
-            self.body.res[id(s)] = known
+            self.body.res[s] = known
             self.body.dead_spans += [b.span for i, b in enumerate(s.branches) if i in known.dead]
             if s.orelse is not None and len(s.branches) in known.dead:
                 self.body.dead_spans += [x.span for x in s.orelse]

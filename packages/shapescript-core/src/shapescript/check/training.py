@@ -103,7 +103,7 @@ def t_value_and_grad(ck: ExprChecker, name: str, e: ast.Call) -> Type:
             else ck.env.fn(fname)
     if sig is None or sig.is_extern:
         raise Fail(ec.E1101, "`value_and_grad` needs a top-level `fn`", "not a function", span=f.span)
-    ck.res[id(f)] = FnName(sig)
+    ck.res[f] = FnName(sig)
     ck.body.note_call(sig)
     mt = model_arg(ck, pos[1], "value_and_grad")
     if not sig.params or not isinstance(sig.params[0].type, ModelType):
@@ -117,7 +117,7 @@ def t_value_and_grad(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     # Check the rest as a call of `f(m, args…)`.
     call = ast.Call(f, tuple(pos[1:]) + tuple(a for a in e.args if a.name is not None), e.span)
     value = ck.calls.call(sig, call)
-    ck.res[id(e)] = BuiltinCall("value_and_grad", GradCall(sig, call))
+    ck.res[e] = BuiltinCall("value_and_grad", GradCall(sig, call))
     if mt is None or isinstance(value, ErrorType):
         return ERROR
     return TupleType((value, ModelType(mt.name, mt.module, grads=True)))
@@ -309,9 +309,9 @@ def t_load(ck: ExprChecker, name: str, e: ast.Call) -> Type:
     info = ck.env.model(mname) if mname is not None else None
     if info is None:
         raise Fail(ec.E0404, "`load` needs a model's name", "not a model", span=m.span)
-    ck.res[id(m)] = ModelName(info)
-    ck.types[id(m)] = info.type
-    ck.res[id(e)] = BuiltinCall("load", LoadModel(info))
+    ck.res[m] = ModelName(info)
+    ck.types[m] = info.type
+    ck.res[e] = BuiltinCall("load", LoadModel(info))
     return info.type
 
 

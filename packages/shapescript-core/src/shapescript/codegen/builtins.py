@@ -89,7 +89,7 @@ def _elementwise(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
             # torch.maximum/minimum: a host number on either side is a clamp.
             args = positional(e)
             a, b = _planned(g, plan, e)
-            ta, tb = g.cm.types.get(id(args[0])), g.cm.types.get(id(args[1]))
+            ta, tb = g.cm.types.get(args[0]), g.cm.types.get(args[1])
             clamp = "clamp_min" if op == "maximum" else "clamp_max"
             if isinstance(tb, HostType):
                 return f"{T}.{clamp}({a}, {b})"
@@ -226,7 +226,7 @@ def _print(g: "ExprGen", res: BuiltinCall, e: ast.Call) -> str:
 
 @emits(*family("constructor"))
 def gen_constructor(g: "ExprGen", res: None, e: ast.Constructor) -> str:
-    t = g.cm.types.get(id(e))
+    t = g.cm.types.get(e)
     assert isinstance(t, TensorType)
     shape = [g.size(ax.size) for ax in t.axes]
     dev = g.ctx.device_expr()
@@ -261,7 +261,7 @@ def reduction(g: "ExprGen", name: str, arg: ast.Expr, dims: tuple[int, ...] | No
     # torch's `median(dim=…)` gives (values, indices): the language's reduction is the values.
     values = ".values" if entry.torch_pair else ""
     x = g.expr(arg)
-    t = g.cm.types.get(id(arg))
+    t = g.cm.types.get(arg)
     if keep and keeps(name, dims, t):
         # Only broadcast back along the reduced axes (keepdim.py): they stay, size 1.
         assert dims
@@ -361,7 +361,7 @@ def gen_map(g: "ExprGen", e: ast.Call, data: MapOver) -> str:
     count = g.size(data.count)
     var = pyname(data.param)
     body = data.body
-    bt = g.cm.types.get(id(body))
+    bt = g.cm.types.get(body)
     code = g.expr(body)
     if isinstance(bt, TensorType):
         n = data.count
@@ -378,7 +378,7 @@ def gen_map(g: "ExprGen", e: ast.Call, data: MapOver) -> str:
         if n.is_const:
             return empty
         return f"({stacked} if {count} else {empty})"
-    out = g.cm.types.get(id(e))
+    out = g.cm.types.get(e)
     assert isinstance(out, TensorType)
     return (f"{T}.tensor([{code} for {var} in range({count})], dtype={dtype_expr(out.dtype)}, "
             f"device={g.ctx.device_expr()})")

@@ -101,7 +101,7 @@ class ExprGen:
         return "None"
 
     def g_Name(self, e: ast.Name) -> str:
-        match self.cm.res.get(id(e)):
+        match self.cm.res.get(e):
             case DimName(value):
                 return self.ctx.dim_ref(e.id) if e.id in self.cm.env.dims else str(value)
             case ConstName(value):  # its value, wherever the const was declared
@@ -123,7 +123,7 @@ class ExprGen:
                 return pyname(e.id)
 
     def g_Attr(self, e: ast.Attr) -> str:
-        match self.cm.res.get(id(e)):
+        match self.cm.res.get(e):
             case DimName(value):
                 return str(value)
             case ConstName(value):
@@ -139,7 +139,7 @@ class ExprGen:
 
     def g_BinOp(self, e: ast.BinOp) -> str:
         a, b = self.expr(e.left), self.expr(e.right)
-        res = self.cm.res.get(id(e))
+        res = self.cm.res.get(e)
         if e.op == "@":
             if isinstance(res, BroadcastRes):
                 a, b = self.plan(a, res.left), self.plan(b, res.right)
@@ -147,23 +147,23 @@ class ExprGen:
         if isinstance(res, BroadcastRes):
             a, b = self.plan(a, res.left, e.left), self.plan(b, res.right, e.right)
         op = e.op
-        lt, rt = self.cm.types.get(id(e.left)), self.cm.types.get(id(e.right))
+        lt, rt = self.cm.types.get(e.left), self.cm.types.get(e.right)
         if op == "/" and isinstance(lt, HostType) and isinstance(rt, HostType):
             return f"({a} / {b})"
         return f"({a} {op} {b})"
 
     def g_Compare(self, e: ast.Compare) -> str:
         a, b = self.expr(e.left), self.expr(e.right)
-        res = self.cm.res.get(id(e))
+        res = self.cm.res.get(e)
         if isinstance(res, BroadcastRes):
             a, b = self.plan(a, res.left), self.plan(b, res.right)
         return f"({a} {e.op} {b})"
 
     def g_BoolOp(self, e: ast.BoolOp) -> str:
         a, b = self.expr(e.left), self.expr(e.right)
-        t = self.cm.types.get(id(e))
+        t = self.cm.types.get(e)
         if isinstance(t, TensorType):
-            res = self.cm.res.get(id(e))
+            res = self.cm.res.get(e)
             if isinstance(res, BroadcastRes):
                 a, b = self.plan(a, res.left), self.plan(b, res.right)
             return f"({a} {'&' if e.op == 'and' else '|'} {b})"
@@ -171,14 +171,14 @@ class ExprGen:
 
     def g_UnaryOp(self, e: ast.UnaryOp) -> str:
         a = self.expr(e.operand)
-        t = self.cm.types.get(id(e))
+        t = self.cm.types.get(e)
         if e.op == "not":
             return f"(~{a})" if isinstance(t, TensorType) else f"(not {a})"
         return f"(-{a})"
 
     def g_Convert(self, e: ast.Convert) -> str:
         code = self.expr(e.value)
-        res: ConvertRes | None = self.cm.res.get(id(e))
+        res: ConvertRes | None = self.cm.res.get(e)
         for step in (res.ops if res else ()):
             if step[0] == "host":
                 code = f"{T}.tensor({code}, dtype={dtype_expr(step[1])}, device={self.ctx.device_expr()})"
@@ -191,7 +191,7 @@ class ExprGen:
         return code
 
     def g_AssertType(self, e: ast.AssertType) -> str:
-        res: AssertRes | None = self.cm.res.get(id(e))
+        res: AssertRes | None = self.cm.res.get(e)
         code = self.expr(e.value)
         if res is None:
             return code
@@ -203,15 +203,15 @@ class ExprGen:
         return EMITTERS[e.name](self, None, e)
 
     def g_Index(self, e: ast.Index) -> str:
-        if isinstance(e.value, ast.Attr) and isinstance(self.cm.res.get(id(e)), IntIndex):
-            field = self.cm.res.get(id(e.value))
+        if isinstance(e.value, ast.Attr) and isinstance(self.cm.res.get(e), IntIndex):
+            field = self.cm.res.get(e.value)
             if isinstance(field, FieldName):
                 index = ", ".join(self.index_value(i) for i in e.indices)  # type: ignore[arg-type]
                 out = self.ctx.indexed_field_ref(self.expr(e.value.value), field.name, index)
                 if out is not None:
                     return out
         base = self.expr(e.value)
-        match self.cm.res.get(id(e)):
+        match self.cm.res.get(e):
             case SliceIndex(lo_node, hi_node, check):
                 lo, hi = self.index_value(lo_node), self.index_value(hi_node)
                 if check:
@@ -252,7 +252,7 @@ class ExprGen:
 
     def index_value(self, i: ast.Expr) -> str:
         code = self.expr(i)
-        t = self.cm.types.get(id(i))
+        t = self.cm.types.get(i)
         if isinstance(t, TensorType) and not t.axes and t.dtype != "bool":
             return f"int({code})"
         return code
@@ -261,7 +261,7 @@ class ExprGen:
         return f"(lambda {', '.join(map(pyname, e.params))}: {self.expr(e.body)})"
 
     def g_Call(self, e: ast.Call) -> str:
-        match self.cm.res.get(id(e)):
+        match self.cm.res.get(e):
             case FnCall() as res:
                 return self.fn_call(res)
             case ExternCall() as res:
@@ -298,7 +298,7 @@ class ExprGen:
                 return self.ctx.default_value(node)
             case ExprArg(node, wrap):
                 code = self.expr(node)
-                if wrap is not None and isinstance(self.cm.types.get(id(node)), HostType):
+                if wrap is not None and isinstance(self.cm.types.get(node), HostType):
                     dt = wrap if wrap not in ("Float", "Int") else "f32"
                     return f"{T}.as_tensor({code}, dtype={dtype_expr(dt)}, device={self.ctx.device_expr()})"
                 return code

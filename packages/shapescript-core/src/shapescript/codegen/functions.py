@@ -126,7 +126,7 @@ class FunctionsModule:
 class _Stmts(InlineDimsStmtGen):
     ctx: FunctionsGen  # this mode's context: the caller's hooks
     def g_Call(self, e: ast.Call) -> str:
-        res = self.cm.res.get(id(e))
+        res = self.cm.res.get(e)
         hook = self.ctx.calls
         if hook is not None and isinstance(res, (ExternCall, BuiltinCall, FnCall)):
             target = (res.sig.extern if isinstance(res, ExternCall) else
@@ -211,7 +211,7 @@ def torch_views(g: Any, name: str, e: ast.Call, data: Pattern) -> str | None:
         return None
     stacked = data.stacked
     inner = operands[0]
-    made = g.cm.res.get(id(inner)) if isinstance(inner, ast.Call) else None
+    made = g.cm.res.get(inner) if isinstance(inner, ast.Call) else None
     if not stacked and isinstance(made, BuiltinCall) and isinstance(inner, ast.Call) and \
             made.name == "stack" and len(inner.args) == 1 and inner.args[0].name is None:
         stacked, inner = True, inner.args[0].value   # rearrange(stack(items), …)

@@ -34,7 +34,7 @@ class InlineDimsStmtGen(StmtGen):
         return super().size(s)
 
     def g_Name(self, e: ast.Name) -> str:
-        res = self.cm.res.get(id(e))
+        res = self.cm.res.get(e)
         if self.ctx.inline_dims and isinstance(res, DimName):
             return str(res.value)
         return super().g_Name(e)

@@ -96,25 +96,25 @@ class _Pass:
         """The key of ``e`` when it is a kept expression, else None."""
         cm = self.cm
         if isinstance(e, ast.Name):
-            res = cm.res.get(id(e))
+            res = cm.res.get(e)
             if _local(res) and e.id in self.cands:
                 return self.cands[e.id]
             return None
         if isinstance(e, ast.UnaryOp):
             return self.key(e.operand) if e.op == "-" else None
         if isinstance(e, ast.BinOp):
-            if e.op not in _ARITH or isinstance(cm.res.get(id(e)), BroadcastRes):
+            if e.op not in _ARITH or isinstance(cm.res.get(e), BroadcastRes):
                 return None
             return self.joined(e.left, e.right)
         if isinstance(e, ast.Call):
-            res = cm.res.get(id(e))
+            res = cm.res.get(e)
             if isinstance(res, BuiltinCall):
                 args = _positional(e)
                 match res.data:
                     case Elementwise(op, None) if op in _ARITH and len(args) == 2:
                         return self.joined(args[0], args[1])
                     case Reduction(dims) if res.name in KEEPDIM_NAMES and len(args) == 1:
-                        t: Any = cm.types.get(id(args[0]))
+                        t: Any = cm.types.get(args[0])
                         if keeps(res.name, dims, t):
                             assert dims is not None
                             return tuple(sorted(dims)), t.rank
@@ -132,11 +132,11 @@ class _Pass:
         if not res.args or not isinstance(res.args[0], ExprArg) or res.args[0].wrap is not None:
             return False
         rest = list(res.args[1:]) + [a for _, a in res.kwargs]
-        return all(not isinstance(a, ExprArg) or isinstance(self.cm.types.get(id(a.node)), HostType)
+        return all(not isinstance(a, ExprArg) or isinstance(self.cm.types.get(a.node), HostType)
                    for a in rest)
 
     def scalar(self, e: Any) -> bool:
-        t = self.cm.types.get(id(e))
+        t = self.cm.types.get(e)
         return isinstance(t, HostType) or (isinstance(t, TensorType) and t.rank == 0)
 
     def joined(self, a: Any, b: Any) -> Key | None:
@@ -163,7 +163,7 @@ class _Pass:
             self.side(e.left)
             self.side(e.right)
             return
-        res = cm.res.get(id(e))
+        res = cm.res.get(e)
         assert isinstance(e, ast.Call) and isinstance(res, (BuiltinCall, ExternCall))
         if isinstance(res, ExternCall):
             first = res.args[0]
@@ -206,18 +206,18 @@ class _Pass:
         """Walks ordinary code: a candidate local met here is used as its reduced type."""
         cm = self.cm
         if isinstance(e, ast.Name):
-            res = cm.res.get(id(e))
+            res = cm.res.get(e)
             if _local(res) and e.id in self.cands:
                 self.bad.add(e.id)
             return
         if isinstance(e, ast.BinOp) and e.op in _ARITH:
-            res = cm.res.get(id(e))
+            res = cm.res.get(e)
             if isinstance(res, BroadcastRes):
                 self.operand(e.left, res.left)
                 self.operand(e.right, res.right)
                 return
         if isinstance(e, ast.Call):
-            res = cm.res.get(id(e))
+            res = cm.res.get(e)
             if isinstance(res, BuiltinCall) and isinstance(res.data, Elementwise) \
                     and res.data.op in _ARITH:
                 args = _positional(e)

@@ -28,7 +28,7 @@ def _init_code(ctx: Any, init: ast.Expr | None) -> str:
     """A field initialiser as a tuple literal for ``_ss_field_inits``."""
     if init is None:
         return "('default',)"
-    rec = ctx.cm.res.get(id(init))
+    rec = ctx.cm.res.get(init)
     if not isinstance(rec, FieldInit):
         return "('default',)"
     kind, values = rec.name, dict(rec.values)

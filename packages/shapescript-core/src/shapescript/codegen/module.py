@@ -146,7 +146,7 @@ class ModuleGen:
         return ExprGen(self.cm, self).expr(node)
 
     def assert_check(self, code: str, e: ast.AssertType, res: AssertRes, g: ExprGen) -> str:
-        if _holds_python(self.cm.types.get(id(e.value))) and _holds_tensors(res.target):
+        if _holds_python(self.cm.types.get(e.value)) and _holds_tensors(res.target):
             # Where a Python value enters the program: a host tensor moves to the
             # program's device (counted), whatever the checks; nothing else ever moves.
             code = f"{self.rt_helper('from_host')}({code})"
@@ -198,7 +198,7 @@ class ModuleGen:
         from shapescript.check.types import TensorType
 
         sig = res.sig
-        t = self.cm.types.get(id(e))
+        t = self.cm.types.get(e)
         if sig is None or not isinstance(t, TensorType) or not self.checks_extern(sig):
             return code
         self.as_count += 1

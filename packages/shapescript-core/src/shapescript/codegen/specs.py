@@ -96,7 +96,7 @@ class SpecBuilder:
         where = self.where(decl_p.span)
         optional = p.default is not None and isinstance(p.default, ast.NoneLit)
         if t is None:
-            dt = self.cm.types.get(id(p.default)) if p.default is not None else None
+            dt = self.cm.types.get(p.default) if p.default is not None else None
             t = dt if isinstance(dt, HostType) else None
             if t is None:
                 return None

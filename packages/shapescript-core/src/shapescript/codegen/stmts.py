@@ -27,7 +27,7 @@ class StmtGen(ExprGen):
         if len(s.targets) == 1 and isinstance(s.targets[0], ast.Attr):
             t = s.targets[0]
             obj = self.expr(t.value)
-            mt = self.cm.types.get(id(t.value))
+            mt = self.cm.types.get(t.value)
             if isinstance(mt, ModelType):
                 self.em.emit(s.span.line, ind, f"_ss_rt.set_field({obj}, {t.attr!r}, {value})")
                 return
@@ -47,7 +47,7 @@ class StmtGen(ExprGen):
 
     def cond(self, c: ast.Expr) -> str:
         code = self.expr(c)
-        t = self.cm.types.get(id(c))
+        t = self.cm.types.get(c)
         if isinstance(t, TensorType):
             return f"bool({code})"
         return code

@@ -151,7 +151,7 @@ class TracedStmtGen(InlineDimsStmtGen):
     def g_Index(self, e: ast.Index) -> str:
         # A host index may be a loop's i, a 0-d tensor inside a torch.while_loop:
         # ``_ss_ex_pick`` selects with ``index_select`` then, which needs no number.
-        res = self.cm.res.get(id(e))
+        res = self.cm.res.get(e)
         if not isinstance(res, IntIndex) or all(isinstance(i, ast.Num) for i in e.indices):
             return super().g_Index(e)
         idx = [self.expr(i) for i in e.indices]  # type: ignore[arg-type]
@@ -321,7 +321,7 @@ class TracedModuleGen(ModuleGen):
         """A declared extern's result is checked as an ``as`` to its declared type is in a
         traced module (``_ss_ex_as``): the module has no checkers of its own."""
         sig = res.sig
-        t = self.cm.types.get(id(e))
+        t = self.cm.types.get(e)
         if sig is None or not isinstance(t, TensorType) or not self.checks_extern(sig):
             return code
         where = f"{self.specs.where(e.span)}: result of {sig.name}"

@@ -32,7 +32,7 @@ def gen_training(ctx: Any, name: str, e: ast.Call, data: Payload, g: Any) -> str
     fn = ctx.rt_helper(name)
     match data:
         case GradCall(_, call):
-            res = g.cm.res[id(call)]
+            res = g.cm.res[call]
             assert isinstance(res, FnCall)
             args = ", ".join([ctx.unchecked_ref(res.sig)] + [g.argval(a) for a in res.args])
             return f"{fn}({args})"

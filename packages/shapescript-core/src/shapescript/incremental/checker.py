@@ -28,8 +28,8 @@ from shapescript.syntax.parser import parse_file
 @dataclass
 class _FnCache:
     decl: Any
-    types: dict[int, Any]
-    res: dict[int, Any]
+    types: dict[ast.Node, Any]
+    res: dict[ast.Node, Any]
     diagnostics: list[Diagnostic]
     result: FnResult
 
@@ -45,8 +45,8 @@ class _State:
     # take one's ``id`` and pass for it.
     decls: tuple[Any, ...] = ()
     # Every body's types and resolutions, merged (kept up to date function by function).
-    types: dict[int, Any] = field(default_factory=dict)
-    res: dict[int, Any] = field(default_factory=dict)
+    types: dict[ast.Node, Any] = field(default_factory=dict)
+    res: dict[ast.Node, Any] = field(default_factory=dict)
     # The imported modules' texts as checked: absolute path → ``text_stamp``; None
     # where a module was looked for and not found.
     deps: dict[str, Any] = field(default_factory=dict)

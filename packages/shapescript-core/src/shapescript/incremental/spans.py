@@ -3,7 +3,7 @@ edit above them adds or removes lines or characters.
 
 The nodes are frozen so that no phase changes them by mistake; this is the one place
 where the syntax tree is changed after parsing: only nodes the checker parsed itself,
-and only their positions, in place, so that the records keyed by ``id(node)`` stay valid.
+and only their positions, in place, so that the records keyed by the node stay valid.
 """
 
 from __future__ import annotations

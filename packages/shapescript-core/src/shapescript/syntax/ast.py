@@ -1,6 +1,8 @@
 """The ShapeScript syntax tree: plain frozen dataclasses, each node with a span.
 
-The parser builds these; the checker reads them; nothing mutates them. Pipes are
+The parser builds these; the checker reads them; nothing mutates them. Every node is a
+``Node``, compared and hashed by identity (``syntax/node.py``): the checker's records
+are dicts keyed by the node. Pipes are
 desugared by the parser (``x |> f(a)`` is ``Call(f, (x, a))`` with ``piped=True``),
 so later phases see one form of call.
 """
@@ -11,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Union
 
 from shapescript.source import Span
+from shapescript.syntax.node import Node
 from shapescript.syntax.ast_index import NamedIndex, RestAxes, WholeAxis  # noqa: F401 - part of the tree
 
 # ---------------------------------------------------------------------------
@@ -18,14 +21,14 @@ from shapescript.syntax.ast_index import NamedIndex, RestAxes, WholeAxis  # noqa
 # brackets, patterns' keyword sizes after conversion by the checker).
 
 
-@dataclass(frozen=True, slots=True)
-class SizeInt:
+@dataclass(frozen=True, slots=True, eq=False)
+class SizeInt(Node):
     value: int
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class SizeName:
+@dataclass(frozen=True, slots=True, eq=False)
+class SizeName(Node):
     """A dim, a generic axis, or ``module.D`` (``module`` set)."""
 
     name: str
@@ -33,23 +36,23 @@ class SizeName:
     module: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class SizeUnknown:
+@dataclass(frozen=True, slots=True, eq=False)
+class SizeUnknown(Node):
     """``?k``: an existential, data-dependent size."""
 
     name: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class SizeEllipsis:
+@dataclass(frozen=True, slots=True, eq=False)
+class SizeEllipsis(Node):
     """``...``: any number of other axes."""
 
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class SizeBin:
+@dataclass(frozen=True, slots=True, eq=False)
+class SizeBin(Node):
     """``a + b``, ``a - b``, ``a * b``, ``a / b`` (floor)."""
 
     op: str
@@ -58,8 +61,8 @@ class SizeBin:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class SizeProd:
+@dataclass(frozen=True, slots=True, eq=False)
+class SizeProd(Node):
     """A juxtaposed product: ``(gh gw)`` or the number-name ``16gh``."""
 
     items: tuple[SizeExpr, ...]
@@ -72,8 +75,8 @@ SizeExpr = Union[SizeInt, SizeName, SizeUnknown, SizeEllipsis, SizeBin, SizeProd
 # Type expressions.
 
 
-@dataclass(frozen=True, slots=True)
-class DomainExpr:
+@dataclass(frozen=True, slots=True, eq=False)
+class DomainExpr(Node):
     """``Real``, ``Logit over C``, ``Index[C]``, ``Mask`` …"""
 
     name: str
@@ -82,8 +85,8 @@ class DomainExpr:
     over: str | None = None  # Logit over C
 
 
-@dataclass(frozen=True, slots=True)
-class TensorTypeExpr:
+@dataclass(frozen=True, slots=True, eq=False)
+class TensorTypeExpr(Node):
     """``[b n D] f32 Real``; ``Images u8`` (alias set); ``Real`` (no shape: ``[...]``)."""
 
     shape: tuple[SizeExpr, ...] | None
@@ -93,24 +96,24 @@ class TensorTypeExpr:
     domain: DomainExpr | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class NamedTypeExpr:
+@dataclass(frozen=True, slots=True, eq=False)
+class NamedTypeExpr(Node):
     """A bare name in a type position: a shape alias or a model (possibly dotted)."""
 
     name: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class ScalarTypeExpr:
+@dataclass(frozen=True, slots=True, eq=False)
+class ScalarTypeExpr(Node):
     """``int``, ``float``, ``bool``, ``str``."""
 
     name: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class SpecialTypeExpr:
+@dataclass(frozen=True, slots=True, eq=False)
+class SpecialTypeExpr(Node):
     """``Size[K]``, ``Axis[n]``, ``Axes[n]`` (extern fn parameters only)."""
 
     kind: str  # "Size" | "Axis" | "Axes"
@@ -118,8 +121,8 @@ class SpecialTypeExpr:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class TupleTypeExpr:
+@dataclass(frozen=True, slots=True, eq=False)
+class TupleTypeExpr(Node):
     items: tuple[TypeExpr, ...]
     span: Span
 
@@ -130,25 +133,25 @@ TypeExpr = Union[TensorTypeExpr, NamedTypeExpr, ScalarTypeExpr, SpecialTypeExpr,
 # Patterns (bare einops patterns in rearrange / reduce / repeat / einsum).
 
 
-@dataclass(frozen=True, slots=True)
-class PatName:
+@dataclass(frozen=True, slots=True, eq=False)
+class PatName(Node):
     name: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class PatInt:
+@dataclass(frozen=True, slots=True, eq=False)
+class PatInt(Node):
     value: int
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class PatEllipsis:
+@dataclass(frozen=True, slots=True, eq=False)
+class PatEllipsis(Node):
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class PatGroup:
+@dataclass(frozen=True, slots=True, eq=False)
+class PatGroup(Node):
     items: tuple[PatTerm, ...]
     span: Span
 
@@ -156,8 +159,8 @@ class PatGroup:
 PatTerm = Union[PatName, PatInt, PatEllipsis, PatGroup]
 
 
-@dataclass(frozen=True, slots=True)
-class Pattern:
+@dataclass(frozen=True, slots=True, eq=False)
+class Pattern(Node):
     """``lhs -> rhs``; einsum patterns have several comma-separated inputs."""
 
     inputs: tuple[tuple[PatTerm, ...], ...]
@@ -165,15 +168,15 @@ class Pattern:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class PatStar:
+@dataclass(frozen=True, slots=True, eq=False)
+class PatStar(Node):
     """The ``*`` of a ``pack``/``unpack`` pattern: the packed axis."""
 
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class PackPattern:
+@dataclass(frozen=True, slots=True, eq=False)
+class PackPattern(Node):
     """``b * d`` (``pack``), or ``b * d -> b d, b n d`` (``unpack``: one pattern for each
     part, in ``parts``). ``axes`` holds names and one ``PatStar``."""
 
@@ -186,15 +189,15 @@ class PackPattern:
 # Expressions.
 
 
-@dataclass(frozen=True, slots=True)
-class Num:
+@dataclass(frozen=True, slots=True, eq=False)
+class Num(Node):
     value: int | float
     text: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class NumName:
+@dataclass(frozen=True, slots=True, eq=False)
+class NumName(Node):
     """A number-name such as ``16gh`` met in an expression (E0104 outside a size)."""
 
     value: int
@@ -202,38 +205,38 @@ class NumName:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Str:
+@dataclass(frozen=True, slots=True, eq=False)
+class Str(Node):
     value: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Bool:
+@dataclass(frozen=True, slots=True, eq=False)
+class Bool(Node):
     value: bool
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class NoneLit:
+@dataclass(frozen=True, slots=True, eq=False)
+class NoneLit(Node):
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Name:
+@dataclass(frozen=True, slots=True, eq=False)
+class Name(Node):
     id: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Placeholder:
+@dataclass(frozen=True, slots=True, eq=False)
+class Placeholder(Node):
     """The pipe placeholder ``_``; the parser replaces it when desugaring a pipe."""
 
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Attr:
+@dataclass(frozen=True, slots=True, eq=False)
+class Attr(Node):
     """``value.attr``: a model field, a module member, a Python attribute."""
 
     value: Expr
@@ -241,8 +244,8 @@ class Attr:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Arg:
+@dataclass(frozen=True, slots=True, eq=False)
+class Arg(Node):
     """A call argument; ``name`` is set for keyword arguments."""
 
     value: Expr
@@ -250,8 +253,8 @@ class Arg:
     name: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
+@dataclass(frozen=True, slots=True, eq=False)
+class Call(Node):
     """``func(args…)``.
 
     ``pattern`` is the bare einops pattern of rearrange/reduce/repeat/einsum (not
@@ -267,8 +270,8 @@ class Call:
     piped: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Constructor:
+@dataclass(frozen=True, slots=True, eq=False)
+class Constructor(Node):
     """``causal[n n]``, ``zeros[b n D] bf16``, ``full[n n](-1e9)``,
     ``causal[n n](window=W)`` (a value given by name: ``keyword`` is ``window``)."""
 
@@ -280,8 +283,8 @@ class Constructor:
     keyword: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Range:
+@dataclass(frozen=True, slots=True, eq=False)
+class Range(Node):
     """``lo .. hi`` (in ``for`` and slices)."""
 
     lo: Expr
@@ -289,8 +292,8 @@ class Range:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Index:
+@dataclass(frozen=True, slots=True, eq=False)
+class Index(Node):
     """``value[i]``, ``value[i, j]``, ``value[a..b]``, ``value[mask]``, ``table[ids]``,
     ``value[.., a..b]``, ``value[..., i]``, ``value[D=a..b]``."""
 
@@ -299,8 +302,8 @@ class Index:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class BinOp:
+@dataclass(frozen=True, slots=True, eq=False)
+class BinOp(Node):
     """Arithmetic ``+ - * / // % ** @``."""
 
     op: str
@@ -309,8 +312,8 @@ class BinOp:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Compare:
+@dataclass(frozen=True, slots=True, eq=False)
+class Compare(Node):
     """``== != < <= > >=`` (they do not chain)."""
 
     op: str
@@ -319,8 +322,8 @@ class Compare:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class BoolOp:
+@dataclass(frozen=True, slots=True, eq=False)
+class BoolOp(Node):
     """``and`` / ``or``."""
 
     op: str
@@ -329,8 +332,8 @@ class BoolOp:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class UnaryOp:
+@dataclass(frozen=True, slots=True, eq=False)
+class UnaryOp(Node):
     """``-x`` or ``not x``."""
 
     op: str
@@ -338,8 +341,8 @@ class UnaryOp:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Convert:
+@dataclass(frozen=True, slots=True, eq=False)
+class Convert(Node):
     """``value to T`` (a dtype, a domain, or both)."""
 
     value: Expr
@@ -347,8 +350,8 @@ class Convert:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class AssertType:
+@dataclass(frozen=True, slots=True, eq=False)
+class AssertType(Node):
     """``value as T``."""
 
     value: Expr
@@ -356,8 +359,8 @@ class AssertType:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Lambda:
+@dataclass(frozen=True, slots=True, eq=False)
+class Lambda(Node):
     """``c => body`` (only as ``map``'s argument)."""
 
     params: tuple[str, ...]
@@ -365,8 +368,8 @@ class Lambda:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class TupleExpr:
+@dataclass(frozen=True, slots=True, eq=False)
+class TupleExpr(Node):
     items: tuple[Expr, ...]
     span: Span
 
@@ -382,8 +385,8 @@ IndexItem = Union[WholeAxis, RestAxes, NamedIndex]
 # Statements.
 
 
-@dataclass(frozen=True, slots=True)
-class Assign:
+@dataclass(frozen=True, slots=True, eq=False)
+class Assign(Node):
     """``x = e``, ``a, b = e``, ``x: T = e``, ``m.field = e``.
 
     ``targets`` holds ``Name`` or ``Attr`` nodes; more than one means destructuring.
@@ -395,21 +398,21 @@ class Assign:
     annotation: TypeExpr | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Return:
+@dataclass(frozen=True, slots=True, eq=False)
+class Return(Node):
     value: Expr | None
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class IfBranch:
+@dataclass(frozen=True, slots=True, eq=False)
+class IfBranch(Node):
     cond: Expr
     body: tuple[Stmt, ...]
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class If:
+@dataclass(frozen=True, slots=True, eq=False)
+class If(Node):
     """``if``/``elif`` branches in order, then an optional ``else`` body."""
 
     branches: tuple[IfBranch, ...]
@@ -417,8 +420,8 @@ class If:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class For:
+@dataclass(frozen=True, slots=True, eq=False)
+class For(Node):
     """``for i in a..b``, ``for v in pyvalue``, ``for xb, yb in batches(…)``."""
 
     targets: tuple[str, ...]
@@ -428,8 +431,8 @@ class For:
     target_spans: tuple[Span, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class With:
+@dataclass(frozen=True, slots=True, eq=False)
+class With(Node):
     """``with Train:``."""
 
     mode: str
@@ -437,8 +440,8 @@ class With:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class ExprStmt:
+@dataclass(frozen=True, slots=True, eq=False)
+class ExprStmt(Node):
     expr: Expr
     span: Span
 
@@ -449,21 +452,21 @@ Stmt = Union[Assign, Return, If, For, With, ExprStmt]
 # Declarations.
 
 
-@dataclass(frozen=True, slots=True)
-class Devices:
+@dataclass(frozen=True, slots=True, eq=False)
+class Devices(Node):
     device: str  # "cpu", "cuda", "cuda[0]", "mps"
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class ImportPython:
+@dataclass(frozen=True, slots=True, eq=False)
+class ImportPython(Node):
     module: str  # dotted
     span: Span
     alias: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Import:
+@dataclass(frozen=True, slots=True, eq=False)
+class Import(Node):
     """``import layers [as l]`` of a ShapeScript module."""
 
     module: str
@@ -471,22 +474,22 @@ class Import:
     alias: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ImportName:
+@dataclass(frozen=True, slots=True, eq=False)
+class ImportName(Node):
     name: str
     span: Span
     alias: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class FromImport:
+@dataclass(frozen=True, slots=True, eq=False)
+class FromImport(Node):
     module: str
     names: tuple[ImportName, ...]
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class DimDecl:
+@dataclass(frozen=True, slots=True, eq=False)
+class DimDecl(Node):
     """``dim D = 32`` (``size`` set) or ``dim Images = [b 1 S S]`` (``shape`` set);
     ``dim Dout ~ D`` (``new_role``): ``D``'s size, a role of its own."""
 
@@ -499,8 +502,8 @@ class DimDecl:
     new_role: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class ConstDecl:
+@dataclass(frozen=True, slots=True, eq=False)
+class ConstDecl(Node):
     """``const eps = 1e-6``: a named host number (or bool, or string), not a size."""
 
     name: str
@@ -510,16 +513,16 @@ class ConstDecl:
     doc: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Param:
+@dataclass(frozen=True, slots=True, eq=False)
+class Param(Node):
     name: str
     span: Span
     type: TypeExpr | None = None
     default: Expr | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class FnDecl:
+@dataclass(frozen=True, slots=True, eq=False)
+class FnDecl(Node):
     """``fn``/``export fn``; ``body`` is a statement block or, for ``= expr``, an Expr."""
 
     name: str
@@ -532,8 +535,8 @@ class FnDecl:
     doc: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ExternDecl:
+@dataclass(frozen=True, slots=True, eq=False)
+class ExternDecl(Node):
     """``extern fn name(params) -> T = "module.func"``, optionally ``with a or b``: a call
     gives at least one of the optional parameters ``one_of``, not ``none``."""
 
@@ -547,8 +550,8 @@ class ExternDecl:
     one_of: tuple[tuple[str, Span], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class ParamField:
+@dataclass(frozen=True, slots=True, eq=False)
+class ParamField(Node):
     """``param name: T = init`` inside a model."""
 
     name: str
@@ -558,8 +561,8 @@ class ParamField:
     doc: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ModelDecl:
+@dataclass(frozen=True, slots=True, eq=False)
+class ModelDecl(Node):
     name: str
     fields: tuple[ParamField, ...]
     span: Span
@@ -571,8 +574,8 @@ Decl = Union[Devices, ImportPython, Import, FromImport, DimDecl, ConstDecl, FnDe
              ModelDecl]
 
 
-@dataclass(frozen=True, slots=True)
-class DroppedDecl:
+@dataclass(frozen=True, slots=True, eq=False)
+class DroppedDecl(Node):
     """A top-level declaration the parser could not keep: it has a syntax error
     (reported, or following from a lexical error that is), is nested too deeply
     (E0107), or broke the parser (E0000). What the parser's recovery skipped.
@@ -589,8 +592,8 @@ class DroppedDecl:
     names: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Module:
+@dataclass(frozen=True, slots=True, eq=False)
+class Module(Node):
     decls: tuple[Decl, ...]
     path: str
     doc: str | None = None

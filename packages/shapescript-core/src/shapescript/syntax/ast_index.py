@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from shapescript.source import Span
+from shapescript.syntax.node import Node
 
 if TYPE_CHECKING:
     from shapescript.syntax.ast import Expr
@@ -15,22 +16,22 @@ if TYPE_CHECKING:
 __all__ = ["WholeAxis", "RestAxes", "NamedIndex"]
 
 
-@dataclass(frozen=True, slots=True)
-class WholeAxis:
+@dataclass(frozen=True, slots=True, eq=False)
+class WholeAxis(Node):
     """``..`` alone in an index: the whole axis, kept as it is (``x[.., 0..k]``)."""
 
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class RestAxes:
+@dataclass(frozen=True, slots=True, eq=False)
+class RestAxes(Node):
     """``...`` in an index: every axis not indexed by the others (``x[..., 0..k]``)."""
 
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class NamedIndex:
+@dataclass(frozen=True, slots=True, eq=False)
+class NamedIndex(Node):
     """``D=lo..hi`` or ``D=i`` in an index: the axis labelled ``D``."""
 
     name: str
