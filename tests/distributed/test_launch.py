@@ -212,3 +212,23 @@ def test_init_with_a_seed_gives_every_rank_the_same_weights(tmp_path):
     one = run_shapescript("run", "init.ss", cwd=tmp_path)
     assert one.returncode == 0, one.stderr
     assert one.stdout.strip() == lines[0][8:].strip()
+
+
+HELD = textwrap.dedent('''
+    import os
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo")
+    LOG = open(f"held{os.environ['RANK']}.txt", "w")
+    LOG.write("written, never closed\\n")
+''')
+
+
+def test_a_finished_rank_leaves_at_once_with_its_open_files_written(tmp_path):
+    # A rank that ended well leaves without the interpreter's teardown (where torch's
+    # gloo threads abort it now and then); what it left open is written all the same.
+    (tmp_path / "held.py").write_text(HELD)
+    r = run_shapescript("run", "--nproc-per-node", "2", "held.py", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    for k in (0, 1):
+        assert (tmp_path / f"held{k}.txt").read_text() == "written, never closed\n"

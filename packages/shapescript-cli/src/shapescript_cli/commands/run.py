@@ -120,14 +120,58 @@ def command(checks, value_checks, devices, nproc_per_node, nnodes, node_rank, rd
             click.echo(f"error: {err}" if isinstance(err, WriteError) else
                        f"error: cannot write {log}: {err.strerror or err}", err=True)
             sys.exit(2)
+    # A rank torchrun started (of a .ss program, which joined above, or of a Python
+    # script, which starts its own group) ends its group, and leaves at once if it ended
+    # well.
+    from shapescript.api import distributed
+
+    rank = group or distributed.launched()
+    together = False
     try:
         _run(checks, value_checks, script, args, import_file, install, ShapeScriptError,
              dim_values)
+        together = True
+    except SystemExit as end:
+        together = end.code in (None, 0)
+        if not together:
+            raise
     finally:
-        if group:
-            from shapescript.api import distributed
-
+        if rank:
+            # No barrier first: a rank still inside a collective that this one never
+            # reached would take the barrier for it; its own timeout names it instead.
             distributed.stop()
+    if rank and together:
+        _leave_rank()
+
+
+def _leave_rank() -> None:
+    """A rank whose program ended well leaves at once, its exit handlers run and its
+    output flushed: torch's gloo threads, still referenced where the interpreter's own
+    teardown destroys them, abort the process from C++ ("terminate called without an
+    active exception") now and then on a loaded machine, after the program's work was
+    done, which the launcher would report as a failed rank."""
+    import atexit
+    import gc
+    import io
+
+    atexit._run_exitfuncs()
+    # What the interpreter's exit would write: every file still open (a Python script's
+    # global handle, the standard streams) is flushed.
+    for obj in gc.get_objects():
+        # By type: `isinstance` would ask objects that warn when asked (torch's
+        # deprecated `reduce_op`).
+        if issubclass(type(obj), (io.TextIOWrapper, io.BufferedWriter, io.BufferedRandom)):
+            try:
+                if not obj.closed:
+                    obj.flush()
+            except (OSError, ValueError):
+                pass
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(0)
 
 
 def _use_devices(spec, nproc_per_node):

@@ -1,10 +1,7 @@
-"""The ShapeScript syntax tree: plain frozen dataclasses, each node with a span.
-
-The parser builds these; the checker reads them; nothing mutates them. Every node is a
-``Node``, compared and hashed by identity (``syntax/node.py``): the checker's records
-are dicts keyed by the node. Pipes are
-desugared by the parser (``x |> f(a)`` is ``Call(f, (x, a))`` with ``piped=True``),
-so later phases see one form of call.
+"""The ShapeScript syntax tree: frozen dataclasses, each a ``Node`` (identity: the
+checker's records are keyed by it) with a span. The parser builds these; the checker reads
+them; nothing mutates them. Pipes are desugared by the parser (``x |> f(a)`` is
+``Call(f, (x, a))`` with ``piped=True``), so later phases see one form of call.
 """
 
 from __future__ import annotations
