@@ -226,3 +226,32 @@ def test_an_input_the_filler_cannot_read_keeps_its_own_error(tmp_path):
         atomic_dir(tmp_path / "out_hf", copy_missing)
     assert not isinstance(caught.value, WriteError)
     assert caught.value.filename.endswith("no-such-tokenizer.json")
+
+
+def test_a_second_signal_during_the_cleanup_waits_for_it(tmp_path, monkeypatch):
+    # A first SIGTERM unwinds the writer; a second (a rank's parent-death signal after
+    # the launcher's own) lands while the temporary is removed: it is raised only once
+    # the temporary is gone. Holding the signals back isn't enough: the kernel hands a
+    # process's signal to a thread not holding it (torch has several) and the main
+    # thread runs the handler at its next instruction, wherever that is. The handler is
+    # called here where a signal's timing would put it, so that the test is not a race.
+    import signal as _signal
+
+    from shapescript import files
+    from shapescript.signals import Stopped
+    from shapescript.signals import _raise_stopped as handler
+
+    def write(tmp):
+        handler(_signal.SIGTERM, None)
+
+    unlink = files._unlink_quietly
+
+    def signalled_unlink(path):
+        handler(_signal.SIGTERM, None)
+        unlink(path)
+
+    monkeypatch.setattr(files, "_unlink_quietly", signalled_unlink)
+    with pytest.raises(Stopped):
+        files.atomic_write_with(tmp_path / "out.txt", write)
+    assert os.listdir(tmp_path) == []
+    assert not files.holding_temporaries()

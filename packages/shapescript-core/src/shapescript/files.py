@@ -126,14 +126,60 @@ def _held(make: Callable[[], str], made: list[str]) -> None:
     """``made.append(make())`` with SIGINT and SIGTERM held back until done. A signal
     mostly lands in a system call, and is raised as the call returns: between the
     temporary's creation and the writer learning its name, it would leave it behind."""
-    if not hasattr(signal, "pthread_sigmask"):
-        made.append(make())
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    _holding(lambda: made.append(make()))
+
+
+# While a temporary is made or removed (``_holding``): how deep, and what a stop
+# signal's handler (``shapescript.signals``) deferred to then. Blocking the signals
+# alone isn't enough: in a process with other threads (torch's), the kernel hands a
+# process's signal to one of them, and the main thread runs the handler all the same.
+_HOLD = [0]
+_LATER: list[Callable[[], None]] = []
+
+
+def holding_temporaries() -> bool:
+    """Whether a writer is making or removing its temporary: a stop signal's handler
+    defers its exception (``defer_stop``) until it is done."""
+    return _HOLD[0] > 0
+
+
+def defer_stop(later: Callable[[], None]) -> None:
+    """Call ``later`` (which raises) once the temporary is made or removed."""
+    _LATER.append(later)
+
+
+def _holding(action: Callable[[], object]) -> None:
+    """``action()`` with SIGINT and SIGTERM held back until done (then raised): the
+    temporary's creation, and its removal while a first signal unwinds the writer, which
+    a second one (a parent's death signal after the launcher's own) would cut short."""
+    blocks = hasattr(signal, "pthread_sigmask")
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM}) \
+        if blocks else None
+    _HOLD[0] += 1
     try:
-        made.append(make())
+        action()
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        _HOLD[0] -= 1
+        if old is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        if not _HOLD[0] and _LATER:
+            later = _LATER[0]
+            _LATER.clear()
+            later()
+
+
+def _unlink_quietly(path: str) -> None:
+    if os.path.lexists(path):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def _remove_trees(*paths: str | None) -> None:
+    for path in paths:
+        if path is not None and os.path.lexists(path):
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def _new_modes(folder: str) -> None:
@@ -262,11 +308,8 @@ def atomic_write_with(path: str | os.PathLike[str], write: Callable[[str], objec
             raise
         raise mapped from err
     finally:
-        if made and os.path.lexists(made[0]):
-            try:
-                os.unlink(made[0])
-            except OSError:
-                pass
+        if made:
+            _holding(lambda: _unlink_quietly(made[0]))
 
 
 def atomic_dir(path: str | os.PathLike[str], fill: Callable[[str], object]) -> None:
@@ -302,10 +345,7 @@ def atomic_dir(path: str | os.PathLike[str], fill: Callable[[str], object]) -> N
             raise
         raise mapped from err
     finally:
-        if made and os.path.lexists(made[0]):
-            shutil.rmtree(made[0], ignore_errors=True)
-        if old is not None and os.path.lexists(old):
-            shutil.rmtree(old, ignore_errors=True)
+        _holding(lambda: _remove_trees(made[0] if made else None, old))
 
 
 def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:

@@ -41,6 +41,11 @@ def stop_message(signum: int) -> str:
 
 
 def _raise_stopped(signum: int, frame: object) -> None:
+    from shapescript import files
+
+    if files.holding_temporaries():  # raised once the writer's temporary is made or gone
+        files.defer_stop(lambda: _raise_stopped(signum, frame))
+        return
     raise Stopped(signum)
 
 

@@ -48,8 +48,11 @@ class _Rename(ast.NodeTransformer):
 
 # What the atomic writer of ``shapescript.files`` uses, copied with it: its temporary
 # names, the sweep of stale ones, the output's mode and the one mapping of write errors.
+# Its hold on stop signals is its own: the command's handler defers to the hold of
+# ``shapescript.files``, so in the copy only the signal mask holds them back.
 _WRITER_NAMES = ("_MARK", "WriteError", "write_error", "_unknown_errno", "_about_output",
-                 "_errno_in", "_disk_full", "_umask", "_held", "_new_file", "_temp_prefix",
+                 "_errno_in", "_disk_full", "_umask", "_held", "_holding", "_HOLD", "_LATER",
+                 "_unlink_quietly", "_new_file", "_temp_prefix",
                  "_temp_owner", "_alive", "sweep_stale", "atomic_write_with")
 _WRITER_MODULES = ("os", "tempfile", "shutil", "errno", "signal")
 
@@ -65,9 +68,14 @@ def _atomic_writer_source() -> str:
     for node in tree.body:
         names = ([node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else
                  [t.id for t in node.targets if isinstance(t, ast.Name)]
-                 if isinstance(node, ast.Assign) else [])
+                 if isinstance(node, ast.Assign) else
+                 [node.target.id] if isinstance(node, ast.AnnAssign)
+                 and isinstance(node.target, ast.Name) else [])
         if any(n in _WRITER_NAMES for n in names):
             _drop_docstrings(node)
+            if isinstance(node, ast.AnnAssign) and node.value is not None:
+                # A module-level annotation is evaluated: its names aren't imported here.
+                node = ast.Assign(targets=[node.target], value=node.value)
             kept.append(node)
     mapping = {n: "_ss_ex_" + n.lstrip("_") for n in _WRITER_NAMES}
     mapping.update({m: f"_ss_{m}" for m in _WRITER_MODULES})
