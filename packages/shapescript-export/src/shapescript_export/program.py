@@ -105,7 +105,7 @@ def step_helpers_source() -> str:
 
 
 def _step(traced: TracedModule, sig: FnSig, env_path: str) -> list[str]:
-    shapes = signature_shapes(sig, env_path, traced.max_sizes)
+    shapes = signature_shapes(sig, env_path, traced.max_sizes, traced.fixed_sizes)
     fn = traced.fn
     base = os.path.basename(traced.path)
     lines = [

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import ceil
 from typing import Any
 
@@ -57,15 +57,23 @@ def _axis_kind(s: Size) -> tuple:
     return ("auto", s)
 
 
-def signature_shapes(sig: FnSig, env_path: str,
-                     max_sizes: dict[str, int] | None = None) -> SignatureShapes:
+def signature_shapes(sig: FnSig, env_path: str, max_sizes: dict[str, int] | None = None,
+                     fixed_sizes: dict[str, int] | None = None) -> SignatureShapes:
     """The dynamic shapes and example sizes of ``sig``'s tensor parameters;
-    ``max_sizes`` bounds generics from above (the body's run-time checks)."""
+    ``max_sizes`` bounds generics from above (the body's run-time checks), and a generic
+    of ``fixed_sizes`` has that one size (a pattern's keyword pins it): its axes are
+    static, since torch.export refuses a dynamic dim that a check specialises."""
     base = os.path.basename(env_path)
+    fixed = fixed_sizes or {}
     raw: list[tuple[str, TensorType, Any]] = []
     for p, dp in zip(sig.params, sig.decl.params):
         if isinstance(p.type, TensorType):
-            raw.append((pyname(p.name), p.type, dp))
+            t = p.type
+            if fixed:
+                t = replace(t, axes=tuple(a if a.variadic else
+                                          replace(a, size=a.size.substitute(fixed))
+                                          for a in t.axes))
+            raw.append((pyname(p.name), t, dp))
     order: dict[str, None] = {}
     statics: set[int] = set()
     mins: dict[str, int] = {}
@@ -90,7 +98,7 @@ def signature_shapes(sig: FnSig, env_path: str,
     for v in order:
         mins.setdefault(v, 1)
     maxes = {v: m for v, m in (max_sizes or {}).items() if v in order}
-    examples = _example_sizes(list(order), mins, statics, sized, maxes)
+    examples = _example_sizes(list(order), mins, statics, sized, maxes) | fixed
     names: dict[str, str] = {}
     for v in order:
         stem = re.sub(r"\W", "_", v.lstrip("?").split("#")[0]) or "d"

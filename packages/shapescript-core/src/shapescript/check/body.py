@@ -8,6 +8,7 @@ the call graph from every ``export fn`` and reports those sites (E17xx).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import count
 from typing import Any
 
@@ -16,6 +17,7 @@ from shapescript.check.declare import Loader, declare
 from shapescript.check.env import AxisParam, FnSig, ModuleEnv, SizeParam
 from shapescript.check.exprs import ExprChecker
 from shapescript.check.fail import Fail
+from shapescript.check.pattern_results import RuntimeCheck
 from shapescript.check.resolutions import FieldInit
 from shapescript.check.roles import roles_of
 from shapescript.check.sizes import Size
@@ -47,6 +49,9 @@ class BodyChecker:
         self.scope = Scope()
         self.used_generics: set[str] = set()
         self.max_sizes: dict[str, int] = {}  # generic → its bound from run-time checks
+        # Generic → the size a pattern's keyword pins it to (`a=2` on a generic `p`: the
+        # call raises unless `p` is 2), with where; see ``fixed_sizes``.
+        self.pinned: list[tuple[str, int, Span]] = []
         # Each `map`'s lambda: (its span, its parameter, the count), for indices by it.
         self.map_params: list[tuple[Any, str, Any]] = []
         self.callees: list[FnSig] = []
@@ -217,7 +222,30 @@ class BodyChecker:
                 except Fail as f:
                     self.fail(f, decl.body)
         return FnResult(sig, uses_generics=set(self.used_generics), max_sizes=dict(self.max_sizes),
-                        exports=self.export_sites())
+                        fixed_sizes=self.fixed_sizes(), exports=self.export_sites())
+
+    def pin_sizes(self, checks: Iterable[RuntimeCheck], span: Span) -> None:
+        """Records the signature's generics that a pattern's run-time checks pin to one
+        size (``a=2`` on an axis `p`, or `2*p + 1`)."""
+        generics = self.sig.generics if self.sig is not None else frozenset()
+        for c in checks:
+            lin = c.num.linear()
+            want = c.den.const_value if c.den.is_const else None
+            if c.helper != "has_size" or lin is None or want is None or lin[0] not in generics:
+                continue
+            g, a, k = lin
+            if (want - k) % a == 0 and (want - k) // a >= 1:
+                self.pinned.append((g, (want - k) // a, span))
+
+    def fixed_sizes(self) -> dict[str, int]:
+        """Generic → the one size every call that returns has (the first pin outside a
+        branch a known condition rules out): an exported program takes it as static,
+        where a dynamic dim would be specialised by the check and refused."""
+        fixed: dict[str, int] = {}
+        for g, n, at in self.pinned:
+            if not any(_within(at, d) for d in self.dead_spans):
+                fixed.setdefault(g, n)
+        return fixed
 
     def export_sites(self) -> ExportSites:
         """This body's E17xx sites (a `map` over a generic count is E1707 here) and the

@@ -411,6 +411,7 @@ def b_pattern(ck: ExprChecker, name: str, e: ast.Call) -> Type:
         ck.body.report(Diagnostic.warning(ec.E0417, msg, e.pattern.span,
                                           "a new axis name", help=help_))
     ck.body.group_order(r.splits, r.merges, e.pattern)
+    ck.body.pin_sizes(r.runtime_checks, e.span)
     out = ck.body.name_local_roles(r.out, r.locals)
     ck.res[e] = BuiltinCall(name, pattern)
     return out

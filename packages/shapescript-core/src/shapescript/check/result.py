@@ -70,6 +70,9 @@ class FnResult:
     # Generic → the largest value the body's run-time checks let it take (`w[0..n]` on
     # an axis of 4 needs `n <= 4`): an exported program's dynamic dim is bounded so.
     max_sizes: dict[str, int] = field(default_factory=dict)
+    # Generic → the one size a pattern's keyword allows it (`a=2` on an axis `p`): an
+    # exported program takes it as static.
+    fixed_sizes: dict[str, int] = field(default_factory=dict)
     # The sites of the export rules, and the callees (carried here, not read from the
     # checker that found them).
     exports: ExportSites = ExportSites()

@@ -241,6 +241,8 @@ class TracedModule:
     line_table: dict[int, tuple[int, int]] = field(default_factory=dict)
     # Generic → its largest value allowed by the body's checks (a slice of a static axis)
     max_sizes: dict[str, int] = field(default_factory=dict)
+    # Generic → the one size the body's keyword sizes allow it (taken as static)
+    fixed_sizes: dict[str, int] = field(default_factory=dict)
 
 
 class TracedModuleGen(ModuleGen):
@@ -492,4 +494,5 @@ def generate_traced(program: Program, fn: str, *, checks: str = "always",
     params = [pyname(p.name) for p in sig.params if isinstance(p.type, TensorType)]
     fr = cm.fns.get(fn)
     return TracedModule(source, fn, gen.path, gen.device, params, gen.line_table(),
-                        dict(fr.max_sizes) if fr is not None else {})
+                        dict(fr.max_sizes) if fr is not None else {},
+                        dict(fr.fixed_sizes) if fr is not None else {})
