@@ -100,6 +100,17 @@ def test_each_documentation_block_lexes_without_error_tokens(where, code):
     assert not bad, f"{where}: {bad}"
 
 
+def test_names_beyond_ascii_are_names_dims_and_axes():
+    # Names are Python identifiers: `ß` is a generic axis, `Höhe` and `Ωmega` dims.
+    tokens = _lex("dim Höhe = 4\nfn dreh(x: [ß Höhe Ωmega], größe: float = 2.0) -> [ß] = "
+                  "reduce(x, ß h w -> ß, sum) * größe\n")
+    assert not [v for t, v in tokens if t in Error]
+    kinds = {v: token_class(t) for t, v in tokens if v.strip()}
+    assert kinds["Höhe"] == kinds["Ωmega"] == "dim"
+    assert (Token.Name.Variable, "ß") in tokens
+    assert (Token.Name.Function, "dreh") in tokens
+
+
 def test_a_character_the_language_has_no_use_for_is_an_error_token():
     tokens = _lex("fn f(x: [n]) -> [n] = x $ {1}\n")
     assert [v for t, v in tokens if t in Error] == ["$", "{", "}"]

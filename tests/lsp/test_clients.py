@@ -77,11 +77,27 @@ RUNNER = VSCODE / "node_modules" / ".bin" / "vscode-tmgrammar-test"
 @pytest.mark.skipif(not RUNNER.exists(),
                     reason="needs `npm install` in editors/vscode (.ci/run does it)")
 def test_vscode_grammar_tests():
+    files = sorted(p.name for p in (VSCODE / "tests" / "grammar").glob("*.ss"))
+    assert {"shapes.ss", "consts.ss", "unicode.ss"} <= set(files)
     proc = subprocess.run(
-        [str(RUNNER), "-g", "syntaxes/shapescript.tmLanguage.json", "tests/grammar/shapes.ss"],
+        [str(RUNNER), "-g", "syntaxes/shapescript.tmLanguage.json",
+         *(f"tests/grammar/{f}" for f in files)],
         cwd=VSCODE, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "shapes.ss run successfuly" in proc.stdout
+    for f in files:
+        assert f"{f} run successfuly" in proc.stdout
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
+def test_vscode_takes_a_name_beyond_ascii_as_one_word():
+    # Double-click, word navigation and completion's word follow `wordPattern`.
+    script = ("const p = require(process.argv[1]).wordPattern;"
+              "const r = new RegExp(p.pattern, (p.flags || '') + 'g');"
+              "console.log(JSON.stringify('x Größe ß_2 12.5e3 Ωmega'.match(r)));")
+    proc = subprocess.run(["node", "-e", script, str(VSCODE / "language-configuration.json")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == ["x", "Größe", "ß_2", "12.5e3", "Ωmega"]
 
 
 def _frame(obj: dict) -> bytes:

@@ -42,12 +42,15 @@ TYPE_WORDS = (*DTYPES, *DTYPE_CLASSES, *HOST_DTYPE, "str")
 SPECIAL_TYPES = ("Size", "Axis", "Axes")
 MODES = ("Train",)
 
-_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-_DOTTED = r"[A-Za-z_][A-Za-z0-9_.]*"
+# Names are Python identifiers, so not ASCII only (`ß`, `Größe`); an axis is coloured as
+# a dim when it starts with a capital of the Latin, Greek or Cyrillic alphabets.
+_NAME = r"[^\W\d]\w*"
+_DOTTED = r"[^\W\d][\w.]*"
+_UPPER = "A-ZÀ-ÖØ-ÞΑ-ΩА-Я"
 _SP = r"[ \t]"
 # An einops pattern's side: names, numbers, `...` and parenthesised groups, on one line.
-_SIDE = r"(?:[A-Za-z0-9_. \t]|\.\.\.|\((?:[A-Za-z0-9_. \t]|\.\.\.)*\))+"
-_SIDE_COMMAS = r"(?:[A-Za-z0-9_. \t,]|\.\.\.|\((?:[A-Za-z0-9_. \t]|\.\.\.)*\))+"
+_SIDE = r"(?:[\w. \t]|\.\.\.|\((?:[\w. \t]|\.\.\.)*\))+"
+_SIDE_COMMAS = r"(?:[\w. \t,]|\.\.\.|\((?:[\w. \t]|\.\.\.)*\))+"
 
 
 class ShapeScriptLexer(RegexLexer):
@@ -102,7 +105,7 @@ class ShapeScriptLexer(RegexLexer):
             (words(tuple(sorted(PATTERN_NAMES)), prefix=r"\b", suffix=rf"({_SP}*)(\()"),
              bygroups(Name.Builtin, Whitespace, Punctuation), "pattern-call"),
             # A shape: a `[` that doesn't follow a value (which it would index).
-            (r"(?<![A-Za-z0-9_)\]])\[", Punctuation, "shape"),
+            (r"(?<![\w)\]])\[", Punctuation, "shape"),
             (rf"\b(over|dims)({_SP}*)(=)({_SP}*)(\([^()\n]*\)|{_NAME})",
              bygroups(Name, Whitespace, Operator, Whitespace, using(this, state="axes"))),
             include("types"),
@@ -112,8 +115,8 @@ class ShapeScriptLexer(RegexLexer):
             (rf"(?<=\|>)({_SP}*)({_NAME})\b(?!{_SP}*\()", bygroups(Whitespace, Name.Function)),
             include("operators"),
             (r"\(", Punctuation, "parens"),
-            (r"(?<=[A-Za-z0-9_)\]])\[", Punctuation, "index"),
-            (r"[0-9]+[A-Za-z_][A-Za-z0-9_]*", Name),
+            (r"(?<=[\w)\]])\[", Punctuation, "index"),
+            (r"[0-9]+[^\W\d]\w*", Name),
             (_NAME, Name),
             include("space"),
             (r"[,:.?]", Punctuation),
@@ -185,13 +188,13 @@ class ShapeScriptLexer(RegexLexer):
         "axes": [
             (rf"\?{_NAME}", Name.Variable),
             (r"\.\.\.", Operator),
-            (rf"\b{_NAME}\.[A-Z][A-Za-z0-9_]*\b", Name.Constant),
-            (r"\b[0-9]+(?=[A-Za-z_])", Number.Integer),
-            (r"\b[A-Z][A-Za-z0-9_]*\b", Name.Constant),
-            (r"\b[a-z_][A-Za-z0-9_]*\b", Name.Variable),
+            (rf"\b{_NAME}\.[{_UPPER}]\w*\b", Name.Constant),
+            (r"\b[0-9]+(?=[^\W\d])", Number.Integer),
+            (rf"\b[{_UPPER}]\w*\b", Name.Constant),
+            (r"\b[^\W\d]\w*\b", Name.Variable),
             (r"\b[0-9]+\b", Number.Integer),
             (r"[-+*/]", Operator),
-            (r"[A-Za-z0-9_]+", Name),
+            (r"\w+", Name),
             include("space"),
             (r"[(),:=.]", Punctuation),
             (r".", Error),
@@ -200,7 +203,7 @@ class ShapeScriptLexer(RegexLexer):
 
     def analyse_text(text: str) -> float:  # Pygments' convention: no self
         """Likely ShapeScript: a `dim` or a function whose parameters have shapes."""
-        if re.search(r"^dim [A-Za-z_]\w* = ", text, re.M) or re.search(
+        if re.search(r"^dim [^\W\d]\w* = ", text, re.M) or re.search(
                 r"^(?:export )?fn \w+\([^)]*\[", text, re.M):
             return 0.5
         return 0.0

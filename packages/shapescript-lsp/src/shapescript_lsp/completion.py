@@ -46,7 +46,7 @@ def unclosed(prefix: str) -> tuple[str | None, int, str]:
             depth += 1
         elif c in "([":
             if depth == 0:
-                m = re.search(r"([A-Za-z_][\w.]*)\s*$", prefix[:i])
+                m = re.search(r"([^\W\d][\w.]*)\s*$", prefix[:i])
                 return c, i, m.group(1) if m else ""
             depth -= 1
     return None, -1, ""
@@ -69,7 +69,7 @@ def _axes_in(cm: Any, fn: Any) -> list[str]:
         for ax in getattr(t, "axes", ()) or ():
             if not getattr(ax, "variadic", False):
                 label = str(ax.label)
-                if re.fullmatch(r"[A-Za-z_][\w.]*", label) and label not in names:
+                if re.fullmatch(r"[^\W\d][\w.]*", label) and label not in names:
                     names.append(label)
     return names
 
@@ -81,7 +81,7 @@ def _axes_in_text(before: str) -> list[str]:
     text = before[k + 1:] if k >= 0 else before
     names: list[str] = []
     for group in re.findall(r"\[([^\]]*)\]", text):
-        for name in re.findall(r"[A-Za-z_]\w*", group):
+        for name in re.findall(r"[^\W\d]\w*", group):
             if name not in names:
                 names.append(name)
     return names
@@ -190,7 +190,7 @@ def _model_of(items: _Items, base: str) -> Any:
 
 def _members(items: _Items) -> lsp.CompletionList | None:
     """``model_value.`` → the model's fields; ``module.`` → its public names."""
-    m = re.search(r"([A-Za-z_]\w*)\.(\w*)$", items.prefix)
+    m = re.search(r"([^\W\d]\w*)\.(\w*)$", items.prefix)
     if m is None:
         return None
     base, env = m.group(1), items.env

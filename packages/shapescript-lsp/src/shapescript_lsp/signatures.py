@@ -44,9 +44,9 @@ class _Open:
 
 
 # A constructor's name right before its ``[`` (not an attribute: ``m.zeros[…]``).
-_CTOR_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*$")
+_CTOR_NAME = re.compile(r"(?<![\w.])([^\W\d]\w*)\s*$")
 # Between a constructor's ``]`` and its fill's ``(``: nothing or a dtype, on one line.
-_FILL_GAP = re.compile(r"[ \t]*(?:([A-Za-z_]\w*)[ \t]*)?")
+_FILL_GAP = re.compile(r"[ \t]*(?:([^\W\d]\w*)[ \t]*)?")
 
 
 def _is_constructor(name: str) -> bool:
@@ -99,7 +99,7 @@ def open_call(before: str) -> _Call | None:
             return _Call(frame.fill, args, frame.commas, False, "fill")
         if frame.char != "(" or frame.group:
             continue  # indexing, a type, an axis group: look further out
-        m = re.search(r"([A-Za-z_]\w*)\s*$", before[:frame.at])
+        m = re.search(r"([^\W\d]\w*)\s*$", before[:frame.at])
         if m is None:  # a parenthesised group, not a call: look further out
             continue
         piped = bool(re.search(r"\|>\s*$", before[:m.start()]))
@@ -164,7 +164,7 @@ def _active(call: _Call, names: list[str], variadic: int | None,
     """The parameter being written: by its keyword when one is being written, after a
     pattern's ``:`` (einsum) or ``->`` (unpack's parts, comma-separated) the pattern,
     else by position (a variadic parameter takes every argument from its place on)."""
-    kw = re.search(r"(?:^|,)\s*([A-Za-z_]\w*)\s*=(?![=>])[^=,]*$", call.args)
+    kw = re.search(r"(?:^|,)\s*([^\W\d]\w*)\s*=(?![=>])[^=,]*$", call.args)
     if kw is not None:
         if kw.group(1) in names:
             return names.index(kw.group(1))

@@ -125,7 +125,7 @@ class CellMagic:
         out = []
         for d in diagnostics:
             if d.code == ec.E0201 and d.file == path:
-                m = re.search(r"`([A-Za-z_]\w*)`", d.message)
+                m = re.search(r"`([^\W\d]\w*)`", d.message)
                 if m and m.group(1) not in out:
                     out.append(m.group(1))
         return out
@@ -159,7 +159,7 @@ def _declared_names(src: str) -> set[str]:
     """The names a cell's top-level declarations (and imports) bind."""
     names: set[str] = set()
     for line in src.split("\n"):
-        m = re.match(r"(?:export\s+|extern\s+)?(?:fn|dim|const|model)\s+([A-Za-z_]\w*)", line)
+        m = re.match(r"(?:export\s+|extern\s+)?(?:fn|dim|const|model)\s+([^\W\d]\w*)", line)
         if m:
             names.add(m.group(1))
             continue
