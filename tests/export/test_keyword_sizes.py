@@ -32,22 +32,20 @@ def _write(tmp_path, text):
     return str(path)
 
 
-def test_a_generic_pinned_by_a_keyword_exports_static_and_the_rest_stays_dynamic(tmp_path):
-    run = export(_write(tmp_path, PINNED), "rows").module()
-    for q in (5, 7):
-        x = torch.randn(2, q)
-        torch.testing.assert_close(run(x), x.sum(1))
-    with pytest.raises(Exception, match="== 2"):
-        run(torch.randn(3, 5))
-
-
-def test_a_pin_through_a_group_fixes_the_whole_axis(tmp_path):
-    run = export(_write(tmp_path, PINNED), "grouped").module()
-    for q in (4, 9):
-        x = torch.randn(6, q)
-        torch.testing.assert_close(run(x), x.sum(0))
-    with pytest.raises(Exception, match="== 6"):
-        run(torch.randn(4, 4))
+@pytest.mark.parametrize("fn,pinned,dynamic,expect,refused", [
+    # `a=2` on `p`: p is 2, q stays dynamic.
+    ("rows", 2, (5, 7), lambda x: x.sum(1), (3, 5)),
+    # `(a two)` with `a=3, two=2`: the whole axis is 6.
+    ("grouped", 6, (4, 9), lambda x: x.sum(0), (4, 4)),
+])
+def test_a_pinned_generic_exports_static_and_the_rest_stays_dynamic(
+        tmp_path, fn, pinned, dynamic, expect, refused):
+    run = export(_write(tmp_path, PINNED), fn).module()
+    for q in dynamic:
+        x = torch.randn(pinned, q)
+        torch.testing.assert_close(run(x), expect(x))
+    with pytest.raises(Exception, match=f"== {pinned}"):
+        run(torch.randn(*refused))
 
 
 def test_a_pin_in_a_branch_a_constant_rules_out_fixes_nothing(tmp_path):
